@@ -1,0 +1,162 @@
+#include "profile_reader.hpp"
+
+#include <fstream>
+
+#include "run_info.hpp"
+
+namespace mpidle::model {
+namespace {
+
+using nlohmann::json;
+
+// Field access that names the field on failure, so bad input gives a readable error.
+class Fields {
+ public:
+  Fields(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {
+    if (!m_object.is_object()) throw ProfileError(m_where + " is not an object");
+  }
+  const json& at(const char* key) const {
+    auto it = m_object.find(key);
+    if (it == m_object.end()) throw ProfileError(m_where + " has no \"" + key + "\"");
+    return *it;
+  }
+  template <typename T>
+  T get(const char* key) const {
+    const json& v = at(key);
+    if constexpr (std::is_same_v<T, std::string>) {
+      if (!v.is_string()) fail(key, "a string");
+    } else if constexpr (std::is_floating_point_v<T>) {
+      if (!v.is_number()) fail(key, "a number");
+    } else if constexpr (std::is_unsigned_v<T>) {
+      if (!v.is_number_unsigned()) fail(key, "a non-negative integer");
+    } else if constexpr (std::is_integral_v<T>) {
+      if (!v.is_number_integer()) fail(key, "an integer");
+    }
+    return v.get<T>();
+  }
+  const json& array(const char* key) const {
+    const json& v = at(key);
+    if (!v.is_array()) fail(key, "an array");
+    return v;
+  }
+  std::string where(const char* key) const { return m_where + "." + key; }
+
+ private:
+  [[noreturn]] void fail(const char* key, const char* what) const {
+    throw ProfileError(m_where + "." + key + " is not " + what);
+  }
+  const json& m_object;
+  std::string m_where;
+};
+
+template <typename Row, typename ParseRow>
+std::vector<Row> rows(const Fields& parent, const char* key, ParseRow parse_row) {
+  std::vector<Row> out;
+  const json& items = parent.array(key);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out.push_back(parse_row(Fields(items[i], parent.where(key) + "[" + std::to_string(i) + "]")));
+  }
+  return out;
+}
+
+RunSummary parse_run(const Fields& f) {
+  RunSummary r;
+  r.executable = f.get<std::string>("executable");
+  for (const auto& a : f.array("args")) r.args.push_back(a.is_string() ? a.get<std::string>() : "");
+  r.ranks = f.get<std::int64_t>("ranks");
+  for (const auto& h : f.array("hosts")) r.hosts.push_back(h.is_string() ? h.get<std::string>() : "");
+  r.mpi_library = f.get<std::string>("mpi_library");
+  r.start = f.get<std::string>("start");
+  r.wall_s = f.get<double>("wall_s");
+  r.timer = f.get<std::string>("timer");
+  r.timer_resolution_s = f.get<double>("timer_resolution_s");
+  r.mode = f.get<std::string>("mode");
+  r.minimum = f.get<std::string>("minimum");
+  if (r.minimum != "local" && r.minimum != "global") {
+    throw ProfileError("run.minimum is neither \"local\" nor \"global\"");
+  }
+  r.callsite_depth = f.get<std::int64_t>("callsite_depth");
+  Fields overhead(f.at("overhead"), f.where("overhead"));
+  r.overhead_per_call_s = overhead.get<double>("per_call_s");
+  r.overhead_total_s = overhead.get<double>("total_s");
+  r.overhead_fraction = overhead.get<double>("fraction");
+  return r;
+}
+
+Frame parse_frame(const Fields& f) {
+  return Frame{f.get<std::string>("module"), f.get<std::uint64_t>("offset"),
+               f.get<std::string>("function"), f.get<std::string>("file"),
+               static_cast<std::int32_t>(f.get<std::int64_t>("line"))};
+}
+
+}  // namespace
+
+Profile parse_profile(const json& doc) {
+  if (!doc.is_object()) throw ProfileError("not a profile: the top level is not a JSON object");
+  auto schema = doc.find("schema");
+  if (schema == doc.end() || !schema->is_string()) {
+    throw ProfileError("not an mpidle profile: no \"schema\" field");
+  }
+  if (*schema != kProfileSchema) {
+    throw ProfileError("unsupported schema \"" + schema->get<std::string>() + "\" (expected \"" +
+                       kProfileSchema + "\")");
+  }
+  Fields top(doc, "profile");
+  Profile p;
+  p.run = parse_run(Fields(top.at("run"), "run"));
+  p.ranks = rows<RankRow>(top, "ranks", [](const Fields& f) {
+    return RankRow{f.get<std::int64_t>("rank"),
+                   f.get<std::string>("host"),
+                   f.get<double>("wall_s"),
+                   f.get<double>("mpi_s"),
+                   f.get<double>("wait_s"),
+                   f.get<double>("wait_s_global_min"),
+                   f.get<double>("first_call_wait_s"),
+                   f.get<std::uint64_t>("calls"),
+                   f.get<std::uint64_t>("dropped_calls")};
+  });
+  p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
+    return FunctionRow{f.get<std::string>("name"),  f.get<std::uint64_t>("calls"),
+                       f.get<std::uint64_t>("incomplete_calls"), f.get<double>("time_s"),
+                       f.get<double>("wait_s"), f.get<double>("wait_s_global_min"),
+                       f.get<double>("bytes")};
+  });
+  p.callsites = rows<CallsiteRow>(top, "callsites", [](const Fields& f) {
+    CallsiteRow c;
+    c.id = f.get<std::int64_t>("id");
+    c.function = f.get<std::string>("function");
+    c.frames = rows<Frame>(f, "frames", parse_frame);
+    c.visits = f.get<std::uint64_t>("visits");
+    c.time_s = f.get<double>("time_s");
+    c.wait_s = f.get<double>("wait_s");
+    c.wait_s_global_min = f.get<double>("wait_s_global_min");
+    c.by_rank = rows<CallsiteRankRow>(f, "by_rank", [](const Fields& r) {
+      return CallsiteRankRow{r.get<std::int64_t>("rank"), r.get<std::uint64_t>("visits"),
+                             r.get<double>("time_s"), r.get<double>("wait_s")};
+    });
+    return c;
+  });
+  p.minima = rows<MinimumRow>(top, "minima", [](const Fields& f) {
+    return MinimumRow{f.get<std::string>("function"), f.get<std::int64_t>("size_class"),
+                      f.get<std::int64_t>("peer"),     f.get<std::int64_t>("rank"),
+                      f.get<double>("min_s"),          f.get<std::uint64_t>("count")};
+  });
+  return p;
+}
+
+Profile read_profile(const std::filesystem::path& path) {
+  std::filesystem::path file = path;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) file = path / "profile.json";
+  std::ifstream in(file);
+  if (!in) throw ProfileError("cannot open " + file.string());
+  json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) throw ProfileError(file.string() + " is not valid JSON");
+  try {
+    return parse_profile(doc);
+  } catch (const ProfileError& e) {
+    throw ProfileError(file.string() + ": " + e.what());
+  }
+}
+
+}  // namespace mpidle::model

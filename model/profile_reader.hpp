@@ -1,0 +1,90 @@
+#pragma once
+// Reads profile.json back into typed rows, checking the schema as it goes.
+// Used by the `mpidle` command and by the integration tests.
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "profile_tables.hpp"
+
+namespace mpidle::model {
+
+// Bad input: missing file, not JSON, wrong schema or a missing/mistyped field.
+class ProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct RunSummary {
+  std::string executable;
+  std::vector<std::string> args;
+  std::int64_t ranks = 0;
+  std::vector<std::string> hosts;
+  std::string mpi_library;
+  std::string start;
+  double wall_s = 0;
+  std::string timer;
+  double timer_resolution_s = 0;
+  std::string mode;
+  std::string minimum;
+  std::int64_t callsite_depth = 1;
+  double overhead_per_call_s = 0;
+  double overhead_total_s = 0;
+  double overhead_fraction = 0;
+};
+
+struct RankRow {
+  std::int64_t rank = 0;
+  std::string host;
+  double wall_s = 0, mpi_s = 0, wait_s = 0, wait_s_global_min = 0, first_call_wait_s = 0;
+  std::uint64_t calls = 0;
+  std::uint64_t dropped_calls = 0;
+};
+
+struct FunctionRow {
+  std::string name;
+  std::uint64_t calls = 0;
+  std::uint64_t incomplete_calls = 0;
+  double time_s = 0, wait_s = 0, wait_s_global_min = 0, bytes = 0;
+};
+
+struct CallsiteRankRow {
+  std::int64_t rank = 0;
+  std::uint64_t visits = 0;
+  double time_s = 0, wait_s = 0;
+};
+
+struct CallsiteRow {
+  std::int64_t id = 0;
+  std::string function;
+  std::vector<Frame> frames;
+  std::uint64_t visits = 0;
+  double time_s = 0, wait_s = 0, wait_s_global_min = 0;
+  std::vector<CallsiteRankRow> by_rank;
+};
+
+struct MinimumRow {
+  std::string function;
+  std::int64_t size_class = 0, peer = 0, rank = 0;
+  double min_s = 0;
+  std::uint64_t count = 0;
+};
+
+struct Profile {
+  RunSummary run;
+  std::vector<RankRow> ranks;
+  std::vector<FunctionRow> functions;
+  std::vector<CallsiteRow> callsites;
+  std::vector<MinimumRow> minima;
+};
+
+// `path` is profile.json or a run directory holding one.
+Profile read_profile(const std::filesystem::path& path);
+Profile parse_profile(const nlohmann::json& doc);
+
+}  // namespace mpidle::model

@@ -1,0 +1,72 @@
+#pragma once
+// The data model that crosses from the profiler's finalize step to the report:
+// per-rank minimum-method tables keyed by (callsite, function, size class, peer).
+// Plain values only; no MPI.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mpidle::model {
+
+// Size class of a message: 0 for 0 bytes, else floor(log2(bytes)) + 1.
+// A Test-family call that completed nothing uses kSizeClassIncomplete.
+inline constexpr std::int32_t kSizeClassIncomplete = -1;
+// Peer for calls without a single partner (the world rank otherwise).
+inline constexpr std::int32_t kNoPeer = -1;
+
+constexpr std::int32_t size_class(std::uint64_t bytes) {
+  return bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
+}
+
+// One stack frame of a callsite; (module, offset) is its identity across ranks,
+// the rest is filled in by symbolization.
+struct Frame {
+  std::string module;
+  std::uint64_t offset = 0;
+  std::string function;
+  std::string file;
+  std::int32_t line = 0;
+};
+
+struct Callsite {
+  std::vector<Frame> frames;  // innermost first
+};
+
+// Aggregate of all visits that share (callsite, function, size class, peer) on one rank.
+struct Entry {
+  std::uint32_t callsite = 0;  // index into ProfileTables::callsites
+  std::uint32_t function = 0;  // index into ProfileTables::functions
+  std::int32_t size_class = 0;
+  std::int32_t peer = kNoPeer;
+  std::uint64_t visits = 0;
+  double time_s = 0;
+  double min_s = 0;
+  double bytes = 0;
+};
+
+// The first call of a function on a rank: its wait is mostly startup skew.
+struct FirstCall {
+  std::uint32_t function = 0;
+  std::int32_t size_class = 0;
+  std::int32_t peer = kNoPeer;
+  double time_s = 0;
+};
+
+struct RankData {
+  std::int32_t rank = 0;
+  std::string host;
+  double wall_s = 0;
+  std::uint64_t dropped_calls = 0;  // calls not recorded because a table was full
+  std::vector<Entry> entries;
+  std::vector<FirstCall> first_calls;
+};
+
+// Tables of one or more ranks, with function names and callsites unified.
+struct ProfileTables {
+  std::vector<std::string> functions;
+  std::vector<Callsite> callsites;
+  std::vector<RankData> ranks;  // sorted by rank after merge
+};
+
+}  // namespace mpidle::model

@@ -1,0 +1,95 @@
+#pragma once
+// Per-thread table of (callsite, function, size class, peer) → visits, time, minimum.
+// Fixed capacity, open addressing with linear probing, allocated once per thread:
+// an update is a hash, a probe or two and four stores, with no allocation or lock.
+
+#include <cstdint>
+#include <memory>
+
+#include "clock.hpp"
+
+namespace mpidle::profiler {
+
+struct CallKey {
+  std::uintptr_t callsite = 0;  // return address, or a stack id (see stack_table.hpp)
+  std::uint16_t function = 0;
+  std::int16_t size_class = 0;
+  std::int32_t peer = 0;
+
+  bool operator==(const CallKey&) const = default;
+};
+
+struct CallStats {
+  std::uint64_t visits = 0;
+  Ticks total = 0;
+  Ticks minimum = ~Ticks{0};
+  std::uint64_t bytes = 0;
+};
+
+class CallTable {
+ public:
+  // `capacity` is rounded up to a power of two; inserts stop at 3/4 full.
+  explicit CallTable(std::size_t capacity);
+
+  // Adds one visit; false when the key is new and the table is full.
+  bool add(const CallKey& key, Ticks duration, std::uint64_t bytes) {
+    const std::size_t mask = m_capacity - 1;
+    for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+      Slot& s = m_slots[i];
+      if (s.used && s.key == key) {
+        update(s.stats, duration, bytes);
+        return true;
+      }
+      if (!s.used) {
+        if (m_size >= m_limit) return false;
+        s.used = true;
+        s.key = key;
+        ++m_size;
+        update(s.stats, duration, bytes);
+        return true;
+      }
+    }
+  }
+
+  template <typename Visit>
+  void for_each(Visit visit) const {
+    for (std::size_t i = 0; i < m_capacity; ++i) {
+      if (m_slots[i].used) visit(m_slots[i].key, m_slots[i].stats);
+    }
+  }
+
+  std::size_t size() const { return m_size; }
+  std::size_t capacity() const { return m_capacity; }
+
+ private:
+  struct Slot {
+    CallKey key;
+    CallStats stats;
+    bool used = false;
+  };
+
+  static std::uint64_t hash(const CallKey& k) {
+    std::uint64_t h = static_cast<std::uint64_t>(k.callsite) ^
+                      (static_cast<std::uint64_t>(k.function) << 48) ^
+                      (static_cast<std::uint64_t>(static_cast<std::uint16_t>(k.size_class)) << 32) ^
+                      static_cast<std::uint32_t>(k.peer);
+    h ^= h >> 33;  // murmur3 finalizer: spreads nearby addresses over the table
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+  }
+
+  static void update(CallStats& s, Ticks duration, std::uint64_t bytes) {
+    ++s.visits;
+    s.total += duration;
+    if (duration < s.minimum) s.minimum = duration;
+    s.bytes += bytes;
+  }
+
+  std::size_t m_capacity;
+  std::size_t m_limit;
+  std::size_t m_size = 0;
+  std::unique_ptr<Slot[]> m_slots;
+};
+
+}  // namespace mpidle::profiler

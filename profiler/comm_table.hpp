@@ -1,0 +1,67 @@
+#pragma once
+// Peer translation cache: communicator handle → world rank of each member.
+// Built once per communicator (on its first use), then read without locks from
+// any thread; a handle that MPI reuses for a new communicator is replaced.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace mpidle::profiler {
+
+class CommInfo {
+ public:
+  explicit CommInfo(std::vector<std::int32_t> world_ranks) : m_world(std::move(world_ranks)) {}
+
+  // World rank of `local` in the (remote, for intercommunicators) group, or -1.
+  std::int32_t world_rank(int local) const {
+    return local >= 0 && static_cast<std::size_t>(local) < m_world.size() ? m_world[local] : -1;
+  }
+  int size() const { return static_cast<int>(m_world.size()); }
+
+ private:
+  std::vector<std::int32_t> m_world;
+};
+
+class CommTable {
+ public:
+  static constexpr std::size_t kCapacity = 4096;
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+
+  CommTable();
+  ~CommTable();
+  CommTable(const CommTable&) = delete;
+  CommTable& operator=(const CommTable&) = delete;
+
+  const CommInfo* find(std::uint64_t handle) const {
+    for (std::size_t n = 0, i = slot_of(handle); n < kCapacity; ++n, i = (i + 1) % kCapacity) {
+      const std::uint64_t k = m_slots[i].handle.load(std::memory_order_acquire);
+      if (k == handle) return m_slots[i].info.load(std::memory_order_acquire);
+      if (k == kEmpty) return nullptr;
+    }
+    return nullptr;
+  }
+
+  // Adds or replaces; returns the stored info, or nullptr when the table is full.
+  const CommInfo* insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks);
+  // Forgets a handle (freed communicator) so that a reuse is rebuilt.
+  void forget(std::uint64_t handle);
+
+ private:
+  struct Slot {
+    std::atomic<std::uint64_t> handle{kEmpty};
+    std::atomic<const CommInfo*> info{nullptr};
+  };
+  static std::size_t slot_of(std::uint64_t h) {
+    return static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ull) >> 40) % kCapacity;
+  }
+
+  std::unique_ptr<Slot[]> m_slots;
+  std::mutex m_write;
+  // Readers may still hold a replaced CommInfo, so nothing is freed before the table.
+  std::vector<std::unique_ptr<CommInfo>> m_owned;
+};
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,85 @@
+#pragma once
+// The one object that holds a profiled process' state, from MPI_Init to MPI_Finalize:
+// configuration, identity, the profiler's own communicator, the communicator cache
+// and every thread's tables. Reached through Context::current().
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "clock.hpp"
+#include "comm_table.hpp"
+#include "config.hpp"
+#include "thread_state.hpp"
+
+namespace mpidle::profiler {
+
+class Context {
+ public:
+  Context(Config config, MPI_Comm own_comm, int rank, int size);
+
+  static Context* current() { return s_current.load(std::memory_order_acquire); }
+  static void install(std::unique_ptr<Context> context);
+  static std::unique_ptr<Context> uninstall();
+
+  const Config& config() const { return m_config; }
+  int rank() const { return m_rank; }
+  int size() const { return m_size; }
+  MPI_Comm own_comm() const { return m_own_comm; }
+  CommTable& comms() { return m_comms; }
+  TickRate& tick_rate() { return m_tick_rate; }
+  const std::string& host() const { return m_host; }
+  const std::string& start_iso() const { return m_start_iso; }
+  std::uint64_t start_ns() const { return m_start_ns; }
+  std::time_t start_time() const { return m_start_time; }
+
+  // Bumped by MPI_Type_free/commit so that cached datatype sizes are re-read.
+  std::atomic<std::uint32_t>& type_generation() { return m_type_generation; }
+
+  // Slow path of the first recorded call of a thread.
+  ThreadState* create_thread_state();
+  std::vector<const ThreadState*> threads() const;
+
+  void set_paused(bool paused);
+  bool paused() const { return m_paused; }
+
+ private:
+  static inline constinit std::atomic<Context*> s_current{nullptr};
+
+  Config m_config;
+  MPI_Comm m_own_comm;
+  int m_rank;
+  int m_size;
+  std::string m_host;
+  std::string m_start_iso;
+  std::uint64_t m_start_ns;
+  std::time_t m_start_time;
+  TickRate m_tick_rate;
+  CommTable m_comms;
+  std::atomic<std::uint32_t> m_type_generation{1};
+  bool m_paused = false;
+
+  mutable std::mutex m_threads_mutex;
+  std::vector<std::unique_ptr<ThreadState>> m_threads;
+};
+
+namespace detail {
+[[gnu::tls_model("initial-exec")]] inline constinit thread_local ThreadState* tls_thread_state =
+    nullptr;
+[[gnu::tls_model("initial-exec")]] inline constinit thread_local bool tls_thread_failed = false;
+}  // namespace detail
+
+inline ThreadState* thread_state() {
+  ThreadState* state = detail::tls_thread_state;
+  if (__builtin_expect(state != nullptr, 1)) return state;
+  if (detail::tls_thread_failed) return nullptr;
+  Context* context = Context::current();
+  return context ? context->create_thread_state() : nullptr;
+}
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Generates mpidle's MPI wrappers from the function table and the installed mpi.h.
+
+Inputs:  profiler/mpi_functions.def, and mpi.h run through the C preprocessor.
+Outputs (build tree only): mpi_fn.hpp (the MpiFn enum and names), wrappers.cpp
+(MPI_ and PMPI_ entry points that glue each call to its hook in hooks.hpp), and
+wrapped-functions.md. The generated code holds no logic; see hooks.hpp for that.
+"""
+import argparse
+import re
+import sys
+
+# Hook parameter order per kind; roles left out of a table line get the default.
+KIND_ROLES = {
+    "send": ["bytes", "peer", "comm"],
+    "recv": ["bytes", "peer", "comm", "status"],
+    "isend": ["bytes", "peer", "comm", "request"],
+    "irecv": ["bytes", "peer", "comm", "request"],
+    "send_init": ["bytes", "peer", "comm", "request"],
+    "recv_init": ["bytes", "peer", "comm", "request"],
+    "start": ["request"],
+    "startall": ["count", "requests"],
+    "request_free": ["request"],
+    "probe": ["peer", "comm", "status"],
+    "iprobe": ["peer", "comm", "flag", "status"],
+    "mprobe": ["peer", "comm", "message", "status"],
+    "improbe": ["peer", "comm", "flag", "message", "status"],
+    "mrecv": ["bytes", "message", "status"],
+    "imrecv": ["bytes", "message", "request"],
+    "wait": ["request", "status"],
+    "test": ["request", "flag", "status"],
+    "waitany": ["count", "requests", "index", "status"],
+    "testany": ["count", "requests", "index", "flag", "status"],
+    "waitall": ["count", "requests"],
+    "testall": ["count", "requests", "flag"],
+    "waitsome": ["count", "requests", "outcount", "indices"],
+    "testsome": ["count", "requests", "outcount", "indices"],
+    "coll": ["bytes", "root", "comm"],
+    "icoll": ["bytes", "root", "comm", "request"],
+    "coll_init": ["bytes", "root", "comm", "request"],
+    "comm_create": ["newcomm"],
+    "comm_free": ["newcomm"],
+    "type_change": [],
+    "time_only": [],
+}
+SPECIAL_KINDS = {"init", "finalize", "pcontrol"}
+ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "root": "mpidle::profiler::kNoRoot"}
+ROLE_NAMES = {"bytes", "inplace", "peer", "root", "comm", "status", "request", "flag", "count",
+              "requests", "index", "indices", "outcount", "message", "newcomm"}
+
+
+class TableError(Exception):
+    pass
+
+
+def parse_prototypes(text):
+    """Maps MPI_ function name -> (return type, [(declaration, name)], varargs)."""
+    flat = " ".join(text.split())
+    protos = {}
+    for m in re.finditer(r"\b(int|double) (MPI_\w+)\s*\(([^()]*)\)\s*;", flat):
+        ret, name, params = m.group(1), m.group(2), m.group(3).strip()
+        decls, varargs = [], False
+        if params and params != "void":
+            for p in params.split(","):
+                p = p.strip()
+                if p == "...":
+                    varargs = True
+                    continue
+                ident = re.search(r"(\w+)\s*(\[\s*\w*\s*\])*\s*$", p)
+                if not ident:
+                    raise TableError(f"cannot read parameter '{p}' of {name}")
+                decls.append((p, ident.group(1)))
+        protos[name] = (ret, decls, varargs)
+    return protos
+
+
+def parse_table(path):
+    rows = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split()
+            name, kind, roles = fields[0], fields[1], {}
+            if kind not in KIND_ROLES and kind not in SPECIAL_KINDS:
+                raise TableError(f"{path}:{lineno}: unknown kind '{kind}'")
+            for role in fields[2:]:
+                key, _, value = role.partition("=")
+                if key not in ROLE_NAMES or not value:
+                    raise TableError(f"{path}:{lineno}: bad role '{role}'")
+                roles[key] = value
+            rows.append((lineno, name, kind, roles))
+    return rows
+
+
+def bytes_expr(expr, args, where):
+    """Translates a bytes expression of the table into C++."""
+    terms = []
+    for term in expr.split("+"):
+        if term == "0":
+            terms.append("std::uint64_t{0}")
+            continue
+        m = re.fullmatch(r"(?:(sum|sumw):)?(\w+)\*(\w+)", term)
+        if not m:
+            raise TableError(f"{where}: bad bytes term '{term}'")
+        op, count, dtype = m.groups()
+        for a in (count, dtype):
+            if a not in args:
+                raise TableError(f"{where}: '{a}' is not an argument")
+        if op is None:
+            terms.append(f"mpidle::profiler::bytes_of({count}, {dtype})")
+        else:
+            if "comm" not in args:
+                raise TableError(f"{where}: {op} needs a 'comm' argument")
+            fn = "bytes_of_sum" if op == "sum" else "bytes_of_sumw"
+            terms.append(f"mpidle::profiler::{fn}({count}, {dtype}, comm)")
+    return " + ".join(terms)
+
+
+def role_value(role, roles, args, where):
+    if role == "bytes":
+        if "bytes" not in roles:
+            return ROLE_DEFAULTS["bytes"]
+        main = bytes_expr(roles["bytes"], args, where)
+        if "inplace" in roles:
+            buf, _, alt = roles["inplace"].partition(":")
+            if buf not in args:
+                raise TableError(f"{where}: '{buf}' is not an argument")
+            return f"({buf} == MPI_IN_PLACE ? {bytes_expr(alt, args, where)} : {main})"
+        return main
+    if role not in roles:
+        if role in ROLE_DEFAULTS:
+            return ROLE_DEFAULTS[role]
+        raise TableError(f"{where}: kind needs role '{role}'")
+    if roles[role] not in args:
+        raise TableError(f"{where}: '{roles[role]}' is not an argument")
+    return roles[role]
+
+
+def camel(kind):
+    return "".join(part.capitalize() for part in kind.split("_"))
+
+
+def emit_wrapper(out, name, kind, roles, proto, where):
+    ret, decls, varargs = proto
+    if ret != "int":
+        raise TableError(f"{where}: only int-returning functions can be wrapped")
+    args = [n for _, n in decls]
+    params = ", ".join(d for d, _ in decls) + (", ..." if varargs else "")
+    forward = ", ".join(args)
+    inner_params = ", ".join(["void* mpidle_callsite"] + [d for d, _ in decls])
+    fn_type = f"int (*)({', '.join(d for d, _ in decls)})"
+    out.append(f"// {name}: {kind}")
+    out.append(f"static mpidle::profiler::RealFunction<{fn_type}> real_{name}{{\"P{name}\"}};")
+    out.append(f"[[gnu::always_inline]] static inline int wrap_{name}({inner_params}) {{")
+    out.append(f"  const auto real = real_{name}.get();")
+    out.append(f"  if (real == nullptr) return mpidle::profiler::missing_function(\"P{name}\");")
+    out.append("  mpidle::profiler::CallScope scope;")
+    if kind in SPECIAL_KINDS:
+        out.append("  (void)mpidle_callsite;")
+    if kind == "init":
+        out.append(f"  if (!scope.outermost()) return real({forward});")
+        out.append(f"  const int rc = real({forward});")
+        out.append("  mpidle::profiler::hooks::on_init(rc);")
+        out.append("  return rc;")
+    elif kind == "finalize":
+        out.append("  if (scope.outermost()) mpidle::profiler::hooks::on_finalize();")
+        out.append(f"  return real({forward});")
+    elif kind == "pcontrol":
+        out.append(f"  if (scope.outermost()) mpidle::profiler::hooks::on_pcontrol({args[0]});")
+        out.append(f"  return real({forward});")
+    else:
+        hook_args = ", ".join(["call"] + [role_value(r, roles, args, where)
+                                          for r in KIND_ROLES[kind]])
+        out.append(f"  if (!scope.records()) return real({forward});")
+        out.append(f"  mpidle::profiler::Call call(mpidle::profiler::MpiFn::{name}, mpidle_callsite);")
+        out.append(f"  mpidle::profiler::hooks::{camel(kind)} hook;")
+        out.append(f"  hook.before({hook_args});")
+        out.append("  call.start();")
+        out.append(f"  const int rc = real({forward});")
+        out.append("  call.stop();")
+        out.append("  hook.after(call, rc);")
+        out.append("  return rc;")
+    out.append("}")
+    call_args = ", ".join(["__builtin_return_address(0)"] + args)
+    for prefix in ("", "P"):
+        out.append(f"extern \"C\" MPIDLE_EXPORT int {prefix}{name}({params}) {{")
+        out.append(f"  return wrap_{name}({call_args});")
+        out.append("}")
+    out.append("")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--mpi-header", required=True, help="preprocessed mpi.h")
+    ap.add_argument("--out-dir", required=True)
+    opts = ap.parse_args()
+
+    try:
+        with open(opts.mpi_header) as f:
+            protos = parse_prototypes(f.read())
+        rows = parse_table(opts.table)
+        functions, skipped = [], []
+        for lineno, name, kind, roles in rows:
+            for variant in (name, name + "_c"):
+                if variant in protos:
+                    functions.append((lineno, variant, kind, roles))
+                elif variant == name:
+                    skipped.append(name)
+        seen = set()
+        for _, name, _, _ in functions:
+            if name in seen:
+                raise TableError(f"{name} appears twice in the table")
+            seen.add(name)
+
+        wrappers = ["// Generated by profiler/gen/gen_wrappers.py from mpi_functions.def. Do not edit.",
+                    '#include "profiler/wrapper_support.hpp"', ""]
+        for lineno, name, kind, roles in functions:
+            emit_wrapper(wrappers, name, kind, roles, protos[name], f"{opts.table}:{lineno} ({name})")
+    except TableError as e:
+        print(f"gen_wrappers: {e}", file=sys.stderr)
+        return 1
+
+    enum = ["// Generated by profiler/gen/gen_wrappers.py from mpi_functions.def. Do not edit.",
+            "#pragma once", "#include <cstddef>", "#include <cstdint>", "",
+            "namespace mpidle::profiler {", "",
+            "enum class MpiFn : std::uint16_t {"]
+    enum += [f"  {name}," for _, name, _, _ in functions]
+    enum += ["};", "",
+             f"inline constexpr std::size_t kMpiFnCount = {len(functions)};", "",
+             "inline constexpr const char* kMpiFnNames[kMpiFnCount] = {"]
+    enum += [f'    "{name}",' for _, name, _, _ in functions]
+    enum += ["};", "", "}  // namespace mpidle::profiler", ""]
+
+    doc = ["# Functions wrapped by mpidle", "",
+           "Generated from `profiler/mpi_functions.def` and the installed `mpi.h`;",
+           "every function is intercepted under both its `MPI_` and its `PMPI_` name.", "",
+           "| function | kind | roles |", "|---|---|---|"]
+    for _, name, kind, roles in functions:
+        role_text = " ".join(f"`{k}={v}`" for k, v in roles.items())
+        doc.append(f"| `{name}` | {kind} | {role_text} |")
+    if skipped:
+        doc += ["", "Listed in the table but not declared by this mpi.h: " +
+                ", ".join(f"`{s}`" for s in skipped) + "."]
+    doc.append("")
+
+    for fname, lines in (("mpi_fn.hpp", enum), ("wrappers.cpp", wrappers),
+                         ("wrapped-functions.md", doc)):
+        with open(f"{opts.out_dir}/{fname}", "w") as f:
+            f.write("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+#pragma once
+// Small per-thread map from an MPI handle (request or message) to what mpidle needs
+// when it completes: the peer's world rank and the bytes. Open addressing with
+// backward-shift deletion, fixed capacity; a full table just forgets.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace mpidle::profiler {
+
+class CommInfo;
+
+struct PendingOp {
+  std::int32_t peer = -1;  // world rank; kPeerFromStatus when it is known only at completion
+  bool persistent = false;
+  bool receive = false;
+  std::uint64_t bytes = 0;
+  const CommInfo* comm = nullptr;  // to translate a status' source (ANY_SOURCE)
+};
+
+inline constexpr std::int32_t kPeerFromStatus = -2;
+
+class HandleTable {
+ public:
+  explicit HandleTable(std::size_t capacity);
+
+  // False when full (the operation is then completed as "unknown peer").
+  bool put(std::uint64_t handle, const PendingOp& op);
+  std::optional<PendingOp> find(std::uint64_t handle) const;
+  void erase(std::uint64_t handle);
+  std::size_t size() const { return m_size; }
+
+ private:
+  struct Slot {
+    std::uint64_t handle = 0;
+    PendingOp op;
+    bool used = false;
+  };
+  std::size_t index_of(std::uint64_t handle) const;
+
+  std::size_t m_capacity;
+  std::size_t m_size = 0;
+  std::unique_ptr<Slot[]> m_slots;
+};
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,92 @@
+#include "local_tables.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "module_map.hpp"
+
+namespace mpidle::profiler {
+namespace {
+
+struct Totals {
+  std::uint64_t visits = 0;
+  Ticks total = 0;
+  Ticks minimum = ~Ticks{0};
+  std::uint64_t bytes = 0;
+};
+
+using Stack = std::vector<std::uintptr_t>;
+using Key = std::tuple<Stack, std::uint16_t, std::int16_t, std::int32_t>;
+
+Stack stack_of(const ThreadState& thread, std::uintptr_t callsite) {
+  if ((callsite & kStackIdTag) && thread.stacks()) return thread.stacks()->frames_of(callsite);
+  return {callsite};
+}
+
+}  // namespace
+
+model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>& threads,
+                                          const TickRate& rate, const RankIdentity& identity) {
+  // Threads of one process are merged per key before anything leaves the process.
+  std::map<Key, Totals> merged;
+  std::map<std::uint16_t, FirstCallRecord> first_calls;
+  std::uint64_t dropped = 0;
+  for (const ThreadState* thread : threads) {
+    thread->calls().for_each([&](const CallKey& k, const CallStats& s) {
+      Totals& t = merged[Key{stack_of(*thread, k.callsite), k.function, k.size_class, k.peer}];
+      t.visits += s.visits;
+      t.total += s.total;
+      t.minimum = std::min(t.minimum, s.minimum);
+      t.bytes += s.bytes;
+    });
+    for (std::uint16_t fn = 0; fn < kMpiFnCount; ++fn) {
+      const FirstCallRecord& f = thread->first_calls()[fn];
+      if (f.start == 0) continue;
+      auto [it, added] = first_calls.try_emplace(fn, f);
+      if (!added && f.start < it->second.start) it->second = f;
+    }
+    dropped += thread->dropped();
+  }
+
+  model::ProfileTables tables;
+  std::map<std::uint16_t, std::uint32_t> function_index;
+  auto function_id = [&](std::uint16_t fn) {
+    auto [it, added] =
+        function_index.try_emplace(fn, static_cast<std::uint32_t>(tables.functions.size()));
+    if (added) tables.functions.emplace_back(kMpiFnNames[fn]);
+    return it->second;
+  };
+  ModuleMap modules;
+  std::map<Stack, std::uint32_t> callsite_index;
+  auto callsite_id = [&](const Stack& stack) {
+    auto [it, added] =
+        callsite_index.try_emplace(stack, static_cast<std::uint32_t>(tables.callsites.size()));
+    if (added) {
+      model::Callsite c;
+      for (auto address : stack) c.frames.push_back(modules.frame_of(address));
+      tables.callsites.push_back(std::move(c));
+    }
+    return it->second;
+  };
+
+  model::RankData rank;
+  rank.rank = identity.rank;
+  rank.host = identity.host;
+  rank.wall_s = identity.wall_s;
+  rank.dropped_calls = dropped;
+  for (const auto& [key, t] : merged) {
+    const auto& [stack, fn, size_class, peer] = key;
+    rank.entries.push_back(model::Entry{callsite_id(stack), function_id(fn), size_class, peer,
+                                        t.visits, rate.seconds(t.total), rate.seconds(t.minimum),
+                                        static_cast<double>(t.bytes)});
+  }
+  for (const auto& [fn, f] : first_calls) {
+    rank.first_calls.push_back(
+        model::FirstCall{function_id(fn), f.size_class, f.peer, rate.seconds(f.duration)});
+  }
+  tables.ranks.push_back(std::move(rank));
+  return tables;
+}
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,81 @@
+#pragma once
+// What the wrappers need to know about MPI handles, cheaply: a communicator's
+// members as world ranks (cached per communicator) and a datatype's size (cached
+// per thread). The slow paths run MPI queries, outside the timed interval.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "comm_table.hpp"
+#include "context.hpp"
+
+namespace mpidle::profiler {
+
+inline constexpr int kNoRoot = -32768;
+
+// MPI handles are integers in MPICH and pointers in Open MPI.
+template <typename Handle>
+std::uint64_t handle_key(Handle h) {
+  if constexpr (std::is_pointer_v<Handle>) {
+    return reinterpret_cast<std::uintptr_t>(h);
+  } else {
+    return static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<Handle>>(h));
+  }
+}
+
+const CommInfo* build_comm_info(MPI_Comm comm);
+std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot);
+
+inline const CommInfo* comm_info(MPI_Comm comm) {
+  Context* context = Context::current();
+  if (context == nullptr) return nullptr;
+  const CommInfo* info = context->comms().find(handle_key(comm));
+  return info ? info : build_comm_info(comm);
+}
+
+// World rank of `local` in `comm`; -1 for MPI_PROC_NULL, MPI_ANY_SOURCE and the like.
+inline std::int32_t world_peer(int local, MPI_Comm comm) {
+  if (local < 0) return -1;
+  if (comm == MPI_COMM_WORLD) return local;
+  const CommInfo* info = comm_info(comm);
+  return info ? info->world_rank(local) : -1;
+}
+
+inline std::uint64_t type_size(MPI_Datatype type) {
+  ThreadState* state = thread_state();
+  if (state == nullptr) return 0;
+  TypeSizeSlot& slot = state->type_size_slot(handle_key(type));
+  Context* context = Context::current();
+  const std::uint32_t generation =
+      context ? context->type_generation().load(std::memory_order_relaxed) : 0;
+  if (slot.handle == handle_key(type) && slot.generation == generation) return slot.size;
+  return type_size_slow(type, slot);
+}
+
+template <typename Count>
+std::uint64_t bytes_of(Count count, MPI_Datatype type) {
+  if (count <= 0 || type == MPI_DATATYPE_NULL) return 0;
+  return static_cast<std::uint64_t>(count) * type_size(type);
+}
+
+template <typename Count>
+std::uint64_t bytes_of_sum(const Count* counts, MPI_Datatype type, MPI_Comm comm) {
+  const CommInfo* info = counts ? comm_info(comm) : nullptr;
+  if (info == nullptr) return 0;
+  std::uint64_t total = 0;
+  for (int i = 0; i < info->size(); ++i) total += counts[i] > 0 ? counts[i] : 0;
+  return total * (type == MPI_DATATYPE_NULL ? 0 : type_size(type));
+}
+
+template <typename Count>
+std::uint64_t bytes_of_sumw(const Count* counts, const MPI_Datatype* types, MPI_Comm comm) {
+  const CommInfo* info = counts && types ? comm_info(comm) : nullptr;
+  if (info == nullptr) return 0;
+  std::uint64_t total = 0;
+  for (int i = 0; i < info->size(); ++i) total += bytes_of(counts[i], types[i]);
+  return total;
+}
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,134 @@
+#include "profile_output.hpp"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "local_tables.hpp"
+#include "log.hpp"
+#include "model/profile_writer.hpp"
+#include "real_function.hpp"
+#include "symbolizer.hpp"
+#include "tree_reduce.hpp"
+
+namespace mpidle::profiler {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);
+  return args;
+}
+
+RealFunction<decltype(&PMPI_Get_library_version)> real_get_library_version{
+    "PMPI_Get_library_version"};
+
+std::string mpi_library() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  if (call_real(real_get_library_version, version, &length) != MPI_SUCCESS) return "unknown";
+  std::string text(version, static_cast<std::size_t>(std::max(0, length)));
+  text = text.substr(0, text.find('\n'));
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\0')) {
+    text.pop_back();
+  }
+  return text;
+}
+
+// Cost of one call's bookkeeping (two clock reads and a table update), measured
+// here so that the report can state the profiler's own share of the run.
+double per_call_overhead_s(const TickRate& rate) {
+  constexpr int kCalls = 20000;
+  CallTable scratch(1024);
+  const Ticks begin = now();
+  for (int i = 0; i < kCalls; ++i) {
+    const Ticks t0 = now();
+    const Ticks t1 = now();
+    scratch.add(CallKey{static_cast<std::uintptr_t>(i & 63), 1, 3, 1}, t1 - t0, 8);
+  }
+  return rate.seconds(now() - begin) / kCalls;
+}
+
+fs::path run_directory(const Context& context, const std::string& executable) {
+  if (!context.config().output.empty()) return context.config().output;
+  std::tm tm{};
+  const std::time_t start = context.start_time();
+  localtime_r(&start, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return "mpidle-" + fs::path(executable).filename().string() + "-" + stamp;
+}
+
+void write_run_directory(const Context& context, model::ProfileTables& tables,
+                         double per_call_s) {
+  const auto args = command_line();
+  char exe[PATH_MAX] = {};
+  const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
+
+  if (context.config().symbolize && !symbolize(tables.callsites)) {
+    warn("addr2line could not be run; callsites show module and offset only");
+  }
+  model::RunInfo run;
+  run.executable = executable;
+  run.args.assign(args.size() > 1 ? args.begin() + 1 : args.end(), args.end());
+  run.mpi_library = mpi_library();
+  run.start = context.start_iso();
+  run.wall_s = tables.ranks.empty() ? 0.0 : tables.ranks.front().wall_s;
+  run.timer = timer_name(selected_timer());
+  run.timer_resolution_s = const_cast<Context&>(context).tick_rate().resolution_s();
+  run.global_minimum = context.config().global_min;
+  run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
+  run.per_call_overhead_s = per_call_s;
+  const auto json = model::build_profile_json(tables, run);
+
+  const fs::path dir = run_directory(context, executable);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path file = dir / "profile.json";
+  const fs::path partial = dir / "profile.json.partial";
+  {
+    std::ofstream out(partial);
+    if (out) out << json.dump(1) << '\n';
+    if (!out) {
+      warn("cannot write " + file.string() + (ec ? " (" + ec.message() + ")" : std::string()) +
+           "; no profile for this run");
+      return;
+    }
+  }
+  fs::rename(partial, file, ec);
+  if (ec) {
+    warn("cannot write " + file.string() + " (" + ec.message() + ")");
+    return;
+  }
+  warn("profile written to " + file.string());
+}
+
+}  // namespace
+
+void finalize_profile(Context& context) {
+  context.tick_rate().finish();
+  const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
+  auto local = collect_local_tables(context.threads(), context.tick_rate(),
+                                    RankIdentity{context.rank(), context.host(), wall_s});
+  if (context.config().verbose >= 2) warn("finalize: local tables collected");
+  std::uint64_t dropped = local.ranks.empty() ? 0 : local.ranks.front().dropped_calls;
+  if (dropped > 0) {
+    warn(std::to_string(dropped) +
+         " calls were not recorded because the call table was full (raise MPIDLE_TABLE_ENTRIES)");
+  }
+  const double per_call_s = per_call_overhead_s(context.tick_rate());
+  int undecodable = 0;
+  auto merged = reduce_tables(std::move(local), context.own_comm(), undecodable);
+  if (undecodable > 0) {
+    warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
+  }
+  if (merged) write_run_directory(context, *merged, per_call_s);
+}
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,87 @@
+// MPI_Init, MPI_Finalize and MPI_Pcontrol: where the Context starts and ends.
+#include <cstdlib>
+#include <exception>
+
+#include "call_scope.hpp"
+#include "config.hpp"
+#include "context.hpp"
+#include "hooks.hpp"
+#include "log.hpp"
+#include "profile_output.hpp"
+
+namespace mpidle::profiler::hooks {
+namespace {
+
+std::optional<std::string> from_environment(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+void start(int rank, int size) {
+  std::vector<std::string> warnings;
+  Config config = parse_config(from_environment, warnings);
+  set_log_rank(rank, rank != 0 && config.verbose == 0);
+  for (const auto& w : warnings) warn(w);
+  if (!config.enable) return;
+
+  TimerKind timer = TimerKind::monotonic;
+  if (config.timer == TimerChoice::tsc ||
+      (config.timer == TimerChoice::automatic && cpu_has_invariant_tsc())) {
+    timer = TimerKind::tsc;
+  }
+  if (config.timer == TimerChoice::tsc && !cpu_has_invariant_tsc()) {
+    warn("MPIDLE_TIMER=tsc but this CPU has no invariant TSC; times may drift");
+  }
+  select_timer(timer);
+
+  // mpidle's own traffic at finalize stays off the application's communicators.
+  MPI_Comm own = MPI_COMM_NULL;
+  if (PMPI_Comm_dup(MPI_COMM_WORLD, &own) != MPI_SUCCESS) {
+    warn("could not duplicate MPI_COMM_WORLD; this run is not profiled");
+    return;
+  }
+  Context::install(std::make_unique<Context>(std::move(config), own, rank, size));
+}
+
+}  // namespace
+
+void on_init(int rc) {
+  if (rc != MPI_SUCCESS || Context::current() != nullptr) return;
+  try {
+    int rank = 0, size = 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    start(rank, size);
+  } catch (const std::exception& e) {
+    warn(std::string("could not start profiling: ") + e.what());
+  } catch (...) {
+    warn("could not start profiling");
+  }
+}
+
+void on_finalize() {
+  std::unique_ptr<Context> context = Context::uninstall();
+  if (!context) return;
+  try {
+    finalize_profile(*context);
+  } catch (const std::exception& e) {
+    warn(std::string("could not write the profile: ") + e.what());
+  } catch (...) {
+    warn("could not write the profile");
+  }
+  MPI_Comm own = context->own_comm();
+  PMPI_Comm_free(&own);
+}
+
+void on_pcontrol(int level) {
+  if (Context* context = Context::current()) context->set_paused(level == 0);
+}
+
+void on_type_change() {
+  if (Context* context = Context::current()) {
+    context->type_generation().fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace mpidle::profiler::hooks

@@ -1,0 +1,69 @@
+#pragma once
+// Everything one thread records: the call table, the first call of each function,
+// pending requests and messages, interned stacks, cached datatype sizes.
+// Reached through one thread_local pointer; owned by the Context, merged at finalize.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "call_table.hpp"
+#include "clock.hpp"
+#include "handle_table.hpp"
+#include "mpi_fn.hpp"
+#include "stack_table.hpp"
+
+namespace mpidle::profiler {
+
+struct FirstCallRecord {
+  Ticks start = 0;  // 0 = not called yet
+  Ticks duration = 0;
+  std::int16_t size_class = 0;
+  std::int32_t peer = -1;
+};
+
+struct TypeSizeSlot {
+  std::uint64_t handle = ~std::uint64_t{0};
+  std::uint32_t generation = 0;
+  std::uint64_t size = 0;
+};
+
+class ThreadState {
+ public:
+  ThreadState(std::size_t table_entries, int callsite_depth);
+
+  void record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
+              std::uint64_t bytes, Ticks start, Ticks duration) {
+    const auto f = static_cast<std::uint16_t>(fn);
+    std::uintptr_t site = reinterpret_cast<std::uintptr_t>(return_address);
+    if (m_stacks) site = capture_stack(return_address);
+    if (!m_calls.add(CallKey{site, f, size_class, peer}, duration, bytes)) ++m_dropped;
+    FirstCallRecord& first = m_first_calls[f];
+    if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer};
+  }
+
+  const CallTable& calls() const { return m_calls; }
+  const std::array<FirstCallRecord, kMpiFnCount>& first_calls() const { return m_first_calls; }
+  std::uint64_t dropped() const { return m_dropped; }
+  const StackTable* stacks() const { return m_stacks.get(); }
+
+  HandleTable& requests() { return m_requests; }
+  HandleTable& messages() { return m_messages; }
+  TypeSizeSlot& type_size_slot(std::uint64_t handle) {
+    return m_type_sizes[(handle ^ (handle >> 8)) % m_type_sizes.size()];
+  }
+
+ private:
+  std::uintptr_t capture_stack(void* return_address);
+
+  CallTable m_calls;
+  std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
+  std::uint64_t m_dropped = 0;
+  HandleTable m_requests;
+  HandleTable m_messages;
+  std::array<TypeSizeSlot, 256> m_type_sizes{};
+  int m_depth;
+  std::unique_ptr<StackTable> m_stacks;  // only when callsite_depth > 1
+};
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs the Debian packages mpidle needs, only those that are missing.
+# Used by `make demo`, `make test` and CI; safe to run repeatedly.
+set -eu
+
+packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 binutils netpipe-mpich2"
+
+missing=""
+for p in $packages; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -z "$missing" ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "mpidle: missing Debian packages:$missing" >&2
+  echo "mpidle: run as root, or install them first: sudo apt-get install$missing" >&2
+  exit 1
+fi
+
+echo "mpidle: installing missing Debian packages:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing >/dev/null
