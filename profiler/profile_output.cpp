@@ -35,6 +35,9 @@ std::string mpi_library() {
   if (call_real(real_get_library_version, version, &length) != MPI_SUCCESS) return "unknown";
   std::string text(version, static_cast<std::size_t>(std::max(0, length)));
   text = text.substr(0, text.find('\n'));
+  for (char& c : text) c = c == '\t' ? ' ' : c;
+  // "MPICH Version:    4.0.2" reads better as "MPICH Version: 4.0.2".
+  for (std::size_t pos; (pos = text.find("  ")) != std::string::npos;) text.erase(pos, 1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\0')) {
     text.pop_back();
   }
@@ -112,8 +115,8 @@ void write_run_directory(const Context& context, model::ProfileTables& tables,
 }  // namespace
 
 void finalize_profile(Context& context) {
-  context.tick_rate().finish();
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
+  context.tick_rate().finish();
   auto local = collect_local_tables(context.threads(), context.tick_rate(),
                                     RankIdentity{context.rank(), context.host(), wall_s});
   if (context.config().verbose >= 2) warn("finalize: local tables collected");

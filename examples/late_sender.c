@@ -1,0 +1,67 @@
+/* Late sender: in each pair of ranks (2k, 2k+1) the sender busy-waits a known
+ * delay before every MPI_Send; some delays are zero. The receiver posts MPI_Recv
+ * at once, so it waits for the sender.
+ * --json prints the truth: "scheduled_wait_s" is the sum of the delays, and
+ * "receiver_wait_s" the waiting that really happened, from each send's and
+ * receive's start time: the sum over messages of max(0, send start − receive start). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "example_support.h"
+
+enum { kIterations = 240 };
+
+/* Delay before message i: a fixed pattern with zeros, so that the receiver also
+ * sees receives that do not wait. */
+static double delay_s(int i) {
+  static const int pattern_us[12] = {0, 0, 0, 600, 0, 1600, 0, 0, 3600, 1000, 0, 2400};
+  return 1e-6 * pattern_us[i % 12];
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* Startup skew is not part of the truth. */
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const int paired = rank < size - size % 2;
+  const int sender = rank % 2 == 0;
+  double payload = 0;
+  double started[kIterations] = {0};
+  for (int i = 0; paired && i < kIterations; ++i) {
+    if (sender) {
+      example_busy_wait(delay_s(i));
+      payload = i;
+      started[i] = MPI_Wtime();
+      MPI_Send(&payload, 1, MPI_DOUBLE, rank + 1, 0, MPI_COMM_WORLD);
+    } else {
+      started[i] = MPI_Wtime();
+      MPI_Recv(&payload, 1, MPI_DOUBLE, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  double* all = example_gather_times(started, kIterations);
+
+  if (rank == 0) {
+    double scheduled = 0, happened = 0;
+    for (int i = 0; i < kIterations; ++i) scheduled += delay_s(i);
+    for (int pair = 0; pair < size / 2; ++pair) {
+      const double* send = all + (size_t)(2 * pair) * kIterations;
+      const double* recv = all + (size_t)(2 * pair + 1) * kIterations;
+      for (int i = 0; i < kIterations; ++i) happened += send[i] > recv[i] ? send[i] - recv[i] : 0;
+    }
+    if (example_has_flag(argc, argv, "--json")) {
+      printf("{\"example\": \"late_sender\", \"pairs\": %d, \"messages_per_pair\": %d, "
+             "\"scheduled_wait_s\": %.6f, \"receiver_wait_s\": %.6f}\n",
+             size / 2, kIterations, scheduled, happened);
+    } else {
+      printf("late_sender: %d pairs, %d messages each, receivers wait %.6f s in all\n", size / 2,
+             kIterations, scheduled * (size / 2));
+    }
+    free(all);
+  }
+  MPI_Finalize();
+  return 0;
+}

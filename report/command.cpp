@@ -1,0 +1,44 @@
+#include "command.hpp"
+
+#include <cstdio>
+
+namespace mpidle::report {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"run",
+       "mpidle run [--output DIR] [--global-min] [--callsite-depth N] -- LAUNCHER ARGS...\n"
+       "  e.g. mpidle run -- mpiexec -n 4 ./app input.dat\n\n"
+       "Runs the command with libmpidle.so preloaded into every MPI process, then\n"
+       "prints where the profile is and a five-line summary on stderr. Exits with\n"
+       "the command's exit status.\n\n"
+       "  --output DIR        run directory (default mpidle-<app>-<YYYYmmdd-HHMMSS>)\n"
+       "  --global-min        report wait against the minimum over all ranks\n"
+       "  --callsite-depth N  stack frames per callsite (1 = caller only; >1 uses libunwind)\n",
+       "profile an MPI program (mpidle run -- mpiexec -n 4 ./app)", run_command},
+      {"report",
+       "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--minimum local|global]\n\n"
+       "Prints who waited where: per-rank wall/MPI/wait, the top callsites by wait\n"
+       "with source locations, and the functions table.\n\n"
+       "  --top N             callsites and functions to list (default 10)\n"
+       "  --minimum M         wait estimate to show; default: the one the run chose\n",
+       "print the text report of a run", report_command},
+      {"config",
+       "mpidle config\n\nLists every MPIDLE_* environment setting with its default.\n",
+       "list the MPIDLE_* settings", config_command},
+  };
+  return table;
+}
+
+bool wants_help(const Command& command, Args args) {
+  for (const auto& a : args) {
+    if (a == "--") break;
+    if (a == "-h" || a == "--help") {
+      std::printf("usage: %s\n", command.synopsis);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace mpidle::report

@@ -1,0 +1,35 @@
+#pragma once
+// The `mpidle` subcommands: one table drives dispatch, `mpidle --help` and errors.
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mpidle::report {
+
+// Wrong command-line use or bad input: main prints "mpidle: <what>" and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+using Args = std::span<const std::string>;
+
+struct Command {
+  const char* name;
+  const char* synopsis;
+  const char* description;
+  int (*run)(Args args);
+};
+
+int run_command(Args args);
+int report_command(Args args);
+int config_command(Args args);
+
+const std::vector<Command>& commands();
+
+// True if args hold -h/--help; then prints the command's help.
+bool wants_help(const Command& command, Args args);
+
+}  // namespace mpidle::report

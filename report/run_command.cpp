@@ -1,0 +1,191 @@
+#include <limits.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "command.hpp"
+#include "model/profile_reader.hpp"
+#include "text_report.hpp"
+
+extern char** environ;
+
+namespace mpidle::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  std::string output;
+  bool global_min = false;
+  std::string callsite_depth;
+  std::vector<std::string> command;
+};
+
+RunOptions parse_run_args(Args args) {
+  RunOptions o;
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a == "--global-min") {
+      o.global_min = true;
+    } else if (a == "--output" || a == "--callsite-depth") {
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+      const std::string& v = args[++i];
+      if (a == "--output") {
+        o.output = v;
+      } else {
+        int depth = 0;
+        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), depth);
+        if (ec != std::errc() || p != v.data() + v.size() || depth < 1 || depth > 16) {
+          throw UsageError("--callsite-depth needs an integer from 1 to 16, not \"" + v + "\"");
+        }
+        o.callsite_depth = v;
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a + " (put the command after --)");
+    } else {
+      break;  // the command starts here
+    }
+  }
+  o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (o.command.empty()) throw UsageError("no command to run (mpidle run -- mpiexec -n 2 ./app)");
+  return o;
+}
+
+fs::path self_directory() {
+  char buf[PATH_MAX] = {};
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return fs::current_path();
+  return fs::path(std::string(buf, static_cast<std::size_t>(n))).parent_path();
+}
+
+// libmpidle.so sits in ../lib next to bin/ in both the build tree and an install.
+fs::path find_library() {
+  if (const char* env = std::getenv("MPIDLE_LIBRARY")) return env;
+  const fs::path dir = self_directory();
+  for (const fs::path& candidate :
+       {dir / "../lib/libmpidle.so", dir / "../lib64/libmpidle.so", dir / "libmpidle.so"}) {
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec);
+  }
+  throw UsageError("cannot find libmpidle.so next to " + dir.string() +
+                   " (set MPIDLE_LIBRARY to its path)");
+}
+
+bool is_executable_file(const fs::path& p) {
+  struct stat st {};
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+}
+
+bool names_program(const std::string& word) {
+  if (word.find('/') != std::string::npos) return is_executable_file(word);
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  std::string dirs = path;
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    if (end > start && is_executable_file(fs::path(dirs.substr(start, end - start)) / word)) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+// The application is the first word after the launcher that names a program:
+// `mpiexec -n 4 ./app` → app.
+std::string application_name(const std::vector<std::string>& command) {
+  for (std::size_t i = 1; i < command.size(); ++i) {
+    if (!command[i].empty() && command[i][0] != '-' && names_program(command[i])) {
+      return fs::path(command[i]).filename().string();
+    }
+  }
+  return fs::path(command[0]).filename().string();
+}
+
+std::string default_output(const std::vector<std::string>& command) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return "mpidle-" + application_name(command) + "-" + stamp;
+}
+
+int run_child(const std::vector<std::string>& command, const std::map<std::string, std::string>& set) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& [k, v] : set) env[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, argv;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = command;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+  if (rc != 0) throw UsageError("cannot run " + command[0] + ": " + std::strerror(rc));
+  // The launcher handles Ctrl-C for its ranks; mpidle only waits for it.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, SIG_IGN);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace
+
+int run_command(Args args) {
+  const RunOptions o = parse_run_args(args);
+  const fs::path library = find_library();
+  const fs::path output = fs::absolute(o.output.empty() ? default_output(o.command) : o.output);
+
+  std::map<std::string, std::string> set;
+  const char* preload = std::getenv("LD_PRELOAD");
+  set["LD_PRELOAD"] = library.string() + (preload && *preload ? ":" + std::string(preload) : "");
+  set["MPIDLE_OUTPUT"] = output.string();
+  if (o.global_min) set["MPIDLE_GLOBAL_MIN"] = "1";
+  if (!o.callsite_depth.empty()) set["MPIDLE_CALLSITE_DEPTH"] = o.callsite_depth;
+
+  const int status = run_child(o.command, set);
+  const fs::path profile = output / "profile.json";
+  std::error_code ec;
+  if (!fs::exists(profile, ec)) {
+    std::fprintf(stderr,
+                 "mpidle: no profile in %s (the program did not reach MPI_Finalize, or the "
+                 "directory was not writable)\n",
+                 output.c_str());
+    return status;
+  }
+  try {
+    std::fputs(format_summary(model::read_profile(profile), output.string()).c_str(), stderr);
+  } catch (const model::ProfileError& e) {
+    std::fprintf(stderr, "mpidle: %s\n", e.what());
+  }
+  return status;
+}
+
+}  // namespace mpidle::report

@@ -1,0 +1,193 @@
+#include "text_report.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <filesystem>
+
+namespace mpidle::report {
+namespace {
+
+std::string format(const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+std::string basename_of(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+std::string seconds(double s) {
+  if (s >= 100) return format("%.0f s", s);
+  if (s >= 1) return format("%.2f s", s);
+  if (s >= 1e-3) return format("%.2f ms", s * 1e3);
+  if (s >= 1e-6 || s == 0) return format("%.1f us", s * 1e6);
+  return format("%.1f ns", s * 1e9);
+}
+
+std::string bytes_text(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  return u == 0 ? format("%.0f B", b) : format("%.1f %s", b, units[u]);
+}
+
+struct Totals {
+  double wall = 0, mpi = 0, wait = 0, first_call_wait = 0;
+};
+
+Totals totals(const model::Profile& p, Estimate e) {
+  Totals t;
+  for (const auto& r : p.ranks) {
+    t.wall += r.wall_s;
+    t.mpi += r.mpi_s;
+    t.wait += e == Estimate::global ? r.wait_s_global_min : r.wait_s;
+    t.first_call_wait += r.first_call_wait_s;
+  }
+  return t;
+}
+
+double wait_of(const model::CallsiteRow& c, Estimate e) {
+  return e == Estimate::global ? c.wait_s_global_min : c.wait_s;
+}
+
+std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e) {
+  std::vector<const model::CallsiteRow*> order;
+  for (const auto& c : p.callsites) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(), [e](const auto* a, const auto* b) {
+    return wait_of(*a, e) > wait_of(*b, e);
+  });
+  return order;
+}
+
+}  // namespace
+
+Estimate estimate_of(const model::Profile& profile) {
+  return profile.run.minimum == "global" ? Estimate::global : Estimate::local;
+}
+
+std::string callsite_location(const model::CallsiteRow& c) {
+  if (c.frames.empty()) return "?";
+  const auto& f = c.frames.front();
+  const std::string function = f.function.empty() ? "?" : f.function;
+  if (!f.file.empty() && f.line > 0) {
+    return format("%s:%d (%s)", basename_of(f.file).c_str(), f.line, function.c_str());
+  }
+  return format("%s (%s+0x%llx)", function.c_str(), basename_of(f.module).c_str(),
+                static_cast<unsigned long long>(f.offset));
+}
+
+std::string format_report(const model::Profile& p, const ReportOptions& o) {
+  const Estimate e = o.estimate;
+  const Totals t = totals(p, e);
+  std::string out;
+  out += format("mpidle profile of %s", p.run.executable.c_str());
+  for (const auto& a : p.run.args) out += " " + a;
+  out += "\n";
+  std::string hosts;
+  for (const auto& h : p.run.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+  out += format("  %lld ranks on %s; %s; started %s; wall %s\n",
+                static_cast<long long>(p.run.ranks), hosts.c_str(), p.run.mpi_library.c_str(),
+                p.run.start.c_str(), seconds(p.run.wall_s).c_str());
+  out += format("  timer %s (resolution %s); callsite depth %lld; profiler overhead ~%s (%.3f%%)\n",
+                p.run.timer.c_str(), seconds(p.run.timer_resolution_s).c_str(),
+                static_cast<long long>(p.run.callsite_depth),
+                seconds(p.run.overhead_total_s).c_str(), 100 * p.run.overhead_fraction);
+  out += format("  wait = time above the %s minimum of each (function, message size class%s)\n\n",
+                e == Estimate::global ? "global (all ranks)" : "local (per rank)",
+                e == Estimate::global ? "" : ", peer");
+
+  out += format("Summary: MPI %s (%.1f%% of rank time), wait %s (%.1f%% of rank time, %.1f%% of MPI)\n\n",
+                seconds(t.mpi).c_str(), percent(t.mpi, t.wall), seconds(t.wait).c_str(),
+                percent(t.wait, t.wall), percent(t.wait, t.mpi));
+
+  out += "Ranks\n";
+  out += format("  %5s  %-16s %10s %10s %10s %7s %12s\n", "rank", "host", "wall", "MPI", "wait",
+                "wait%", "first-call");
+  for (const auto& r : p.ranks) {
+    const double w = e == Estimate::global ? r.wait_s_global_min : r.wait_s;
+    out += format("  %5lld  %-16s %10s %10s %10s %6.1f%% %12s\n", static_cast<long long>(r.rank),
+                  r.host.c_str(), seconds(r.wall_s).c_str(), seconds(r.mpi_s).c_str(),
+                  seconds(w).c_str(), percent(w, r.wall_s), seconds(r.first_call_wait_s).c_str());
+  }
+  if (t.wait > 0 && t.first_call_wait > 0.1 * t.wait && e == Estimate::local) {
+    out += format(
+        "  note: %s (%.0f%%) of the wait is in the first call of a function on each rank;\n"
+        "        that is mostly startup skew (ranks leaving MPI_Init at different times).\n",
+        seconds(t.first_call_wait).c_str(), percent(t.first_call_wait, t.wait));
+  }
+  std::uint64_t dropped = 0;
+  for (const auto& r : p.ranks) dropped += r.dropped_calls;
+  if (dropped > 0) {
+    out += format("  note: %llu calls were not recorded (full table; raise MPIDLE_TABLE_ENTRIES)\n",
+                  static_cast<unsigned long long>(dropped));
+  }
+
+  out += format("\nTop callsites by wait\n  %4s  %-18s %-36s %9s %10s %10s %6s\n", "id",
+                "function", "location", "visits", "time", "wait", "wait%");
+  const auto order = callsites_by_wait(p, e);
+  for (std::size_t i = 0; i < order.size() && i < o.top; ++i) {
+    const auto& c = *order[i];
+    out += format("  %4lld  %-18s %-36s %9llu %10s %10s %5.1f%%\n", static_cast<long long>(c.id),
+                  c.function.c_str(), callsite_location(c).c_str(),
+                  static_cast<unsigned long long>(c.visits), seconds(c.time_s).c_str(),
+                  seconds(wait_of(c, e)).c_str(), percent(wait_of(c, e), c.time_s));
+    for (std::size_t f = 1; f < c.frames.size(); ++f) {
+      model::CallsiteRow caller;
+      caller.frames = {c.frames[f]};
+      out += format("  %4s  %-18s <- %s\n", "", "", callsite_location(caller).c_str());
+    }
+  }
+
+  out += format("\nFunctions\n  %-24s %10s %10s %10s %6s %12s\n", "function", "calls", "time",
+                "wait", "wait%", "bytes");
+  std::size_t shown = 0;
+  for (const auto& f : p.functions) {
+    if (shown++ >= o.top) break;
+    const double w = e == Estimate::global ? f.wait_s_global_min : f.wait_s;
+    out += format("  %-24s %10llu %10s %10s %5.1f%% %12s\n", f.name.c_str(),
+                  static_cast<unsigned long long>(f.calls), seconds(f.time_s).c_str(),
+                  seconds(w).c_str(), percent(w, f.time_s), bytes_text(f.bytes).c_str());
+  }
+  return out;
+}
+
+std::string format_summary(const model::Profile& p, const std::string& where) {
+  const Estimate e = estimate_of(p);
+  const Totals t = totals(p, e);
+  std::string out = format("mpidle: profile in %s\n", where.c_str());
+  out += format("  %lld ranks, wall %s: MPI %s (%.1f%%), wait %s (%.1f%%, %s minimum)\n",
+                static_cast<long long>(p.run.ranks), seconds(p.run.wall_s).c_str(),
+                seconds(t.mpi).c_str(), percent(t.mpi, t.wall), seconds(t.wait).c_str(),
+                percent(t.wait, t.wall), e == Estimate::global ? "global" : "local");
+  const model::RankRow* worst = nullptr;
+  for (const auto& r : p.ranks) {
+    const double w = e == Estimate::global ? r.wait_s_global_min : r.wait_s;
+    const double best = worst ? (e == Estimate::global ? worst->wait_s_global_min : worst->wait_s) : -1;
+    if (w > best) worst = &r;
+  }
+  if (worst) {
+    const double w = e == Estimate::global ? worst->wait_s_global_min : worst->wait_s;
+    out += format("  most waiting rank: %lld, %s (%.1f%% of its wall time)\n",
+                  static_cast<long long>(worst->rank), seconds(w).c_str(),
+                  percent(w, worst->wall_s));
+  }
+  const auto order = callsites_by_wait(p, e);
+  if (!order.empty()) {
+    out += format("  top callsite: %s at %s, %s wait\n", order[0]->function.c_str(),
+                  callsite_location(*order[0]).c_str(), seconds(wait_of(*order[0], e)).c_str());
+  }
+  out += format("  details: mpidle report %s\n", where.c_str());
+  return out;
+}
+
+}  // namespace mpidle::report

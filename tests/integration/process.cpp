@@ -1,0 +1,132 @@
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace mpidle::test {
+namespace fs = std::filesystem;
+
+namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+Outcome run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+            int timeout_s) {
+  std::map<std::string, std::string> merged;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const auto eq = kv.find('=');
+    // The test's own environment must not steer the profiler.
+    if (eq != std::string::npos && kv.rfind("MPIDLE_", 0) != 0 && kv.rfind("LD_PRELOAD=", 0) != 0) {
+      merged[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+  }
+  for (const auto& [k, v] : env) merged[k] = v;
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : merged) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  const fs::path out_file = fs::temp_directory_path() / ("mpidle-test-out-" + std::to_string(getpid()));
+  const fs::path err_file = fs::temp_directory_path() / ("mpidle-test-err-" + std::to_string(getpid()));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // so that a hang can be killed whole
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  Outcome o;
+  if (posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data()) != 0) {
+    o.err = "cannot start " + argv[0];
+    return o;
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  o.out = slurp(out_file);
+  o.err = slurp(err_file);
+  fs::remove(out_file);
+  fs::remove(err_file);
+  return o;
+}
+
+Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
+                std::map<std::string, std::string> env, bool preload) {
+  std::vector<std::string> argv = {MPIEXEC, "-n", std::to_string(ranks), program};
+  argv.insert(argv.end(), args.begin(), args.end());
+  if (preload) env["LD_PRELOAD"] = MPIDLE_LIB;
+  return run(argv, env);
+}
+
+std::string scratch_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("mpidle-it-" + name);
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+std::string example(const std::string& name) { return std::string(EXAMPLES_DIR) + "/" + name; }
+std::string program(const std::string& name) { return std::string(PROGRAMS_DIR) + "/" + name; }
+
+nlohmann::json truth_of(const std::string& text) {
+  const auto start = text.find('{');
+  if (start == std::string::npos) return nlohmann::json::object();
+  return nlohmann::json::parse(text.substr(start, text.find('\n', start) - start), nullptr, false);
+}
+
+const model::FunctionRow* function_row(const model::Profile& p, const std::string& name) {
+  for (const auto& f : p.functions) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::uint64_t calls_of(const model::Profile& p, const std::string& name) {
+  const auto* f = function_row(p, name);
+  return f ? f->calls : 0;
+}
+
+double rank_wait(const model::Profile& p, const std::string& function, std::int64_t rank) {
+  double wait = 0;
+  for (const auto& c : p.callsites) {
+    if (c.function != function) continue;
+    for (const auto& r : c.by_rank) {
+      if (r.rank == rank) wait += r.wait_s;
+    }
+  }
+  return wait;
+}
+
+}  // namespace mpidle::test

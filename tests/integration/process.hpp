@@ -1,0 +1,40 @@
+#pragma once
+// Runs a command (usually mpiexec) with extra environment, capturing stdout and
+// stderr, and kills it if it outlives its deadline.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/profile_reader.hpp"
+
+namespace mpidle::test {
+
+struct Outcome {
+  int status = -1;  // exit status, or 128 + signal
+  std::string out;
+  std::string err;
+};
+
+Outcome run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+            int timeout_s = 60);
+
+// mpiexec -n N program args..., with libmpidle.so preloaded unless `preload` is false.
+Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
+                std::map<std::string, std::string> env, bool preload = true);
+
+// A fresh, empty directory for one test's output.
+std::string scratch_dir(const std::string& name);
+
+std::string example(const std::string& name);
+std::string program(const std::string& name);
+
+// The JSON object an example prints on stdout with --json.
+nlohmann::json truth_of(const std::string& stdout_text);
+
+const model::FunctionRow* function_row(const model::Profile& p, const std::string& name);
+std::uint64_t calls_of(const model::Profile& p, const std::string& name);
+// Wait of one rank at the callsites of one function (local or global minimum).
+double rank_wait(const model::Profile& p, const std::string& function, std::int64_t rank);
+
+}  // namespace mpidle::test

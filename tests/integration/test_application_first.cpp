@@ -1,0 +1,95 @@
+// The profiler never changes what the application does: exit codes, stdout, and a
+// run that cannot write its profile.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+std::size_t count_lines_with(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("stdout and exit status are those of the bare program", "[mpi]") {
+  for (const char* name : {"late_sender", "imbalance_allreduce", "nonblocking_halo"}) {
+    INFO(name);
+    const auto bare = run_mpi(2, example(name), {"--json"}, {}, false);
+    const auto profiled =
+        run_mpi(2, example(name), {"--json"}, {{"MPIDLE_OUTPUT", scratch_dir(name)}});
+    CHECK(bare.status == 0);
+    CHECK(profiled.status == bare.status);
+    CHECK(profiled.out == bare.out);
+  }
+  const auto bare = run_mpi(2, program("exit_code"), {}, {}, false);
+  const auto profiled = run_mpi(2, program("exit_code"), {}, {{"MPIDLE_OUTPUT", scratch_dir("exit")}});
+  CHECK(bare.status == 3);
+  CHECK(profiled.status == 3);
+  CHECK(profiled.out == bare.out);
+}
+
+TEST_CASE("mpidle run returns the program's exit status and writes the run directory", "[mpi]") {
+  const auto dir = scratch_dir("run_cmd");
+  const auto r = run({MPIDLE_BIN, "run", "--output", dir, "--global-min", "--", MPIEXEC, "-n", "2",
+                      program("exit_code")});
+  CHECK(r.status == 3);
+  CHECK(r.out == "sum 1.0\n");
+  CHECK_THAT(r.err, Catch::Contains("mpidle: profile in " + dir));
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.minimum == "global");
+  CHECK(calls_of(p, "MPI_Allreduce") == 2);
+}
+
+TEST_CASE("an unwritable output directory costs one warning, not the run", "[mpi]") {
+  const auto r = run_mpi(2, example("late_sender"), {},
+                         {{"MPIDLE_OUTPUT", "/proc/mpidle-cannot-write-here"}});
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("late_sender: 1 pairs"));
+  CHECK(count_lines_with(r.err, "mpidle(") == 1);
+  CHECK_THAT(r.err, Catch::Contains("cannot write"));
+}
+
+TEST_CASE("a malformed setting gives one warning and the default", "[mpi]") {
+  const auto dir = scratch_dir("garbage_env");
+  const auto r = run_mpi(2, example("late_sender"), {},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_CALLSITE_DEPTH", "deep"}});
+  CHECK(r.status == 0);
+  CHECK(count_lines_with(r.err, "MPIDLE_CALLSITE_DEPTH") == 1);  // rank 0 only
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.callsite_depth == 1);
+}
+
+TEST_CASE("MPIDLE_ENABLE=0 turns the profiler into a pass-through", "[mpi]") {
+  const auto dir = scratch_dir("disabled");
+  const auto r = run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", dir},
+                                                        {"MPIDLE_ENABLE", "0"}});
+  CHECK(r.status == 0);
+  CHECK_FALSE(std::filesystem::exists(dir));
+  CHECK(r.err.find("mpidle") == std::string::npos);
+}
+
+TEST_CASE("MPI_Pcontrol(0) excludes a region until MPI_Pcontrol(1)", "[mpi]") {
+  const auto dir = scratch_dir("pcontrol");
+  const auto r = run_mpi(2, program("pcontrol_region"), {}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const auto p = model::read_profile(dir);
+  CHECK(calls_of(p, "MPI_Barrier") == 2 * truth["barriers_profiled_per_rank"].get<std::uint64_t>());
+}
+
+TEST_CASE("a program linked with -lmpidle is profiled without LD_PRELOAD", "[mpi]") {
+  const auto dir = scratch_dir("linked");
+  const auto r = run_mpi(2, example("late_sender_linked"), {}, {{"MPIDLE_OUTPUT", dir}}, false);
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  CHECK(calls_of(p, "MPI_Recv") == 240);
+  CHECK(calls_of(p, "MPI_Send") == 240);
+}

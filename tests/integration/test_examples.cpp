@@ -1,0 +1,119 @@
+// The examples under the profiler: the profiler's estimates against the truth that
+// each example computes from the delays it injected.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+TEST_CASE("late_sender: the receiver's wait matches the injected delays", "[mpi]") {
+  const auto dir = scratch_dir("late_sender");
+  const auto r = run_mpi(2, example("late_sender"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  REQUIRE(truth.contains("receiver_wait_s"));
+  const double expected = truth["receiver_wait_s"].get<double>();
+  const auto p = model::read_profile(dir);
+
+  CHECK(p.run.ranks == 2);
+  CHECK(calls_of(p, "MPI_Recv") == truth["messages_per_pair"].get<std::uint64_t>());
+  CHECK(calls_of(p, "MPI_Send") == truth["messages_per_pair"].get<std::uint64_t>());
+  const double measured = rank_wait(p, "MPI_Recv", 1);
+  INFO("expected " << expected << " s, measured " << measured << " s");
+  CHECK(std::abs(measured - expected) <= std::max(0.10 * expected, 50e-6));
+
+  // The receive is attributed to its source line, and to the sender as peer.
+  const auto recv = std::find_if(p.callsites.begin(), p.callsites.end(),
+                                 [](const auto& c) { return c.function == "MPI_Recv"; });
+  REQUIRE(recv != p.callsites.end());
+  REQUIRE_FALSE(recv->frames.empty());
+  CHECK_THAT(recv->frames[0].file, Catch::EndsWith("late_sender.c"));
+  CHECK(recv->frames[0].function == "main");
+  CHECK(recv->frames[0].line > 0);
+  const bool peer_is_sender = std::any_of(p.minima.begin(), p.minima.end(), [](const auto& m) {
+    return m.function == "MPI_Recv" && m.rank == 1 && m.peer == 0 && m.size_class == 4;
+  });
+  CHECK(peer_is_sender);
+}
+
+TEST_CASE("imbalance_allreduce: the global minimum finds the static imbalance", "[mpi]") {
+  const auto dir = scratch_dir("imbalance");
+  const auto r = run_mpi(2, example("imbalance_allreduce"), {"--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_GLOBAL_MIN", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  REQUIRE(truth.contains("total_wait_s"));
+  const double expected = truth["total_wait_s"].get<double>();
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.minimum == "global");
+  const auto* allreduce = function_row(p, "MPI_Allreduce");
+  REQUIRE(allreduce != nullptr);
+  CHECK(allreduce->calls == 2 * truth["iterations"].get<std::uint64_t>());
+  INFO("expected " << expected << " s, global " << allreduce->wait_s_global_min << " s, local "
+                   << allreduce->wait_s << " s");
+  CHECK(std::abs(allreduce->wait_s_global_min - expected) <= 0.15 * expected);
+}
+
+TEST_CASE("nonblocking_halo: exact call counts and the neighbours' wait in Waitall", "[mpi]") {
+  const auto dir = scratch_dir("halo");
+  const auto r = run_mpi(2, example("nonblocking_halo"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  REQUIRE(truth.contains("waitall_per_rank"));
+  const auto p = model::read_profile(dir);
+  CHECK(calls_of(p, "MPI_Irecv") == 2 * truth["irecv_per_rank"].get<std::uint64_t>());
+  CHECK(calls_of(p, "MPI_Isend") == 2 * truth["isend_per_rank"].get<std::uint64_t>());
+  CHECK(calls_of(p, "MPI_Waitall") == 2 * truth["waitall_per_rank"].get<std::uint64_t>());
+
+  // Waitall of 4 requests: peer -1, size class of the 16 bytes received.
+  const bool keyed = std::any_of(p.minima.begin(), p.minima.end(), [](const auto& m) {
+    return m.function == "MPI_Waitall" && m.peer == -1 && m.size_class == 5;
+  });
+  CHECK(keyed);
+  // Rank 1 waits for its slow neighbour in every iteration: only the global minimum
+  // (rank 0 never waits) can see all of it.
+  const auto* waitall = function_row(p, "MPI_Waitall");
+  REQUIRE(waitall != nullptr);
+  const double expected = truth["total_wait_s"].get<double>();
+  INFO("expected " << expected << " s, Waitall global-minimum wait " << waitall->wait_s_global_min
+                   << " s, scheduled " << truth["scheduled_wait_s"].get<double>() << " s");
+  CHECK(std::abs(waitall->wait_s_global_min - expected) <= 0.15 * expected);
+}
+
+TEST_CASE("callsite depth 2 records the caller's caller through libunwind", "[mpi]") {
+  const auto dir = scratch_dir("depth2");
+  const auto r = run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", dir},
+                                                        {"MPIDLE_CALLSITE_DEPTH", "2"}});
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.callsite_depth == 2);
+  REQUIRE_FALSE(p.callsites.empty());
+  for (const auto& c : p.callsites) {
+    REQUIRE(c.frames.size() == 2);
+    CHECK(c.frames[0].function == "main");
+    CHECK(c.frames[1].module != c.frames[0].module);  // main's caller lives in libc
+  }
+  CHECK(calls_of(p, "MPI_Recv") == 240);
+}
+
+TEST_CASE("ranks of other communicators are reported as world ranks", "[mpi]") {
+  const auto dir = scratch_dir("split");
+  const auto r = run_mpi(2, program("comm_split_peers"), {}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  auto peer_of = [&](const std::string& fn, std::int64_t rank) {
+    std::int64_t peer = -99;
+    for (const auto& m : p.minima) {
+      if (m.function == fn && m.rank == rank) peer = m.peer;
+    }
+    return peer;
+  };
+  CHECK(peer_of("MPI_Send", 0) == 1);
+  CHECK(peer_of("MPI_Send", 1) == 0);
+  CHECK(peer_of("MPI_Recv", 0) == 1);  // MPI_ANY_SOURCE, resolved from the status
+  CHECK(peer_of("MPI_Recv", 1) == 0);
+  CHECK(calls_of(p, "MPI_Comm_split") == 2);
+}

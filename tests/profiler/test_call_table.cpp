@@ -1,0 +1,58 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <random>
+
+#include "call_table.hpp"
+
+using namespace mpidle::profiler;
+
+TEST_CASE("call table keeps visits, total, minimum and bytes per key", "[profiler]") {
+  CallTable t(64);
+  const CallKey a{0x401000, 3, 4, 1};
+  const CallKey b{0x401000, 3, 4, 2};  // same callsite, other peer
+  REQUIRE(t.add(a, 50, 8));
+  REQUIRE(t.add(a, 20, 8));
+  REQUIRE(t.add(a, 30, 8));
+  REQUIRE(t.add(b, 7, 0));
+  std::map<std::int32_t, CallStats> seen;
+  t.for_each([&](const CallKey& k, const CallStats& s) { seen[k.peer] = s; });
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[1].visits == 3);
+  CHECK(seen[1].total == 100);
+  CHECK(seen[1].minimum == 20);
+  CHECK(seen[1].bytes == 24);
+  CHECK(seen[2].minimum == 7);
+}
+
+TEST_CASE("a full call table refuses new keys but still counts known ones", "[profiler]") {
+  CallTable t(16);  // 12 usable slots
+  int accepted = 0;
+  for (int i = 0; i < 20; ++i) accepted += t.add(CallKey{std::uintptr_t(0x1000 + i), 1, 0, -1}, 1, 0);
+  CHECK(accepted == 12);
+  CHECK(t.size() == 12);
+  CHECK(t.add(CallKey{0x1000, 1, 0, -1}, 1, 0));
+}
+
+TEST_CASE("call table agrees with a map on random keys", "[profiler]") {
+  CallTable t(4096);
+  std::map<std::tuple<std::uintptr_t, int, int, int>, std::pair<std::uint64_t, Ticks>> expected;
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 20000; ++i) {
+    const CallKey k{0x400000 + (rng() % 50) * 16, std::uint16_t(rng() % 5),
+                    std::int16_t(rng() % 3), std::int32_t(rng() % 4) - 1};
+    const Ticks d = 1 + rng() % 1000;
+    REQUIRE(t.add(k, d, 0));
+    auto& e = expected[{k.callsite, k.function, k.size_class, k.peer}];
+    e.first += 1;
+    e.second += d;
+  }
+  std::size_t matched = 0;
+  t.for_each([&](const CallKey& k, const CallStats& s) {
+    const auto& e = expected.at({k.callsite, k.function, k.size_class, k.peer});
+    CHECK(s.visits == e.first);
+    CHECK(s.total == e.second);
+    ++matched;
+  });
+  CHECK(matched == expected.size());
+}

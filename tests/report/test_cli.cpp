@@ -1,0 +1,77 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+Result mpidle(const std::string& args) {
+  const std::string cmd = std::string(MPIDLE_BIN) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, pipe)) out += buf;
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+}  // namespace
+
+TEST_CASE("bad input to mpidle report: one line, exit status 2", "[report]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "mpidle-test-cli";
+  fs::create_directories(dir);
+  std::ofstream(dir / "garbage.json") << "\x01\x02 not json";
+  std::ofstream(dir / "wrong.json") << R"({"schema": "mpidle-profile/9"})";
+  std::ofstream(dir / "truncated.json") << R"({"schema": "mpidle-profile/1", "run": {"execu)";
+
+  for (const std::string arg : {std::string("/nonexistent/profile.json"), (dir / "garbage.json").string(),
+                                (dir / "wrong.json").string(), (dir / "truncated.json").string(),
+                                dir.string()}) {
+    INFO(arg);
+    const auto r = mpidle("report " + arg);
+    CHECK(r.status == 2);
+    CHECK(lines(r.output) == 1);
+    CHECK_THAT(r.output, Catch::StartsWith("mpidle report: "));
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("mpidle usage errors exit 2 with one line", "[report]") {
+  for (const std::string args : {"frobnicate", "report", "report a b", "report x --top zero",
+                                 "run", "run --callsite-depth 99 -- true", "run --bogus -- true"}) {
+    INFO(args);
+    const auto r = mpidle(args);
+    CHECK(r.status == 2);
+    CHECK(lines(r.output) == 1);
+  }
+}
+
+TEST_CASE("mpidle --help lists every command, each with its own help", "[report]") {
+  const auto r = mpidle("--help");
+  CHECK(r.status == 0);
+  for (const char* cmd : {"run", "report", "config"}) {
+    CHECK_THAT(r.output, Catch::Contains(cmd));
+    const auto h = mpidle(std::string(cmd) + " --help");
+    CHECK(h.status == 0);
+    CHECK_THAT(h.output, Catch::StartsWith(std::string("usage: mpidle ") + cmd));
+  }
+}
+
+TEST_CASE("mpidle run passes the exit status of a command that is not MPI", "[report]") {
+  const auto r = mpidle("run --output /tmp/mpidle-test-cli-run -- sh -c 'exit 7'");
+  CHECK(r.status == 7);
+  CHECK_THAT(r.output, Catch::Contains("no profile"));
+}

@@ -1,0 +1,56 @@
+#include <catch2/catch.hpp>
+
+#include "../model/fixtures.hpp"
+#include "model/profile_reader.hpp"
+#include "model/profile_writer.hpp"
+#include "model/table_merge.hpp"
+#include "text_report.hpp"
+
+using namespace mpidle;
+
+namespace {
+model::Profile sample(bool global) {
+  auto t = test::tables_for_rank(0, 15e-6, 5e-6);
+  model::merge_tables(t, test::tables_for_rank(1, 3e-6, 1e-6));
+  t.callsites[0].frames[0].file = "/src/solver.c";
+  t.callsites[0].frames[0].line = 57;
+  t.callsites[0].frames[0].function = "exchange";
+  model::RunInfo run;
+  run.executable = "/bin/app";
+  run.global_minimum = global;
+  run.wall_s = 1;
+  return model::parse_profile(model::build_profile_json(t, run));
+}
+}  // namespace
+
+TEST_CASE("the report names the estimate and shows the matching numbers", "[report]") {
+  const auto local = report::format_report(sample(false), {10, report::Estimate::local});
+  CHECK_THAT(local, Catch::Contains("local (per rank) minimum"));
+  const auto global = report::format_report(sample(true), {10, report::Estimate::global});
+  CHECK_THAT(global, Catch::Contains("global (all ranks) minimum"));
+  // The receive waited 12 µs against the global minimum and 0 against rank 0's own.
+  CHECK_THAT(global, Catch::Contains("solver.c:57 (exchange)"));
+  CHECK_THAT(global, Catch::Contains("12.0 us"));
+}
+
+TEST_CASE("callsites without debug information show module and offset", "[report]") {
+  model::CallsiteRow c;
+  c.frames = {model::Frame{"/usr/lib/libfoo.so", 0x1a2, "foo_send", "", 0}};
+  CHECK(report::callsite_location(c) == "foo_send (libfoo.so+0x1a2)");
+  c.frames[0].file = "/src/foo.c";
+  c.frames[0].line = 9;
+  CHECK(report::callsite_location(c) == "foo.c:9 (foo_send)");
+}
+
+TEST_CASE("the run summary is five lines", "[report]") {
+  const auto text = report::format_summary(sample(false), "/tmp/run");
+  CHECK(std::count(text.begin(), text.end(), '\n') == 5);
+  CHECK_THAT(text, Catch::Contains("mpidle report /tmp/run"));
+}
+
+TEST_CASE("the report points out startup skew when first calls dominate the wait", "[report]") {
+  auto p = sample(false);
+  for (auto& r : p.ranks) r.first_call_wait_s = r.wait_s;
+  const auto text = report::format_report(p, {10, report::Estimate::local});
+  CHECK_THAT(text, Catch::Contains("startup skew"));
+}
