@@ -1,6 +1,7 @@
 #include "module_map.hpp"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -26,12 +27,15 @@ bool is_fixed_address_executable(const std::string& path) {
 }  // namespace
 
 const ModuleMap::Module& ModuleMap::module_of(const char* reported_path) {
-  // The main program is reported by the name it was started with, or not at all.
+  // dladdr reports the main program by the name it was started with (argv[0],
+  // which may be a bare name found on PATH), or not at all.
   std::string key = reported_path && *reported_path ? reported_path : "";
   auto it = m_modules.find(key);
   if (it != m_modules.end()) return it->second;
+  const bool main_program = key.empty() || key == program_invocation_name ||
+                            key.find('/') == std::string::npos;
   Module m;
-  m.path = real_path(key.empty() ? "/proc/self/exe" : key);
+  m.path = real_path(main_program ? "/proc/self/exe" : key);
   m.fixed_address = is_fixed_address_executable(m.path);
   return m_modules.emplace(key, m).first->second;
 }
