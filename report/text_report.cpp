@@ -132,13 +132,15 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
                   static_cast<unsigned long long>(dropped));
   }
 
-  out += format("\nTop callsites by wait\n  %4s  %-18s %-36s %9s %10s %10s %6s\n", "id",
+  out += format("\nTop callsites by wait\n  %4s  %-18s %-44s %9s %10s %10s %6s\n", "id",
                 "function", "location", "visits", "time", "wait", "wait%");
   const auto order = callsites_by_wait(p, e);
   for (std::size_t i = 0; i < order.size() && i < o.top; ++i) {
     const auto& c = *order[i];
-    out += format("  %4lld  %-18s %-36s %9llu %10s %10s %5.1f%%\n", static_cast<long long>(c.id),
-                  c.function.c_str(), callsite_location(c).c_str(),
+    std::string location = callsite_location(c);
+    if (location.size() > 44) location = location.substr(0, 41) + "...";
+    out += format("  %4lld  %-18s %-44s %9llu %10s %10s %5.1f%%\n", static_cast<long long>(c.id),
+                  c.function.c_str(), location.c_str(),
                   static_cast<unsigned long long>(c.visits), seconds(c.time_s).c_str(),
                   seconds(wait_of(c, e)).c_str(), percent(wait_of(c, e), c.time_s));
     for (std::size_t f = 1; f < c.frames.size(); ++f) {

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Overhead of mpidle, profiled vs bare, on this machine.
+
+Runs bench/call_cost bare and under LD_PRELOAD=libmpidle.so, alternating, R times
+each (median reported; this machine is noisy, so only differences within one run
+of this script mean anything):
+  - ns added per intercepted call: MPI_Iprobe with nothing pending, 2 ranks;
+  - 0-byte ping-pong half round trip.
+Also times the parts of one call in isolation (bench/hot_path): a TSC read,
+clock_gettime, one call-table update; the floor for "two clock reads and a table
+update" on this machine. Prints a table, then one JSON line with the figures.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+
+def run_once(args, mode, n, profiled, out_dir):
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    if profiled:
+        env["LD_PRELOAD"] = os.path.join(args.build, "lib", "libmpidle.so")
+        env["MPIDLE_OUTPUT"] = out_dir
+        env["MPIDLE_SYMBOLIZE"] = "0"
+    cmd = [args.mpiexec, "-n", "2", os.path.join(args.build, "bench", "call_cost"), mode, str(n)]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, timeout=300)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def measure(args, mode, n):
+    bare, profiled = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.repeats):
+            bare.append(run_once(args, mode, n, False, tmp))
+            profiled.append(run_once(args, mode, n, True, os.path.join(tmp, str(i))))
+    return statistics.median(bare), statistics.median(profiled), bare, profiled
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--calls", type=int, default=1000000)
+    ap.add_argument("--pingpongs", type=int, default=200000)
+    ap.add_argument("--mpiexec", default=shutil.which("mpiexec.mpich") or "mpiexec")
+    args = ap.parse_args()
+
+    parts = json.loads(subprocess.run([os.path.join(args.build, "bench", "hot_path")],
+                                      capture_output=True, text=True, check=True).stdout)
+    ib, ip, _, _ = measure(args, "iprobe", args.calls)
+    pb, pp, _, _ = measure(args, "pingpong", args.pingpongs)
+    rows = [
+        ("MPI_Iprobe, nothing pending (ns/call)", ib, ip),
+        ("0-byte ping-pong, half round trip (ns)", pb, pp),
+    ]
+    print(f"mpidle overhead, median of {args.repeats} alternating runs, 2 ranks")
+    print(f"{'measurement':42} {'bare':>10} {'profiled':>10} {'added':>10} {'ratio':>7}")
+    for name, bare, prof in rows:
+        print(f"{name:42} {bare:10.1f} {prof:10.1f} {prof - bare:10.1f} {prof / bare:7.3f}")
+    print(f"parts of one call: TSC read {parts['tsc_read_ns']:.1f} ns (two per call), "
+          f"clock_gettime {parts['clock_gettime_ns']:.1f} ns, "
+          f"table update {parts['table_update_ns']:.1f} ns")
+    print(json.dumps({**parts,
+        "repeats": args.repeats,
+        "iprobe_bare_ns": round(ib, 2), "iprobe_profiled_ns": round(ip, 2),
+        "added_ns_per_call": round(ip - ib, 2),
+        "pingpong_half_rtt_bare_ns": round(pb, 2), "pingpong_half_rtt_profiled_ns": round(pp, 2),
+        "pingpong_added_ns": round(pp - pb, 2),
+    }))
+
+
+if __name__ == "__main__":
+    main()
