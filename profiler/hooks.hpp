@@ -38,20 +38,24 @@ inline std::int32_t peer_of(const PendingOp& op, const MPI_Status* status) {
   return op.comm->world_rank(status->MPI_SOURCE);
 }
 
-// A peer given as a rank in `comm`; ANY_SOURCE is resolved from the status later.
+// A peer given as a rank in `comm`; ANY_SOURCE is resolved from the status later,
+// through the communicator's translation (looked up only once it is needed).
 inline PendingOp pending(std::uint64_t bytes, int rank, MPI_Comm comm, bool receive,
                          bool persistent) {
   PendingOp op;
   op.bytes = bytes;
   op.receive = receive;
   op.persistent = persistent;
-  if (rank == MPI_ANY_SOURCE) {
-    op.peer = kPeerFromStatus;
-    op.comm = comm_info(comm);
-  } else {
-    op.peer = world_peer(rank, comm);
-  }
+  op.peer = rank == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(rank, comm);
   return op;
+}
+
+// The sender named by a status of a receive or probe on `comm`.
+inline std::int32_t peer_from_status(const PendingOp& op, const MPI_Status* status,
+                                     MPI_Comm comm) {
+  if (op.peer != kPeerFromStatus) return op.peer;
+  if (status == nullptr || status == MPI_STATUS_IGNORE) return -1;
+  return world_peer(status->MPI_SOURCE, comm);
 }
 
 inline void track(HandleTable* table, std::uint64_t handle, const PendingOp& op) {
@@ -106,30 +110,37 @@ struct Send {
 
 struct Recv {
   PendingOp m_op;
+  MPI_Comm m_comm;
   MPI_Status m_own_status;
   MPI_Status* m_status;
   void before(Call&, std::uint64_t bytes, int source, MPI_Comm comm, MPI_Status*& status) {
     m_op = detail::pending(bytes, source, comm, true, false);
+    m_comm = comm;
     // ANY_SOURCE needs the status to name the sender, even if the caller ignores it.
     if (m_op.peer == kPeerFromStatus && status == MPI_STATUS_IGNORE) status = &m_own_status;
     m_status = status;
   }
   void after(Call& call, int rc) {
-    call.record(m_op.bytes, rc == MPI_SUCCESS ? detail::peer_of(m_op, m_status) : -1);
+    call.record(m_op.bytes,
+                rc == MPI_SUCCESS ? detail::peer_from_status(m_op, m_status, m_comm) : -1);
   }
 };
 
 template <bool kReceive, bool kPersistent>
 struct StartP2P {
   PendingOp m_op;
+  MPI_Comm m_comm;
   MPI_Request* m_request;
   void before(Call&, std::uint64_t bytes, int peer, MPI_Comm comm, MPI_Request* request) {
     m_op = detail::pending(bytes, peer, comm, kReceive, kPersistent);
+    m_comm = comm;
     m_request = request;
   }
   void after(Call& call, int rc) {
     call.record(m_op.bytes, m_op.peer == kPeerFromStatus ? -1 : m_op.peer);
-    if (rc == MPI_SUCCESS) detail::track(detail::requests(), handle_key(*m_request), m_op);
+    if (rc != MPI_SUCCESS) return;
+    if (m_op.peer == kPeerFromStatus) m_op.comm = comm_info(m_comm);
+    detail::track(detail::requests(), handle_key(*m_request), m_op);
   }
 };
 using Isend = StartP2P<false, false>;
@@ -167,16 +178,17 @@ struct RequestFree {
 
 struct Probe {
   PendingOp m_op;
+  MPI_Comm m_comm;
   MPI_Status m_own_status;
   MPI_Status* m_status;
   void before(Call&, int source, MPI_Comm comm, MPI_Status*& status) {
     m_op = detail::pending(0, source, comm, true, false);
+    m_comm = comm;
     if (status == MPI_STATUS_IGNORE) status = &m_own_status;
     m_status = status;
   }
-  void after(Call& call, int rc) {
-    call.record(0, rc == MPI_SUCCESS ? detail::peer_of(m_op, m_status) : -1);
-  }
+  std::int32_t peer() const { return detail::peer_from_status(m_op, m_status, m_comm); }
+  void after(Call& call, int rc) { call.record(0, rc == MPI_SUCCESS ? peer() : -1); }
 };
 
 struct Iprobe {
@@ -207,7 +219,7 @@ struct Mprobe {
     m_probe.after(call, rc);
     if (rc == MPI_SUCCESS && *m_message != MPI_MESSAGE_NULL) {
       PendingOp op;
-      op.peer = detail::peer_of(m_probe.m_op, m_probe.m_status);
+      op.peer = m_probe.peer();
       detail::track(detail::messages(), handle_key(*m_message), op);
     }
   }
