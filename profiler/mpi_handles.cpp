@@ -14,9 +14,9 @@ RealFunction<decltype(&PMPI_Group_translate_ranks)> real_group_translate_ranks{
 RealFunction<decltype(&PMPI_Type_size_x)> real_type_size_x{"PMPI_Type_size_x"};
 }  // namespace
 
-const CommInfo* build_comm_info(MPI_Comm comm) {
-  Context* context = Context::current();
-  if (context == nullptr || comm == MPI_COMM_NULL) return nullptr;
+namespace {
+
+const CommInfo* translate(Context& context, MPI_Comm comm) {
   // Intercommunicator ranks name members of the remote group.
   int inter = 0;
   if (call_real(real_comm_test_inter, comm, &inter) != MPI_SUCCESS) return nullptr;
@@ -33,7 +33,20 @@ const CommInfo* build_comm_info(MPI_Comm comm) {
   PMPI_Group_free(&world_group);
   std::vector<std::int32_t> ranks(world.begin(), world.end());
   for (auto& r : ranks) r = r == MPI_UNDEFINED ? -1 : r;
-  return context->comms().insert(handle_key(comm), std::move(ranks));
+  return context.comms().insert(handle_key(comm), std::move(ranks));
+}
+
+}  // namespace
+
+const CommInfo* build_comm_info(MPI_Comm comm) {
+  Context* context = Context::current();
+  if (context == nullptr || comm == MPI_COMM_NULL) return nullptr;
+  // Runs inside a wrapper: nothing may propagate into the application's C frames.
+  try {
+    return translate(*context, comm);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot) {

@@ -125,3 +125,46 @@ TEST_CASE("ranks of other communicators are reported as world ranks", "[mpi]") {
   CHECK(peer_of("MPI_Recv", 1) == 0);
   CHECK(calls_of(p, "MPI_Comm_split") == 2);
 }
+
+TEST_CASE("completion calls: peers, sizes and calls that completed nothing", "[mpi]") {
+  const auto dir = scratch_dir("completion");
+  const auto r = run_mpi(2, program("completion_calls"), {}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  REQUIRE(truth.contains("failed_tests"));
+  const auto p = model::read_profile(dir);
+  auto count = [&](const char* name) { return truth[name].get<std::uint64_t>(); };
+
+  const auto* test = function_row(p, "MPI_Test");
+  REQUIRE(test != nullptr);
+  CHECK(test->calls == count("tests"));
+  CHECK(test->incomplete_calls == count("failed_tests"));
+  const auto* testall = function_row(p, "MPI_Testall");
+  REQUIRE(testall != nullptr);
+  CHECK(testall->calls == count("testalls"));
+  CHECK(testall->incomplete_calls == count("failed_testalls"));
+  const auto* iprobe = function_row(p, "MPI_Iprobe");
+  REQUIRE(iprobe != nullptr);
+  CHECK(iprobe->calls == count("iprobes"));
+  CHECK(iprobe->incomplete_calls == count("failed_iprobes"));
+  CHECK(calls_of(p, "MPI_Waitany") == 1);
+  CHECK(calls_of(p, "MPI_Start") == 6);
+  CHECK(calls_of(p, "MPI_Wait") == 3 + 1 + 3);
+
+  auto has_minimum = [&](const char* fn, std::int64_t rank, std::int64_t peer, std::int64_t sc) {
+    return std::any_of(p.minima.begin(), p.minima.end(), [&](const auto& m) {
+      return m.function == fn && m.rank == rank && m.peer == peer && m.size_class == sc;
+    });
+  };
+  // The Test that completed: the Irecv of 16 doubles (128 bytes → class 8) from rank 0.
+  CHECK(has_minimum("MPI_Test", 1, 0, 8));
+  CHECK(has_minimum("MPI_Test", 1, -1, -1));  // the ones that found nothing
+  // Testall completing two receives of 16 bytes each: no single peer, 32 bytes → class 6.
+  CHECK(has_minimum("MPI_Testall", 1, -1, 6));
+  // Iprobe with MPI_ANY_SOURCE that found the message names the sender.
+  CHECK(has_minimum("MPI_Iprobe", 1, 0, 0));
+  // Persistent requests keep their peer and size over every round (24 bytes → 5).
+  CHECK(has_minimum("MPI_Wait", 1, 0, 5));
+  CHECK(has_minimum("MPI_Wait", 0, 1, 5));
+  CHECK(has_minimum("MPI_Start", 0, 1, 5));
+}

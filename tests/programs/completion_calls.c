@@ -1,0 +1,86 @@
+/* The completion family with counts the program knows itself: how many MPI_Test,
+ * MPI_Testall and MPI_Iprobe calls found nothing (it counts the failed ones), and
+ * how many calls of each kind it made. Rank 0 sends late; rank 1 polls. */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+
+static void spin(double seconds) {
+  const double start = MPI_Wtime();
+  while (MPI_Wtime() - start < seconds) {
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  long failed_tests = 0, tests = 0, failed_testalls = 0, testalls = 0, failed_iprobes = 0,
+       iprobes = 0;
+  double a[16] = {0}, b[16] = {0};
+  MPI_Request r[2];
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    spin(2e-3);
+    MPI_Send(a, 16, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD);  /* for the Test loop */
+    MPI_Send(a, 4, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD);   /* Waitany, then Wait */
+    MPI_Send(b, 8, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD);
+    spin(2e-3);
+    MPI_Send(a, 2, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD);   /* for the Testall loop */
+    MPI_Send(b, 2, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);
+    spin(2e-3);
+    MPI_Send(a, 1, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD);   /* for the Iprobe loop */
+    MPI_Request persistent;                            /* persistent send, 3 rounds */
+    MPI_Send_init(b, 3, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, &persistent);
+    for (int i = 0; i < 3; ++i) {
+      MPI_Start(&persistent);
+      MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&persistent);
+  } else if (rank == 1) {
+    int flag = 0;
+    MPI_Irecv(a, 16, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, &r[0]);
+    while (!flag) {
+      MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
+      ++tests;
+      failed_tests += !flag;
+    }
+    int index = -1;
+    MPI_Irecv(a, 4, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD, &r[0]);
+    MPI_Irecv(b, 8, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, &r[1]);
+    MPI_Waitany(2, r, &index, MPI_STATUS_IGNORE);
+    MPI_Wait(&r[1 - index], MPI_STATUS_IGNORE);
+    MPI_Irecv(a, 2, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD, &r[0]);
+    MPI_Irecv(b, 2, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &r[1]);
+    for (flag = 0; !flag;) {
+      MPI_Status statuses[2];
+      MPI_Testall(2, r, &flag, statuses);
+      ++testalls;
+      failed_testalls += !flag;
+    }
+    for (flag = 0; !flag;) {
+      MPI_Iprobe(MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      ++iprobes;
+      failed_iprobes += !flag;
+    }
+    MPI_Recv(a, 1, MPI_DOUBLE, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Request persistent;
+    MPI_Recv_init(b, 3, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, &persistent);
+    for (int i = 0; i < 3; ++i) {
+      MPI_Start(&persistent);
+      MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&persistent);
+  }
+  /* Rank 1's counts travel to rank 0, which prints them. */
+  long counts[6] = {tests, failed_tests, testalls, failed_testalls, iprobes, failed_iprobes};
+  long totals[6];
+  MPI_Reduce(counts, totals, 6, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("{\"tests\": %ld, \"failed_tests\": %ld, \"testalls\": %ld, \"failed_testalls\": %ld, "
+           "\"iprobes\": %ld, \"failed_iprobes\": %ld}\n",
+           totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]);
+  }
+  MPI_Finalize();
+  return 0;
+}
