@@ -34,13 +34,15 @@ int main(int argc, char** argv) {
     for (int r = 0; r < size; ++r) scheduled += kIterations * 1e-6 * kWorkUs * (size - 1 - r);
     for (int i = 0; i < kIterations; ++i) {
       double last = 0;
-      for (int r = 0; r < size; ++r) last = all[r * kIterations + i] > last ? all[r * kIterations + i] : last;
+      for (int r = 0; r < size; ++r)
+        last = all[r * kIterations + i] > last ? all[r * kIterations + i] : last;
       for (int r = 0; r < size; ++r) happened += last - all[r * kIterations + i];
     }
     if (example_has_flag(argc, argv, "--json")) {
-      printf("{\"example\": \"imbalance_allreduce\", \"ranks\": %d, \"iterations\": %d, "
-             "\"scheduled_wait_s\": %.6f, \"total_wait_s\": %.6f, \"sum\": %.1f}\n",
-             size, kIterations, scheduled, happened, sum);
+      printf(
+          "{\"example\": \"imbalance_allreduce\", \"ranks\": %d, \"iterations\": %d, "
+          "\"scheduled_wait_s\": %.6f, \"total_wait_s\": %.6f, \"sum\": %.1f}\n",
+          size, kIterations, scheduled, happened, sum);
     } else {
       printf("imbalance_allreduce: %d ranks, %d allreduces, scheduled wait %.6f s\n", size,
              kIterations, scheduled);

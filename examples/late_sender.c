@@ -53,9 +53,10 @@ int main(int argc, char** argv) {
       for (int i = 0; i < kIterations; ++i) happened += send[i] > recv[i] ? send[i] - recv[i] : 0;
     }
     if (example_has_flag(argc, argv, "--json")) {
-      printf("{\"example\": \"late_sender\", \"pairs\": %d, \"messages_per_pair\": %d, "
-             "\"scheduled_wait_s\": %.6f, \"receiver_wait_s\": %.6f}\n",
-             size / 2, kIterations, scheduled, happened);
+      printf(
+          "{\"example\": \"late_sender\", \"pairs\": %d, \"messages_per_pair\": %d, "
+          "\"scheduled_wait_s\": %.6f, \"receiver_wait_s\": %.6f}\n",
+          size / 2, kIterations, scheduled, happened);
     } else {
       printf("late_sender: %d pairs, %d messages each, receivers wait %.6f s in all\n", size / 2,
              kIterations, scheduled * (size / 2));

@@ -53,11 +53,12 @@ int main(int argc, char** argv) {
       }
     }
     if (example_has_flag(argc, argv, "--json")) {
-      printf("{\"example\": \"nonblocking_halo\", \"ranks\": %d, \"iterations\": %d, "
-             "\"irecv_per_rank\": %d, \"isend_per_rank\": %d, \"waitall_per_rank\": %d, "
-             "\"scheduled_wait_s\": %.6f, \"total_wait_s\": %.6f}\n",
-             size, kIterations, 2 * kIterations, 2 * kIterations, kIterations,
-             neighbours_of_0 * kIterations * 1e-6 * kExtraUs, happened);
+      printf(
+          "{\"example\": \"nonblocking_halo\", \"ranks\": %d, \"iterations\": %d, "
+          "\"irecv_per_rank\": %d, \"isend_per_rank\": %d, \"waitall_per_rank\": %d, "
+          "\"scheduled_wait_s\": %.6f, \"total_wait_s\": %.6f}\n",
+          size, kIterations, 2 * kIterations, 2 * kIterations, kIterations,
+          neighbours_of_0 * kIterations * 1e-6 * kExtraUs, happened);
     } else {
       printf("nonblocking_halo: %d ranks, %d iterations\n", size, kIterations);
     }

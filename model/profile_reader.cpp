@@ -64,7 +64,8 @@ RunSummary parse_run(const Fields& f) {
   r.executable = f.get<std::string>("executable");
   for (const auto& a : f.array("args")) r.args.push_back(a.is_string() ? a.get<std::string>() : "");
   r.ranks = f.get<std::int64_t>("ranks");
-  for (const auto& h : f.array("hosts")) r.hosts.push_back(h.is_string() ? h.get<std::string>() : "");
+  for (const auto& h : f.array("hosts"))
+    r.hosts.push_back(h.is_string() ? h.get<std::string>() : "");
   r.mpi_library = f.get<std::string>("mpi_library");
   r.start = f.get<std::string>("start");
   r.wall_s = f.get<double>("wall_s");
@@ -116,9 +117,12 @@ Profile parse_profile(const json& doc) {
                    f.get<std::uint64_t>("dropped_calls")};
   });
   p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
-    return FunctionRow{f.get<std::string>("name"),  f.get<std::uint64_t>("calls"),
-                       f.get<std::uint64_t>("incomplete_calls"), f.get<double>("time_s"),
-                       f.get<double>("wait_s"), f.get<double>("wait_s_global_min"),
+    return FunctionRow{f.get<std::string>("name"),
+                       f.get<std::uint64_t>("calls"),
+                       f.get<std::uint64_t>("incomplete_calls"),
+                       f.get<double>("time_s"),
+                       f.get<double>("wait_s"),
+                       f.get<double>("wait_s_global_min"),
                        f.get<double>("bytes")};
   });
   p.callsites = rows<CallsiteRow>(top, "callsites", [](const Fields& f) {
@@ -138,8 +142,8 @@ Profile parse_profile(const json& doc) {
   });
   p.minima = rows<MinimumRow>(top, "minima", [](const Fields& f) {
     return MinimumRow{f.get<std::string>("function"), f.get<std::int64_t>("size_class"),
-                      f.get<std::int64_t>("peer"),     f.get<std::int64_t>("rank"),
-                      f.get<double>("min_s"),          f.get<std::uint64_t>("count")};
+                      f.get<std::int64_t>("peer"),    f.get<std::int64_t>("rank"),
+                      f.get<double>("min_s"),         f.get<std::uint64_t>("count")};
   });
   return p;
 }

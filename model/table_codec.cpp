@@ -72,9 +72,8 @@ std::vector<std::byte> encode_tables(const ProfileTables& tables) {
   w.put(kMagic);
   w.put(kVersion);
   put_vector(w, tables.functions, [](ByteWriter& w, const std::string& s) { w.put_string(s); });
-  put_vector(w, tables.callsites, [](ByteWriter& w, const Callsite& c) {
-    put_vector(w, c.frames, put_frame);
-  });
+  put_vector(w, tables.callsites,
+             [](ByteWriter& w, const Callsite& c) { put_vector(w, c.frames, put_frame); });
   put_vector(w, tables.ranks, [](ByteWriter& w, const RankData& r) {
     w.put(r.rank);
     w.put_string(r.host);
@@ -91,17 +90,16 @@ std::optional<ProfileTables> decode_tables(std::span<const std::byte> bytes) {
   std::uint32_t magic = 0, version = 0;
   if (!r.get(magic) || magic != kMagic || !r.get(version) || version != kVersion) return {};
   ProfileTables t;
-  bool ok = get_vector(r, t.functions, 4, [](ByteReader& r, std::string& s) {
-    return r.get_string(s);
-  });
+  bool ok =
+      get_vector(r, t.functions, 4, [](ByteReader& r, std::string& s) { return r.get_string(s); });
   ok = ok && get_vector(r, t.callsites, 8, [](ByteReader& r, Callsite& c) {
-    return get_vector(r, c.frames, 24, get_frame);
-  });
+         return get_vector(r, c.frames, 24, get_frame);
+       });
   ok = ok && get_vector(r, t.ranks, 32, [](ByteReader& r, RankData& d) {
-    return r.get(d.rank) && r.get_string(d.host) && r.get(d.wall_s) && r.get(d.dropped_calls) &&
-           get_vector(r, d.entries, 48, get_entry) &&
-           get_vector(r, d.first_calls, 20, get_first_call);
-  });
+         return r.get(d.rank) && r.get_string(d.host) && r.get(d.wall_s) &&
+                r.get(d.dropped_calls) && get_vector(r, d.entries, 48, get_entry) &&
+                get_vector(r, d.first_calls, 20, get_first_call);
+       });
   if (!ok || !r.at_end()) return {};
   // Indices must point into the tables, or later stages would read out of bounds.
   for (const auto& rank : t.ranks) {

@@ -21,9 +21,13 @@ bool cpu_has_invariant_tsc() {
 #endif
 }
 
-void select_timer(TimerKind kind) { detail::g_use_tsc = kind == TimerKind::tsc; }
+void select_timer(TimerKind kind) {
+  detail::g_use_tsc = kind == TimerKind::tsc;
+}
 
-TimerKind selected_timer() { return detail::g_use_tsc ? TimerKind::tsc : TimerKind::monotonic; }
+TimerKind selected_timer() {
+  return detail::g_use_tsc ? TimerKind::tsc : TimerKind::monotonic;
+}
 
 const char* timer_name(TimerKind kind) {
   return kind == TimerKind::tsc ? "tsc" : "clock_gettime(CLOCK_MONOTONIC)";
@@ -43,8 +47,8 @@ void TickRate::finish() {
   while (ns1 - m_ns0 < kMinCalibrationNs) ns1 = monotonic_ns();
   const Ticks ticks1 = now();
   if (ticks1 > m_ticks0) {
-    m_seconds_per_tick = static_cast<double>(ns1 - m_ns0) * 1e-9 /
-                         static_cast<double>(ticks1 - m_ticks0);
+    m_seconds_per_tick =
+        static_cast<double>(ns1 - m_ns0) * 1e-9 / static_cast<double>(ticks1 - m_ticks0);
   }
 }
 

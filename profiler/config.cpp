@@ -84,9 +84,9 @@ Config parse_config(const EnvLookup& lookup, std::vector<std::string>& warnings)
       std::int64_t& field = m == "callsite_depth"  ? c.callsite_depth
                             : m == "table_entries" ? c.table_entries
                                                    : c.verbose;
-      set_flag_or_warn(field, parse_count(*text, r), spec, *text, warnings,
-                       "an integer in [" + std::to_string(r.min) + ", " + std::to_string(r.max) +
-                           "]");
+      set_flag_or_warn(
+          field, parse_count(*text, r), spec, *text, warnings,
+          "an integer in [" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]");
     } else if (type == "timer") {
       set_flag_or_warn(c.timer, parse_timer(*text), spec, *text, warnings,
                        "auto, tsc or clock_gettime");

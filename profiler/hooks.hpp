@@ -51,8 +51,7 @@ inline PendingOp pending(std::uint64_t bytes, int rank, MPI_Comm comm, bool rece
 }
 
 // The sender named by a status of a receive or probe on `comm`.
-inline std::int32_t peer_from_status(const PendingOp& op, const MPI_Status* status,
-                                     MPI_Comm comm) {
+inline std::int32_t peer_from_status(const PendingOp& op, const MPI_Status* status, MPI_Comm comm) {
   if (op.peer != kPeerFromStatus) return op.peer;
   if (status == nullptr || status == MPI_STATUS_IGNORE) return -1;
   return world_peer(status->MPI_SOURCE, comm);
@@ -346,8 +345,8 @@ struct Testany {
   }
 };
 
-inline void record_completed_set(Call& call, detail::RequestSnapshot& snapshot,
-                                 const int* indices, int completed) {
+inline void record_completed_set(Call& call, detail::RequestSnapshot& snapshot, const int* indices,
+                                 int completed) {
   if (completed == 1) {
     const PendingOp op = snapshot.complete(indices ? indices[0] : 0);
     call.record(op.bytes, op.peer == kPeerFromStatus ? -1 : op.peer);
@@ -364,7 +363,9 @@ inline void record_completed_set(Call& call, detail::RequestSnapshot& snapshot,
 struct Waitall {
   detail::RequestSnapshot m_snapshot;
   void before(Call&, int count, MPI_Request* requests) { m_snapshot.take(count, requests); }
-  void after(Call& call, int) { record_completed_set(call, m_snapshot, nullptr, m_snapshot.count()); }
+  void after(Call& call, int) {
+    record_completed_set(call, m_snapshot, nullptr, m_snapshot.count());
+  }
 };
 
 struct Testall {

@@ -1,8 +1,8 @@
 #include "module_map.hpp"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <elf.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 
@@ -20,7 +20,8 @@ bool is_fixed_address_executable(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   unsigned char header[EI_NIDENT + 2] = {};
   if (!in.read(reinterpret_cast<char*>(header), sizeof header)) return false;
-  const std::uint16_t type = static_cast<std::uint16_t>(header[EI_NIDENT] | header[EI_NIDENT + 1] << 8);
+  const std::uint16_t type =
+      static_cast<std::uint16_t>(header[EI_NIDENT] | header[EI_NIDENT + 1] << 8);
   return type == ET_EXEC;
 }
 
@@ -32,8 +33,8 @@ const ModuleMap::Module& ModuleMap::module_of(const char* reported_path) {
   std::string key = reported_path && *reported_path ? reported_path : "";
   auto it = m_modules.find(key);
   if (it != m_modules.end()) return it->second;
-  const bool main_program = key.empty() || key == program_invocation_name ||
-                            key.find('/') == std::string::npos;
+  const bool main_program =
+      key.empty() || key == program_invocation_name || key.find('/') == std::string::npos;
   Module m;
   m.path = real_path(main_program ? "/proc/self/exe" : key);
   m.fixed_address = is_fixed_address_executable(m.path);

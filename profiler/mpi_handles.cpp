@@ -21,7 +21,8 @@ const CommInfo* translate(Context& context, MPI_Comm comm) {
   int inter = 0;
   if (call_real(real_comm_test_inter, comm, &inter) != MPI_SUCCESS) return nullptr;
   MPI_Group group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
-  const int rc = inter ? call_real(real_comm_remote_group, comm, &group) : PMPI_Comm_group(comm, &group);
+  const int rc =
+      inter ? call_real(real_comm_remote_group, comm, &group) : PMPI_Comm_group(comm, &group);
   if (rc != MPI_SUCCESS) return nullptr;
   int n = 0;
   call_real(real_group_size, group, &n);
@@ -51,7 +52,8 @@ const CommInfo* build_comm_info(MPI_Comm comm) {
 
 std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot) {
   MPI_Count size = 0;
-  if (call_real(real_type_size_x, type, &size) != MPI_SUCCESS || size < 0 || size == MPI_UNDEFINED) size = 0;
+  if (call_real(real_type_size_x, type, &size) != MPI_SUCCESS || size < 0 || size == MPI_UNDEFINED)
+    size = 0;
   Context* context = Context::current();
   slot.handle = handle_key(type);
   slot.generation = context ? context->type_generation().load(std::memory_order_relaxed) : 0;

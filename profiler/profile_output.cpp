@@ -68,8 +68,7 @@ fs::path run_directory(const Context& context, const std::string& executable) {
   return "mpidle-" + fs::path(executable).filename().string() + "-" + stamp;
 }
 
-void write_run_directory(const Context& context, model::ProfileTables& tables,
-                         double per_call_s) {
+void write_run_directory(const Context& context, model::ProfileTables& tables, double per_call_s) {
   const auto args = command_line();
   char exe[PATH_MAX] = {};
   const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";

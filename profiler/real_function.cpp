@@ -7,7 +7,9 @@
 
 namespace mpidle::profiler {
 
-void* find_next_symbol(const char* name) { return dlsym(RTLD_NEXT, name); }
+void* find_next_symbol(const char* name) {
+  return dlsym(RTLD_NEXT, name);
+}
 
 int missing_function(const char* name) {
   warn(std::string("the MPI library has no ") + name +

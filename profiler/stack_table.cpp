@@ -19,11 +19,10 @@ std::uintptr_t StackTable::intern(std::span<void* const> frames) {
   const std::size_t mask = m_capacity - 1;
   for (std::size_t i = (h ^ (h >> 29)) & mask;; i = (i + 1) & mask) {
     Slot& s = m_slots[i];
-    if (s.depth == n &&
-        std::equal(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n),
-                   s.frames.begin(), [](void* a, std::uintptr_t b) {
-                     return reinterpret_cast<std::uintptr_t>(a) == b;
-                   })) {
+    if (s.depth == n && std::equal(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n),
+                                   s.frames.begin(), [](void* a, std::uintptr_t b) {
+                                     return reinterpret_cast<std::uintptr_t>(a) == b;
+                                   })) {
       return kStackIdTag | i;
     }
     if (s.depth == 0) {

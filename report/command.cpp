@@ -23,8 +23,7 @@ const std::vector<Command>& commands() {
        "  --top N             callsites and functions to list (default 10)\n"
        "  --minimum M         wait estimate to show; default: the one the run chose\n",
        "print the text report of a run", report_command},
-      {"config",
-       "mpidle config\n\nLists every MPIDLE_* environment setting with its default.\n",
+      {"config", "mpidle config\n\nLists every MPIDLE_* environment setting with its default.\n",
        "list the MPIDLE_* settings", config_command},
   };
   return table;

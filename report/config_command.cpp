@@ -8,8 +8,7 @@ namespace mpidle::report {
 int config_command(Args args) {
   if (!args.empty()) throw UsageError("takes no arguments");
   for (const auto& s : profiler::setting_specs()) {
-    std::printf("%s (%s, default \"%s\")\n    %s\n", s.env, s.type, s.default_value,
-                s.description);
+    std::printf("%s (%s, default \"%s\")\n    %s\n", s.env, s.type, s.default_value, s.description);
   }
   return 0;
 }

@@ -125,7 +125,8 @@ std::string default_output(const std::vector<std::string>& command) {
   return "mpidle-" + application_name(command) + "-" + stamp;
 }
 
-int run_child(const std::vector<std::string>& command, const std::map<std::string, std::string>& set) {
+int run_child(const std::vector<std::string>& command,
+              const std::map<std::string, std::string>& set) {
   std::map<std::string, std::string> env;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;

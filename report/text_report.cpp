@@ -17,7 +17,9 @@ std::string format(const char* fmt, ...) {
   return buf;
 }
 
-double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+double percent(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0.0;
+}
 
 std::string basename_of(const std::string& path) {
   return std::filesystem::path(path).filename().string();
@@ -63,9 +65,8 @@ double wait_of(const model::CallsiteRow& c, Estimate e) {
 std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e) {
   std::vector<const model::CallsiteRow*> order;
   for (const auto& c : p.callsites) order.push_back(&c);
-  std::stable_sort(order.begin(), order.end(), [e](const auto* a, const auto* b) {
-    return wait_of(*a, e) > wait_of(*b, e);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [e](const auto* a, const auto* b) { return wait_of(*a, e) > wait_of(*b, e); });
   return order;
 }
 
@@ -106,9 +107,10 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
                 e == Estimate::global ? "global (all ranks)" : "local (per rank)",
                 e == Estimate::global ? "" : ", peer");
 
-  out += format("Summary: MPI %s (%.1f%% of rank time), wait %s (%.1f%% of rank time, %.1f%% of MPI)\n\n",
-                seconds(t.mpi).c_str(), percent(t.mpi, t.wall), seconds(t.wait).c_str(),
-                percent(t.wait, t.wall), percent(t.wait, t.mpi));
+  out += format(
+      "Summary: MPI %s (%.1f%% of rank time), wait %s (%.1f%% of rank time, %.1f%% of MPI)\n\n",
+      seconds(t.mpi).c_str(), percent(t.mpi, t.wall), seconds(t.wait).c_str(),
+      percent(t.wait, t.wall), percent(t.wait, t.mpi));
 
   out += "Ranks\n";
   out += format("  %5s  %-16s %10s %10s %10s %7s %12s\n", "rank", "host", "wall", "MPI", "wait",
@@ -132,17 +134,17 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
                   static_cast<unsigned long long>(dropped));
   }
 
-  out += format("\nTop callsites by wait\n  %4s  %-18s %-44s %9s %10s %10s %6s\n", "id",
-                "function", "location", "visits", "time", "wait", "wait%");
+  out += format("\nTop callsites by wait\n  %4s  %-18s %-44s %9s %10s %10s %6s\n", "id", "function",
+                "location", "visits", "time", "wait", "wait%");
   const auto order = callsites_by_wait(p, e);
   for (std::size_t i = 0; i < order.size() && i < o.top; ++i) {
     const auto& c = *order[i];
     std::string location = callsite_location(c);
     if (location.size() > 44) location = location.substr(0, 41) + "...";
     out += format("  %4lld  %-18s %-44s %9llu %10s %10s %5.1f%%\n", static_cast<long long>(c.id),
-                  c.function.c_str(), location.c_str(),
-                  static_cast<unsigned long long>(c.visits), seconds(c.time_s).c_str(),
-                  seconds(wait_of(c, e)).c_str(), percent(wait_of(c, e), c.time_s));
+                  c.function.c_str(), location.c_str(), static_cast<unsigned long long>(c.visits),
+                  seconds(c.time_s).c_str(), seconds(wait_of(c, e)).c_str(),
+                  percent(wait_of(c, e), c.time_s));
     for (std::size_t f = 1; f < c.frames.size(); ++f) {
       model::CallsiteRow caller;
       caller.frames = {c.frames[f]};
@@ -174,14 +176,15 @@ std::string format_summary(const model::Profile& p, const std::string& where) {
   const model::RankRow* worst = nullptr;
   for (const auto& r : p.ranks) {
     const double w = e == Estimate::global ? r.wait_s_global_min : r.wait_s;
-    const double best = worst ? (e == Estimate::global ? worst->wait_s_global_min : worst->wait_s) : -1;
+    const double best =
+        worst ? (e == Estimate::global ? worst->wait_s_global_min : worst->wait_s) : -1;
     if (w > best) worst = &r;
   }
   if (worst) {
     const double w = e == Estimate::global ? worst->wait_s_global_min : worst->wait_s;
-    out += format("  most waiting rank: %lld, %s (%.1f%% of its wall time)\n",
-                  static_cast<long long>(worst->rank), seconds(w).c_str(),
-                  percent(w, worst->wall_s));
+    out +=
+        format("  most waiting rank: %lld, %s (%.1f%% of its wall time)\n",
+               static_cast<long long>(worst->rank), seconds(w).c_str(), percent(w, worst->wall_s));
   }
   const auto order = callsites_by_wait(p, e);
   if (!order.empty()) {

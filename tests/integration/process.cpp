@@ -47,12 +47,16 @@ Outcome run(const std::vector<std::string>& argv, const std::map<std::string, st
   for (auto& s : argv_copy) args.push_back(s.data());
   args.push_back(nullptr);
 
-  const fs::path out_file = fs::temp_directory_path() / ("mpidle-test-out-" + std::to_string(getpid()));
-  const fs::path err_file = fs::temp_directory_path() / ("mpidle-test-err-" + std::to_string(getpid()));
+  const fs::path out_file =
+      fs::temp_directory_path() / ("mpidle-test-out-" + std::to_string(getpid()));
+  const fs::path err_file =
+      fs::temp_directory_path() / ("mpidle-test-err-" + std::to_string(getpid()));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_file.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // so that a hang can be killed whole
@@ -97,8 +101,12 @@ std::string scratch_dir(const std::string& name) {
   return dir.string();
 }
 
-std::string example(const std::string& name) { return std::string(EXAMPLES_DIR) + "/" + name; }
-std::string program(const std::string& name) { return std::string(PROGRAMS_DIR) + "/" + name; }
+std::string example(const std::string& name) {
+  return std::string(EXAMPLES_DIR) + "/" + name;
+}
+std::string program(const std::string& name) {
+  return std::string(PROGRAMS_DIR) + "/" + name;
+}
 
 nlohmann::json truth_of(const std::string& text) {
   const auto start = text.find('{');

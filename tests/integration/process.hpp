@@ -16,8 +16,8 @@ struct Outcome {
   std::string err;
 };
 
-Outcome run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
-            int timeout_s = 60);
+Outcome run(const std::vector<std::string>& argv,
+            const std::map<std::string, std::string>& env = {}, int timeout_s = 60);
 
 // mpiexec -n N program args..., with libmpidle.so preloaded unless `preload` is false.
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,

@@ -31,7 +31,8 @@ TEST_CASE("stdout and exit status are those of the bare program", "[mpi]") {
     CHECK(profiled.out == bare.out);
   }
   const auto bare = run_mpi(2, program("exit_code"), {}, {}, false);
-  const auto profiled = run_mpi(2, program("exit_code"), {}, {{"MPIDLE_OUTPUT", scratch_dir("exit")}});
+  const auto profiled =
+      run_mpi(2, program("exit_code"), {}, {{"MPIDLE_OUTPUT", scratch_dir("exit")}});
   CHECK(bare.status == 3);
   CHECK(profiled.status == 3);
   CHECK(profiled.out == bare.out);
@@ -50,8 +51,8 @@ TEST_CASE("mpidle run returns the program's exit status and writes the run direc
 }
 
 TEST_CASE("an unwritable output directory costs one warning, not the run", "[mpi]") {
-  const auto r = run_mpi(2, example("late_sender"), {},
-                         {{"MPIDLE_OUTPUT", "/proc/mpidle-cannot-write-here"}});
+  const auto r =
+      run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", "/proc/mpidle-cannot-write-here"}});
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("late_sender: 1 pairs"));
   CHECK(count_lines_with(r.err, "mpidle(") == 1);
@@ -70,8 +71,8 @@ TEST_CASE("a malformed setting gives one warning and the default", "[mpi]") {
 
 TEST_CASE("MPIDLE_ENABLE=0 turns the profiler into a pass-through", "[mpi]") {
   const auto dir = scratch_dir("disabled");
-  const auto r = run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", dir},
-                                                        {"MPIDLE_ENABLE", "0"}});
+  const auto r =
+      run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_ENABLE", "0"}});
   CHECK(r.status == 0);
   CHECK_FALSE(std::filesystem::exists(dir));
   CHECK(r.err.find("mpidle") == std::string::npos);

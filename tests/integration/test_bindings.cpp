@@ -52,9 +52,9 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
 TEST_CASE("NetPIPE from Debian runs unmodified with exact call counts", "[mpi]") {
   const int repeats = 40;
   const auto dir = scratch_dir("netpipe");
-  const auto r = run({MPIDLE_BIN, "run", "--output", dir, "--", MPIEXEC, "-n", "2", "NPmpich2",
-                      "-l", "1", "-u", "1", "-p", "0", "-n", std::to_string(repeats), "-o",
-                      dir + ".np.out"});
+  const auto r =
+      run({MPIDLE_BIN, "run", "--output", dir, "--", MPIEXEC, "-n", "2", "NPmpich2", "-l", "1",
+           "-u", "1", "-p", "0", "-n", std::to_string(repeats), "-o", dir + ".np.out"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   // NetPIPE itself reports the repeat count it used.

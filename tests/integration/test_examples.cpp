@@ -85,8 +85,8 @@ TEST_CASE("nonblocking_halo: exact call counts and the neighbours' wait in Waita
 
 TEST_CASE("callsite depth 2 records the caller's caller through libunwind", "[mpi]") {
   const auto dir = scratch_dir("depth2");
-  const auto r = run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", dir},
-                                                        {"MPIDLE_CALLSITE_DEPTH", "2"}});
+  const auto r = run_mpi(2, example("late_sender"), {},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_CALLSITE_DEPTH", "2"}});
   REQUIRE(r.status == 0);
   const auto p = model::read_profile(dir);
   CHECK(p.run.callsite_depth == 2);

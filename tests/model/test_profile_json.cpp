@@ -77,8 +77,7 @@ TEST_CASE("bad profile input gives one clear error", "[model]") {
   CHECK_THROWS_WITH(model::read_profile(dir / "garbage.json"), Catch::Contains("not valid JSON"));
 
   std::ofstream(dir / "other.json") << R"({"schema": "something-else/3"})";
-  CHECK_THROWS_WITH(model::read_profile(dir / "other.json"),
-                    Catch::Contains("unsupported schema"));
+  CHECK_THROWS_WITH(model::read_profile(dir / "other.json"), Catch::Contains("unsupported schema"));
 
   auto doc = model::build_profile_json(two_ranks(), run_info());
   doc["ranks"][1].erase("wait_s");

@@ -26,7 +26,8 @@ TEST_CASE("merge unifies callsites by module and offset, and sorts ranks", "[mod
   CHECK(into.ranks[1].rank == 2);
   // Rank 1's receive entry now points at the same callsite and function as rank 2's.
   const auto& moved = into.ranks[0].entries;
-  const auto recv = std::find_if(moved.begin(), moved.end(), [](const auto& e) { return e.peer == 1; });
+  const auto recv =
+      std::find_if(moved.begin(), moved.end(), [](const auto& e) { return e.peer == 1; });
   REQUIRE(recv != moved.end());
   CHECK(into.functions[recv->function] == "MPI_Recv");
   CHECK(into.callsites[recv->callsite].frames[0].offset == 0x1000);

@@ -28,7 +28,8 @@ TEST_CASE("call table keeps visits, total, minimum and bytes per key", "[profile
 TEST_CASE("a full call table refuses new keys but still counts known ones", "[profiler]") {
   CallTable t(16);  // 12 usable slots
   int accepted = 0;
-  for (int i = 0; i < 20; ++i) accepted += t.add(CallKey{std::uintptr_t(0x1000 + i), 1, 0, -1}, 1, 0);
+  for (int i = 0; i < 20; ++i)
+    accepted += t.add(CallKey{std::uintptr_t(0x1000 + i), 1, 0, -1}, 1, 0);
   CHECK(accepted == 12);
   CHECK(t.size() == 12);
   CHECK(t.add(CallKey{0x1000, 1, 0, -1}, 1, 0));
@@ -39,8 +40,8 @@ TEST_CASE("call table agrees with a map on random keys", "[profiler]") {
   std::map<std::tuple<std::uintptr_t, int, int, int>, std::pair<std::uint64_t, Ticks>> expected;
   std::mt19937_64 rng(42);
   for (int i = 0; i < 20000; ++i) {
-    const CallKey k{0x400000 + (rng() % 50) * 16, std::uint16_t(rng() % 5),
-                    std::int16_t(rng() % 3), std::int32_t(rng() % 4) - 1};
+    const CallKey k{0x400000 + (rng() % 50) * 16, std::uint16_t(rng() % 5), std::int16_t(rng() % 3),
+                    std::int32_t(rng() % 4) - 1};
     const Ticks d = 1 + rng() % 1000;
     REQUIRE(t.add(k, d, 0));
     auto& e = expected[{k.callsite, k.function, k.size_class, k.peer}];

@@ -41,7 +41,8 @@ TEST_CASE("lookups from many threads see complete entries", "[profiler]") {
     readers.emplace_back([&] {
       for (int round = 0; round < 200; ++round) {
         for (std::uint64_t h = 1; h <= 1000; ++h) {
-          if (const CommInfo* info = t.find(h); info && info->world_rank(0) != std::int32_t(h)) ++bad;
+          if (const CommInfo* info = t.find(h); info && info->world_rank(0) != std::int32_t(h))
+            ++bad;
         }
       }
     });

@@ -60,7 +60,8 @@ TEST_CASE("garbage values warn once each and keep the default", "[profiler]") {
                          warnings);
   REQUIRE(warnings.size() == 5);
   CHECK_THAT(warnings[0], Catch::Contains("MPIDLE_ENABLE=\"maybe\""));
-  CHECK_THAT(warnings[1], Catch::Contains("MPIDLE_CALLSITE_DEPTH=\"3x\" is not an integer in [1, 16]"));
+  CHECK_THAT(warnings[1],
+             Catch::Contains("MPIDLE_CALLSITE_DEPTH=\"3x\" is not an integer in [1, 16]"));
   CHECK(c.enable);
   CHECK(c.callsite_depth == 1);
   CHECK_FALSE(c.global_min);
@@ -83,5 +84,6 @@ TEST_CASE("docs/configuration.md documents every setting with its default", "[pr
   std::vector<std::string> warnings;
   const auto described = describe_config(parse({}, warnings));
   REQUIRE(described.size() == setting_specs().size());
-  for (std::size_t i = 0; i < described.size(); ++i) CHECK(described[i].first == setting_specs()[i].env);
+  for (std::size_t i = 0; i < described.size(); ++i)
+    CHECK(described[i].first == setting_specs()[i].env);
 }

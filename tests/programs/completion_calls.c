@@ -22,15 +22,15 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
     spin(2e-3);
-    MPI_Send(a, 16, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD);  /* for the Test loop */
-    MPI_Send(a, 4, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD);   /* Waitany, then Wait */
+    MPI_Send(a, 16, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD); /* for the Test loop */
+    MPI_Send(a, 4, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD);  /* Waitany, then Wait */
     MPI_Send(b, 8, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD);
     spin(2e-3);
-    MPI_Send(a, 2, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD);   /* for the Testall loop */
+    MPI_Send(a, 2, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD); /* for the Testall loop */
     MPI_Send(b, 2, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);
     spin(2e-3);
-    MPI_Send(a, 1, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD);   /* for the Iprobe loop */
-    MPI_Request persistent;                            /* persistent send, 3 rounds */
+    MPI_Send(a, 1, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD); /* for the Iprobe loop */
+    MPI_Request persistent;                           /* persistent send, 3 rounds */
     MPI_Send_init(b, 3, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, &persistent);
     for (int i = 0; i < 3; ++i) {
       MPI_Start(&persistent);
@@ -77,9 +77,10 @@ int main(int argc, char** argv) {
   long totals[6];
   MPI_Reduce(counts, totals, 6, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    printf("{\"tests\": %ld, \"failed_tests\": %ld, \"testalls\": %ld, \"failed_testalls\": %ld, "
-           "\"iprobes\": %ld, \"failed_iprobes\": %ld}\n",
-           totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]);
+    printf(
+        "{\"tests\": %ld, \"failed_tests\": %ld, \"testalls\": %ld, \"failed_testalls\": %ld, "
+        "\"iprobes\": %ld, \"failed_iprobes\": %ld}\n",
+        totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]);
   }
   MPI_Finalize();
   return 0;

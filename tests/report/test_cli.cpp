@@ -25,7 +25,9 @@ Result mpidle(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+std::size_t lines(const std::string& s) {
+  return std::count(s.begin(), s.end(), '\n');
+}
 
 }  // namespace
 
@@ -37,9 +39,9 @@ TEST_CASE("bad input to mpidle report: one line, exit status 2", "[report]") {
   std::ofstream(dir / "wrong.json") << R"({"schema": "mpidle-profile/9"})";
   std::ofstream(dir / "truncated.json") << R"({"schema": "mpidle-profile/1", "run": {"execu)";
 
-  for (const std::string arg : {std::string("/nonexistent/profile.json"), (dir / "garbage.json").string(),
-                                (dir / "wrong.json").string(), (dir / "truncated.json").string(),
-                                dir.string()}) {
+  for (const std::string arg :
+       {std::string("/nonexistent/profile.json"), (dir / "garbage.json").string(),
+        (dir / "wrong.json").string(), (dir / "truncated.json").string(), dir.string()}) {
     INFO(arg);
     const auto r = mpidle("report " + arg);
     CHECK(r.status == 2);
@@ -50,8 +52,8 @@ TEST_CASE("bad input to mpidle report: one line, exit status 2", "[report]") {
 }
 
 TEST_CASE("mpidle usage errors exit 2 with one line", "[report]") {
-  for (const std::string args : {"frobnicate", "report", "report a b", "report x --top zero",
-                                 "run", "run --callsite-depth 99 -- true", "run --bogus -- true"}) {
+  for (const std::string args : {"frobnicate", "report", "report a b", "report x --top zero", "run",
+                                 "run --callsite-depth 99 -- true", "run --bogus -- true"}) {
     INFO(args);
     const auto r = mpidle(args);
     CHECK(r.status == 2);
