@@ -39,7 +39,7 @@ TEST_CASE("bad input to mpidle report: one line, exit status 2", "[report]") {
   std::ofstream(dir / "wrong.json") << R"({"schema": "mpidle-profile/9"})";
   std::ofstream(dir / "truncated.json") << R"({"schema": "mpidle-profile/1", "run": {"execu)";
 
-  for (const std::string arg :
+  for (const std::string& arg :
        {std::string("/nonexistent/profile.json"), (dir / "garbage.json").string(),
         (dir / "wrong.json").string(), (dir / "truncated.json").string(), dir.string()}) {
     INFO(arg);
