@@ -114,7 +114,8 @@ Profile parse_profile(const json& doc) {
                    f.get<double>("wait_s_global_min"),
                    f.get<double>("first_call_wait_s"),
                    f.get<std::uint64_t>("calls"),
-                   f.get<std::uint64_t>("dropped_calls")};
+                   f.get<std::uint64_t>("dropped_calls"),
+                   f.get<std::uint64_t>("memory_bytes")};
   });
   p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
     return FunctionRow{f.get<std::string>("name"),

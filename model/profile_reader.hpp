@@ -44,6 +44,7 @@ struct RankRow {
   double wall_s = 0, mpi_s = 0, wait_s = 0, wait_s_global_min = 0, first_call_wait_s = 0;
   std::uint64_t calls = 0;
   std::uint64_t dropped_calls = 0;
+  std::uint64_t memory_bytes = 0;
 };
 
 struct FunctionRow {

@@ -58,6 +58,7 @@ struct RankData {
   std::string host;
   double wall_s = 0;
   std::uint64_t dropped_calls = 0;  // calls not recorded because a table was full
+  std::uint64_t memory_bytes = 0;   // the profiler's tables on this rank
   std::vector<Entry> entries;
   std::vector<FirstCall> first_calls;
 };

@@ -135,7 +135,8 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
                      {"wait_s_global_min", wait_g},
                      {"first_call_wait_s", first_call_wait_s},
                      {"calls", calls},
-                     {"dropped_calls", rank.dropped_calls}});
+                     {"dropped_calls", rank.dropped_calls},
+                     {"memory_bytes", rank.memory_bytes}});
   }
 
   json function_rows = json::array();

@@ -6,7 +6,7 @@ namespace mpidle::model {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x4d504454;  // "MPDT"
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 
 void put_frame(ByteWriter& w, const Frame& f) {
   w.put_string(f.module);
@@ -79,6 +79,7 @@ std::vector<std::byte> encode_tables(const ProfileTables& tables) {
     w.put_string(r.host);
     w.put(r.wall_s);
     w.put(r.dropped_calls);
+    w.put(r.memory_bytes);
     put_vector(w, r.entries, put_entry);
     put_vector(w, r.first_calls, put_first_call);
   });
@@ -97,7 +98,8 @@ std::optional<ProfileTables> decode_tables(std::span<const std::byte> bytes) {
        });
   ok = ok && get_vector(r, t.ranks, 32, [](ByteReader& r, RankData& d) {
          return r.get(d.rank) && r.get_string(d.host) && r.get(d.wall_s) &&
-                r.get(d.dropped_calls) && get_vector(r, d.entries, 48, get_entry) &&
+                r.get(d.dropped_calls) && r.get(d.memory_bytes) &&
+                get_vector(r, d.entries, 48, get_entry) &&
                 get_vector(r, d.first_calls, 20, get_first_call);
        });
   if (!ok || !r.at_end()) return {};

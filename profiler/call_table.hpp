@@ -60,6 +60,7 @@ class CallTable {
 
   std::size_t size() const { return m_size; }
   std::size_t capacity() const { return m_capacity; }
+  std::size_t memory_bytes() const { return m_capacity * sizeof(Slot); }
 
  private:
   struct Slot {

@@ -30,6 +30,7 @@ class HandleTable {
   std::optional<PendingOp> find(std::uint64_t handle) const;
   void erase(std::uint64_t handle);
   std::size_t size() const { return m_size; }
+  std::size_t memory_bytes() const { return m_capacity * sizeof(Slot); }
 
  private:
   struct Slot {

@@ -32,7 +32,9 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   std::map<Key, Totals> merged;
   std::map<std::uint16_t, FirstCallRecord> first_calls;
   std::uint64_t dropped = 0;
+  std::uint64_t memory = 0;
   for (const ThreadState* thread : threads) {
+    memory += thread->memory_bytes();
     thread->calls().for_each([&](const CallKey& k, const CallStats& s) {
       Totals& t = merged[Key{stack_of(*thread, k.callsite), k.function, k.size_class, k.peer}];
       t.visits += s.visits;
@@ -75,6 +77,7 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   rank.host = identity.host;
   rank.wall_s = identity.wall_s;
   rank.dropped_calls = dropped;
+  rank.memory_bytes = memory;
   for (const auto& [key, t] : merged) {
     const auto& [stack, fn, size_class, peer] = key;
     rank.entries.push_back(model::Entry{callsite_id(stack), function_id(fn), size_class, peer,

@@ -23,6 +23,7 @@ class StackTable {
   std::uintptr_t intern(std::span<void* const> frames);
   // Frames of an id returned by intern().
   std::vector<std::uintptr_t> frames_of(std::uintptr_t id) const;
+  std::size_t memory_bytes() const { return m_capacity * sizeof(Slot); }
 
  private:
   struct Slot {

@@ -46,6 +46,11 @@ class ThreadState {
   const std::array<FirstCallRecord, kMpiFnCount>& first_calls() const { return m_first_calls; }
   std::uint64_t dropped() const { return m_dropped; }
   const StackTable* stacks() const { return m_stacks.get(); }
+  // Everything this thread's tables hold; fixed when the thread starts.
+  std::size_t memory_bytes() const {
+    return sizeof(*this) + m_calls.memory_bytes() + m_requests.memory_bytes() +
+           m_messages.memory_bytes() + (m_stacks ? m_stacks->memory_bytes() : 0);
+  }
 
   HandleTable& requests() { return m_requests; }
   HandleTable& messages() { return m_messages; }

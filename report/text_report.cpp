@@ -113,13 +113,15 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
       percent(t.wait, t.wall), percent(t.wait, t.mpi));
 
   out += "Ranks\n";
-  out += format("  %5s  %-16s %10s %10s %10s %7s %12s\n", "rank", "host", "wall", "MPI", "wait",
-                "wait%", "first-call");
+  out += format("  %5s  %-16s %10s %10s %10s %7s %12s %10s\n", "rank", "host", "wall", "MPI",
+                "wait", "wait%", "first-call", "memory");
   for (const auto& r : p.ranks) {
     const double w = e == Estimate::global ? r.wait_s_global_min : r.wait_s;
-    out += format("  %5lld  %-16s %10s %10s %10s %6.1f%% %12s\n", static_cast<long long>(r.rank),
-                  r.host.c_str(), seconds(r.wall_s).c_str(), seconds(r.mpi_s).c_str(),
-                  seconds(w).c_str(), percent(w, r.wall_s), seconds(r.first_call_wait_s).c_str());
+    out +=
+        format("  %5lld  %-16s %10s %10s %10s %6.1f%% %12s %10s\n", static_cast<long long>(r.rank),
+               r.host.c_str(), seconds(r.wall_s).c_str(), seconds(r.mpi_s).c_str(),
+               seconds(w).c_str(), percent(w, r.wall_s), seconds(r.first_call_wait_s).c_str(),
+               bytes_text(static_cast<double>(r.memory_bytes)).c_str());
   }
   if (t.wait > 0 && t.first_call_wait > 0.1 * t.wait && e == Estimate::local) {
     out += format(

@@ -50,6 +50,23 @@ TEST_CASE("mpidle run returns the program's exit status and writes the run direc
   CHECK(calls_of(p, "MPI_Allreduce") == 2);
 }
 
+TEST_CASE("three ranks: an odd binomial tree still brings every rank to rank 0", "[mpi]") {
+  const auto dir = scratch_dir("three_ranks");
+  const auto r = run_mpi(3, program("exit_code"), {}, {{"MPIDLE_OUTPUT", dir}});
+  CHECK(r.status == 3);
+  CHECK(r.out == "sum 3.0\n");
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.ranks == 3);
+  REQUIRE(p.ranks.size() == 3);
+  for (std::int64_t i = 0; i < 3; ++i) {
+    CHECK(p.ranks[i].rank == i);
+    CHECK(p.ranks[i].calls == 2);  // MPI_Comm_rank, MPI_Allreduce
+    CHECK(p.ranks[i].memory_bytes > 0);
+  }
+  CHECK(calls_of(p, "MPI_Allreduce") == 3);
+  for (const auto& c : p.callsites) CHECK(c.by_rank.size() == 3);
+}
+
 TEST_CASE("an unwritable output directory costs one warning, not the run", "[mpi]") {
   const auto r =
       run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", "/proc/mpidle-cannot-write-here"}});

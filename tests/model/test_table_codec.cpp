@@ -11,6 +11,7 @@ TEST_CASE("tables survive encode and decode unchanged", "[model]") {
   t.callsites[0].frames[0].file = "app.c";
   t.callsites[0].frames[0].line = 42;
   t.ranks[0].dropped_calls = 5;
+  t.ranks[0].memory_bytes = 1u << 20;
   const auto bytes = model::encode_tables(t);
   const auto back = model::decode_tables(bytes);
   REQUIRE(back);
@@ -24,6 +25,7 @@ TEST_CASE("tables survive encode and decode unchanged", "[model]") {
   CHECK(r.rank == 3);
   CHECK(r.host == "node3");
   CHECK(r.dropped_calls == 5);
+  CHECK(r.memory_bytes == 1u << 20);
   REQUIRE(r.entries.size() == 2);
   CHECK(r.entries[0].visits == 3);
   CHECK(r.entries[0].time_s == 6e-6);
