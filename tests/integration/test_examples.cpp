@@ -22,8 +22,12 @@ TEST_CASE("late_sender: the receiver's wait matches the injected delays", "[mpi]
   CHECK(calls_of(p, "MPI_Recv") == truth["messages_per_pair"].get<std::uint64_t>());
   CHECK(calls_of(p, "MPI_Send") == truth["messages_per_pair"].get<std::uint64_t>());
   const double measured = rank_wait(p, "MPI_Recv", 1);
-  INFO("expected " << expected << " s, measured " << measured << " s");
-  CHECK(std::abs(measured - expected) <= std::max(0.10 * expected, 50e-6));
+  // Time the receives spent after their message was sent: what the program saw of
+  // interruptions, which the minimum method counts as wait (jitter).
+  const double jitter = truth["completion_excess_s"].get<double>();
+  INFO("expected " << expected << " s, measured " << measured << " s, observed jitter " << jitter
+                   << " s");
+  CHECK(std::abs(measured - expected) <= std::max(0.10 * expected, 50e-6) + jitter);
 
   // The receive is attributed to its source line, and to the sender as peer.
   const auto recv = std::find_if(p.callsites.begin(), p.callsites.end(),
@@ -52,9 +56,10 @@ TEST_CASE("imbalance_allreduce: the global minimum finds the static imbalance", 
   const auto* allreduce = function_row(p, "MPI_Allreduce");
   REQUIRE(allreduce != nullptr);
   CHECK(allreduce->calls == 2 * truth["iterations"].get<std::uint64_t>());
+  const double jitter = truth["completion_excess_s"].get<double>();
   INFO("expected " << expected << " s, global " << allreduce->wait_s_global_min << " s, local "
-                   << allreduce->wait_s << " s");
-  CHECK(std::abs(allreduce->wait_s_global_min - expected) <= 0.15 * expected);
+                   << allreduce->wait_s << " s, observed jitter " << jitter << " s");
+  CHECK(std::abs(allreduce->wait_s_global_min - expected) <= 0.15 * expected + jitter);
 }
 
 TEST_CASE("nonblocking_halo: exact call counts and the neighbours' wait in Waitall", "[mpi]") {
@@ -78,16 +83,19 @@ TEST_CASE("nonblocking_halo: exact call counts and the neighbours' wait in Waita
   const auto* waitall = function_row(p, "MPI_Waitall");
   REQUIRE(waitall != nullptr);
   const double expected = truth["total_wait_s"].get<double>();
+  const double jitter = truth["completion_excess_s"].get<double>();
   INFO("expected " << expected << " s, Waitall global-minimum wait " << waitall->wait_s_global_min
-                   << " s, scheduled " << truth["scheduled_wait_s"].get<double>() << " s");
-  CHECK(std::abs(waitall->wait_s_global_min - expected) <= 0.15 * expected);
+                   << " s, scheduled " << truth["scheduled_wait_s"].get<double>()
+                   << " s, observed jitter " << jitter << " s");
+  CHECK(std::abs(waitall->wait_s_global_min - expected) <= 0.15 * expected + jitter);
 }
 
 TEST_CASE("callsite depth 2 records the caller's caller through libunwind", "[mpi]") {
   const auto dir = scratch_dir("depth2");
-  const auto r = run_mpi(2, example("late_sender"), {},
+  const auto r = run_mpi(2, example("late_sender"), {"--json"},
                          {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_CALLSITE_DEPTH", "2"}});
   REQUIRE(r.status == 0);
+  const auto messages = truth_of(r.out)["messages_per_pair"].get<std::uint64_t>();
   const auto p = model::read_profile(dir);
   CHECK(p.run.callsite_depth == 2);
   REQUIRE_FALSE(p.callsites.empty());
@@ -104,7 +112,7 @@ TEST_CASE("callsite depth 2 records the caller's caller through libunwind", "[mp
       CHECK_THAT(c.frames[0].file, Catch::EndsWith("example_support.h"));
     }
   }
-  CHECK(calls_of(p, "MPI_Recv") == 240);
+  CHECK(calls_of(p, "MPI_Recv") == messages);
 }
 
 TEST_CASE("ranks of other communicators are reported as world ranks", "[mpi]") {
