@@ -8,7 +8,9 @@ of this script mean anything):
   - 0-byte ping-pong half round trip.
 Also times the parts of one call in isolation (bench/hot_path): a TSC read,
 clock_gettime, one call-table update; the floor for "two clock reads and a table
-update" on this machine. Prints a table, then one JSON line with the figures.
+update" on this machine; and the controlled logical clock's throughput on a
+synthetic 10^7-event, 64-rank trace (bench/clc_throughput). Prints a table, then
+one JSON line with the figures.
 """
 import argparse
 import json
@@ -51,6 +53,8 @@ def main():
 
     parts = json.loads(subprocess.run([os.path.join(args.build, "bench", "hot_path")],
                                       capture_output=True, text=True, check=True).stdout)
+    clc = json.loads(subprocess.run([os.path.join(args.build, "bench", "clc_throughput")],
+                                    capture_output=True, text=True, check=True).stdout)
     ib, ip, _, _ = measure(args, "iprobe", args.calls)
     pb, pp, _, _ = measure(args, "pingpong", args.pingpongs)
     rows = [
@@ -64,7 +68,11 @@ def main():
     print(f"parts of one call: TSC read {parts['tsc_read_ns']:.1f} ns (two per call), "
           f"clock_gettime {parts['clock_gettime_ns']:.1f} ns, "
           f"table update {parts['table_update_ns']:.1f} ns")
-    print(json.dumps({**parts,
+    print(f"controlled logical clock: {clc['events']} events on {clc['ranks']} ranks in "
+          f"{clc['seconds']:.2f} s = {clc['events_per_s'] / 1e6:.2f} M events/s, "
+          f"peak memory {clc['peak_rss_mib']:.0f} MiB")
+    print(json.dumps({**parts, "clc_events_per_s": clc["events_per_s"],
+                      "clc_peak_rss_mib": clc["peak_rss_mib"],
         "repeats": args.repeats,
         "iprobe_bare_ns": round(ib, 2), "iprobe_profiled_ns": round(ip, 2),
         "added_ns_per_call": round(ip - ib, 2),

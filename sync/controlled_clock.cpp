@@ -1,0 +1,318 @@
+#include "controlled_clock.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mpidle::sync {
+namespace {
+
+using NodeId = EventGraph::NodeId;
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 4;
+constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4;
+
+// Edges indexed both ways (compressed rows), built once per run.
+struct Adjacency {
+  std::vector<std::uint32_t> in_begin, out_begin;  // node_count + 1 entries each
+  std::vector<std::uint32_t> in_edges, out_edges;  // edge indices
+
+  explicit Adjacency(const EventGraph& g) {
+    const auto& edges = g.edges();
+    const std::size_t n = g.node_count();
+    in_begin.assign(n + 1, 0);
+    out_begin.assign(n + 1, 0);
+    for (const auto& e : edges) {
+      ++in_begin[e.to + 1];
+      ++out_begin[e.from + 1];
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      in_begin[i + 1] += in_begin[i];
+      out_begin[i + 1] += out_begin[i];
+    }
+    in_edges.resize(edges.size());
+    out_edges.resize(edges.size());
+    auto in_fill = in_begin, out_fill = out_begin;
+    for (std::uint32_t i = 0; i < edges.size(); ++i) {
+      in_edges[in_fill[edges[i].to]++] = i;
+      out_edges[out_fill[edges[i].from]++] = i;
+    }
+  }
+};
+
+// All events' times in node order; hubs follow (their value is derived).
+std::vector<std::int64_t> flatten(const EventGraph& g, const RankTimes& times) {
+  std::vector<std::int64_t> flat;
+  flat.reserve(g.node_count());
+  for (const auto& rank : times) flat.insert(flat.end(), rank.begin(), rank.end());
+  flat.resize(g.node_count(), kNever);
+  return flat;
+}
+
+// Events that precede one of their causes; fills hub values on the way (hubs
+// only feed hubs created after them, so id order is a topological order).
+std::uint64_t violations_in(const EventGraph& g, const Adjacency& adj,
+                            std::vector<std::int64_t>& flat) {
+  const auto& edges = g.edges();
+  for (NodeId h = static_cast<NodeId>(g.event_count()); h < g.node_count(); ++h) {
+    std::int64_t latest = kNever;
+    for (auto k = adj.in_begin[h]; k < adj.in_begin[h + 1]; ++k) {
+      latest = std::max(latest, flat[edges[adj.in_edges[k]].from]);
+    }
+    flat[h] = latest;
+  }
+  std::uint64_t violations = 0;
+  for (NodeId n = 0; n < g.event_count(); ++n) {
+    for (auto k = adj.in_begin[n]; k < adj.in_begin[n + 1]; ++k) {
+      if (flat[n] < flat[edges[adj.in_edges[k]].from]) {
+        ++violations;
+        break;
+      }
+    }
+  }
+  return violations;
+}
+
+class ForwardPass {
+ public:
+  ForwardPass(const EventGraph& g, const Adjacency& adj, const ClcParams& p,
+              const std::vector<std::int64_t>& raw, std::vector<std::int64_t>& lc,
+              std::vector<std::int64_t>& jump)
+      : m_g(g), m_adj(adj), m_p(p), m_raw(raw), m_lc(lc), m_jump(jump),
+        m_pending(g.node_count(), 0), m_cursor(g.ranks(), 0) {
+    for (const auto& e : g.edges()) ++m_pending[e.to];
+  }
+
+  // Returns the number of dependencies that had to be ignored (cycles).
+  std::uint64_t run() {
+    for (std::uint32_t r = 0; r < m_g.ranks(); ++r) m_ready_ranks.push_back(r);
+    std::uint64_t unresolved = 0;
+    for (;;) {
+      drain();
+      // Everything left waits on something: either all done, or a cycle in an
+      // inconsistent trace. Break it at the earliest blocked event.
+      std::uint32_t earliest = 0;
+      std::int64_t earliest_time = kUnbounded;
+      for (std::uint32_t r = 0; r < m_g.ranks(); ++r) {
+        if (m_cursor[r] == m_g.events(r)) continue;
+        const std::int64_t t = m_raw[m_g.first_node(r) + m_cursor[r]];
+        if (t < earliest_time) {
+          earliest_time = t;
+          earliest = r;
+        }
+      }
+      if (earliest_time == kUnbounded) return unresolved;
+      ++unresolved;
+      run_rank(earliest, true);
+    }
+  }
+
+ private:
+  void drain() {
+    while (!m_ready_ranks.empty() || !m_ready_hubs.empty()) {
+      while (!m_ready_hubs.empty()) {
+        const NodeId h = m_ready_hubs.back();
+        m_ready_hubs.pop_back();
+        m_lc[h] = required(h);
+        release(h);
+      }
+      if (!m_ready_ranks.empty()) {
+        const std::uint32_t r = m_ready_ranks.back();
+        m_ready_ranks.pop_back();
+        run_rank(r, false);
+      }
+    }
+  }
+
+  std::int64_t required(NodeId n) const {
+    std::int64_t need = kNever;
+    const auto& edges = m_g.edges();
+    for (auto k = m_adj.in_begin[n]; k < m_adj.in_begin[n + 1]; ++k) {
+      const auto& e = edges[m_adj.in_edges[k]];
+      need = std::max(need, m_lc[e.from] + (e.message ? m_p.min_latency_ns : 0));
+    }
+    return need;
+  }
+
+  void release(NodeId n) {
+    const auto& edges = m_g.edges();
+    for (auto k = m_adj.out_begin[n]; k < m_adj.out_begin[n + 1]; ++k) {
+      const NodeId to = edges[m_adj.out_edges[k]].to;
+      if (--m_pending[to] != 0) continue;
+      if (m_g.is_hub(to)) {
+        m_ready_hubs.push_back(to);
+      } else if (m_waiting_on_node.size() && m_waiting_on_node[to]) {
+        m_waiting_on_node[to] = false;
+        m_ready_ranks.push_back(m_waiting_rank[to]);
+      }
+    }
+  }
+
+  void run_rank(std::uint32_t r, bool force) {
+    const std::size_t first = m_g.first_node(r);
+    const std::size_t count = m_g.events(r);
+    while (m_cursor[r] < count) {
+      const std::size_t i = m_cursor[r];
+      const NodeId n = static_cast<NodeId>(first + i);
+      if (m_pending[n] != 0 && !force) {
+        park(r, n);
+        return;
+      }
+      force = false;
+      // Where the local clock alone puts the event: its own time, or the previous
+      // event's corrected time plus the original interval scaled by γ.
+      std::int64_t local_time = m_raw[n];
+      if (i > 0) {
+        const std::int64_t interval = m_raw[n] - m_raw[n - 1];
+        std::int64_t advance = static_cast<std::int64_t>(m_p.gamma * static_cast<double>(interval));
+        if (interval > 0) advance = std::max(advance, m_p.delta_ns);
+        local_time = std::max(local_time, m_lc[n - 1] + advance);
+      }
+      const std::int64_t need = m_adj.in_begin[n] == m_adj.in_begin[n + 1] ? kNever : required(n);
+      m_lc[n] = std::max(local_time, need);
+      m_jump[n] = m_lc[n] - local_time;
+      ++m_cursor[r];
+      release(n);
+    }
+  }
+
+  // Remembers which rank waits on which event, so that the event's last cause
+  // wakes the rank (only events with causes can block).
+  void park(std::uint32_t r, NodeId n) {
+    if (m_waiting_on_node.empty()) {
+      m_waiting_on_node.assign(m_g.event_count(), false);
+      m_waiting_rank.assign(m_g.event_count(), 0);
+    }
+    m_waiting_on_node[n] = true;
+    m_waiting_rank[n] = r;
+  }
+
+  const EventGraph& m_g;
+  const Adjacency& m_adj;
+  const ClcParams& m_p;
+  const std::vector<std::int64_t>& m_raw;
+  std::vector<std::int64_t>& m_lc;
+  std::vector<std::int64_t>& m_jump;
+  std::vector<std::uint32_t> m_pending;
+  std::vector<std::size_t> m_cursor;
+  std::vector<std::uint32_t> m_ready_ranks;
+  std::vector<NodeId> m_ready_hubs;
+  std::vector<bool> m_waiting_on_node;
+  std::vector<std::uint32_t> m_waiting_rank;
+};
+
+// How late each cause may become without passing an effect: min over its effects
+// of (effect − latency), through hubs (processed last to first).
+std::vector<std::int64_t> latest_allowed(const EventGraph& g, const Adjacency& adj,
+                                         const std::vector<std::int64_t>& lc,
+                                         std::int64_t latency) {
+  std::vector<std::int64_t> bound(g.node_count(), kUnbounded);
+  const auto& edges = g.edges();
+  auto bound_of = [&](NodeId n) {
+    std::int64_t b = kUnbounded;
+    for (auto k = adj.out_begin[n]; k < adj.out_begin[n + 1]; ++k) {
+      const auto& e = edges[adj.out_edges[k]];
+      const std::int64_t effect = g.is_hub(e.to) ? bound[e.to] : lc[e.to];
+      b = std::min(b, effect - (e.message ? latency : 0));
+    }
+    return b;
+  };
+  for (std::size_t h = g.node_count(); h-- > g.event_count();) bound[h] = bound_of(static_cast<NodeId>(h));
+  for (NodeId n = 0; n < g.event_count(); ++n) {
+    if (adj.out_begin[n] != adj.out_begin[n + 1]) bound[n] = bound_of(n);
+  }
+  return bound;
+}
+
+// Spreads each forward jump over the events before it with slope ≤ `slope`,
+// keeping causes before their effects.
+void backward_amortization(const EventGraph& g, const std::vector<std::int64_t>& jump,
+                           const std::vector<std::int64_t>& bound, double slope,
+                           std::vector<std::int64_t>& lc) {
+  if (slope <= 0) return;
+  std::vector<std::int64_t> shift;
+  for (std::uint32_t r = 0; r < g.ranks(); ++r) {
+    const std::size_t first = g.first_node(r);
+    const std::size_t count = g.events(r);
+    shift.assign(count, 0);
+    bool any = false;
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::int64_t delta = jump[first + j];
+      if (delta <= 0) continue;
+      // The ramp rises linearly over [start, before], before = where event j would
+      // have been; a cause in the ramp may not pass its effects.
+      const std::int64_t before = lc[first + j] - delta;
+      std::int64_t start = before - static_cast<std::int64_t>(static_cast<double>(delta) / slope);
+      for (std::size_t i = j; i-- > 0 && lc[first + i] > start;) {
+        const std::int64_t slack = bound[first + i] - lc[first + i];
+        if (slack >= delta) continue;
+        const double s = static_cast<double>(std::max<std::int64_t>(slack, 0));
+        const double d = static_cast<double>(delta);
+        // delta·(L − T)/(B − T) ≤ slack  ⇔  T ≥ (delta·L − slack·B)/(delta − slack)
+        const double limit =
+            (d * static_cast<double>(lc[first + i]) - s * static_cast<double>(before)) / (d - s);
+        start = std::max(start, static_cast<std::int64_t>(std::ceil(limit)));
+      }
+      if (start >= before) continue;
+      const double per_ns = static_cast<double>(delta) / static_cast<double>(before - start);
+      for (std::size_t i = j; i-- > 0 && lc[first + i] > start;) {
+        const auto ramp = static_cast<std::int64_t>(per_ns * static_cast<double>(lc[first + i] - start));
+        shift[i] = std::max(shift[i], ramp);
+        any = true;
+      }
+    }
+    if (!any) continue;
+    for (std::size_t i = 0; i < count; ++i) lc[first + i] += shift[i];
+  }
+}
+
+}  // namespace
+
+std::uint64_t count_violations(const EventGraph& g, const RankTimes& times) {
+  auto flat = flatten(g, times);
+  return violations_in(g, Adjacency(g), flat);
+}
+
+ClcStats synchronize(const EventGraph& g, RankTimes& times, const ClcParams& p) {
+  ClcStats stats;
+  const Adjacency adj(g);
+  const std::vector<std::int64_t> raw = [&] {
+    auto flat = flatten(g, times);
+    stats.violations_before = violations_in(g, adj, flat);
+    return flat;
+  }();
+  std::vector<std::int64_t> lc(g.node_count(), kNever);
+  {
+    std::vector<std::int64_t> jump(g.event_count(), 0);
+    stats.unresolved = ForwardPass(g, adj, p, raw, lc, jump).run();
+    const auto bound = latest_allowed(g, adj, lc, p.min_latency_ns);
+    backward_amortization(g, jump, bound, p.backward_slope, lc);
+  }
+
+  double shift_sum = 0, interval_change_sum = 0;
+  std::uint64_t intervals = 0;
+  for (std::uint32_t r = 0; r < g.ranks(); ++r) {
+    const std::size_t first = g.first_node(r);
+    auto& local = times[r];
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      const std::int64_t shift = lc[first + i] - raw[first + i];
+      stats.events_moved += shift != 0;
+      stats.max_shift_ns = std::max(stats.max_shift_ns, shift);
+      shift_sum += static_cast<double>(shift);
+      if (i > 0) {
+        const std::int64_t old_interval = raw[first + i] - raw[first + i - 1];
+        const std::int64_t new_interval = lc[first + i] - lc[first + i - 1];
+        interval_change_sum += std::abs(static_cast<double>(new_interval - old_interval));
+        ++intervals;
+      }
+      local[i] = lc[first + i];
+    }
+  }
+  const std::size_t events = g.event_count();
+  stats.mean_shift_ns = events ? shift_sum / static_cast<double>(events) : 0;
+  stats.interval_change_mean_ns =
+      intervals ? interval_change_sum / static_cast<double>(intervals) : 0;
+  stats.violations_after = violations_in(g, adj, lc);
+  return stats;
+}
+
+}  // namespace mpidle::sync

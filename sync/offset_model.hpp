@@ -1,0 +1,29 @@
+#pragma once
+// Linear clock correction from two offset measurements (at start and at end):
+// offset(t) = init_offset + drift × (t − init_time). Converts a rank's local
+// timestamps to the reference (rank 0) timeline.
+
+#include <cstdint>
+
+#include "clock_offset.hpp"
+
+namespace mpidle::sync {
+
+struct OffsetModel {
+  std::int64_t init_time_ns = 0;  // local time of the first measurement
+  double init_offset_ns = 0;      // local − reference at init_time
+  double drift = 0;               // d(offset)/d(local time), dimensionless
+
+  // Built from the local-time midpoints and offsets of two measurements; with
+  // only one (or two at the same time) the drift is zero.
+  static OffsetModel from(const OffsetEstimate& init, const OffsetEstimate& final);
+
+  double offset_at(std::int64_t local_ns) const {
+    return init_offset_ns + drift * static_cast<double>(local_ns - init_time_ns);
+  }
+  std::int64_t to_reference(std::int64_t local_ns) const {
+    return local_ns - static_cast<std::int64_t>(offset_at(local_ns) + (offset_at(local_ns) >= 0 ? 0.5 : -0.5));
+  }
+};
+
+}  // namespace mpidle::sync
