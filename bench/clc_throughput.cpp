@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
   p.min_latency_ns = 1'000;
   const auto t0 = std::chrono::steady_clock::now();
   const ClcStats s = synchronize(g, times, p);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf(

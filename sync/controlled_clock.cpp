@@ -77,8 +77,14 @@ class ForwardPass {
   ForwardPass(const EventGraph& g, const Adjacency& adj, const ClcParams& p,
               const std::vector<std::int64_t>& raw, std::vector<std::int64_t>& lc,
               std::vector<std::int64_t>& jump)
-      : m_g(g), m_adj(adj), m_p(p), m_raw(raw), m_lc(lc), m_jump(jump),
-        m_pending(g.node_count(), 0), m_cursor(g.ranks(), 0) {
+      : m_g(g),
+        m_adj(adj),
+        m_p(p),
+        m_raw(raw),
+        m_lc(lc),
+        m_jump(jump),
+        m_pending(g.node_count(), 0),
+        m_cursor(g.ranks(), 0) {
     for (const auto& e : g.edges()) ++m_pending[e.to];
   }
 
@@ -216,7 +222,8 @@ std::vector<std::int64_t> latest_allowed(const EventGraph& g, const Adjacency& a
     }
     return b;
   };
-  for (std::size_t h = g.node_count(); h-- > g.event_count();) bound[h] = bound_of(static_cast<NodeId>(h));
+  for (std::size_t h = g.node_count(); h-- > g.event_count();)
+    bound[h] = bound_of(static_cast<NodeId>(h));
   for (NodeId n = 0; n < g.event_count(); ++n) {
     if (adj.out_begin[n] != adj.out_begin[n + 1]) bound[n] = bound_of(n);
   }
@@ -255,7 +262,8 @@ void backward_amortization(const EventGraph& g, const std::vector<std::int64_t>&
       if (start >= before) continue;
       const double per_ns = static_cast<double>(delta) / static_cast<double>(before - start);
       for (std::size_t i = j; i-- > 0 && lc[first + i] > start;) {
-        const auto ramp = static_cast<std::int64_t>(per_ns * static_cast<double>(lc[first + i] - start));
+        const auto ramp =
+            static_cast<std::int64_t>(per_ns * static_cast<double>(lc[first + i] - start));
         shift[i] = std::max(shift[i], ramp);
         any = true;
       }

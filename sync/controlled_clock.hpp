@@ -29,9 +29,9 @@ struct ClcStats {
   std::uint64_t violations_after = 0;
   std::uint64_t events_moved = 0;
   std::int64_t max_shift_ns = 0;
-  double mean_shift_ns = 0;             // over all events
-  double interval_change_mean_ns = 0;   // mean |new − old| length of consecutive local intervals
-  std::uint64_t unresolved = 0;         // dependencies in a cycle (an inconsistent trace), ignored
+  double mean_shift_ns = 0;            // over all events
+  double interval_change_mean_ns = 0;  // mean |new − old| length of consecutive local intervals
+  std::uint64_t unresolved = 0;        // dependencies in a cycle (an inconsistent trace), ignored
 };
 
 using RankTimes = std::vector<std::vector<std::int64_t>>;

@@ -22,7 +22,8 @@ struct OffsetModel {
     return init_offset_ns + drift * static_cast<double>(local_ns - init_time_ns);
   }
   std::int64_t to_reference(std::int64_t local_ns) const {
-    return local_ns - static_cast<std::int64_t>(offset_at(local_ns) + (offset_at(local_ns) >= 0 ? 0.5 : -0.5));
+    return local_ns -
+           static_cast<std::int64_t>(offset_at(local_ns) + (offset_at(local_ns) >= 0 ? 0.5 : -0.5));
   }
 };
 

@@ -124,7 +124,7 @@ TEST_CASE("backward amortization never moves a send past its receive", "[sync]")
   CHECK(t[1][2] == 2005);
   CHECK(t[1][0] == 1000);  // the send cannot move
   CHECK(t[0][0] >= t[1][0] + 5);
-  CHECK(t[1][1] > 1005);   // the event after it takes part of the jump
+  CHECK(t[1][1] > 1005);  // the event after it takes part of the jump
   CHECK(t[1][1] < t[1][2]);
 }
 
@@ -173,9 +173,11 @@ TEST_CASE("property: random traces with skewed clocks end with no violations", "
       }
       const std::int64_t send = now[a] += 1 + rng() % 2000;
       truth[a].push_back(send);
-      const std::int64_t recv = now[b] = std::max(now[b] + 1, send + latency + static_cast<std::int64_t>(rng() % 3000));
+      const std::int64_t recv = now[b] =
+          std::max(now[b] + 1, send + latency + static_cast<std::int64_t>(rng() % 3000));
       truth[b].push_back(recv);
-      messages.push_back({{a, std::uint32_t(truth[a].size() - 1)}, {b, std::uint32_t(truth[b].size() - 1)}});
+      messages.push_back(
+          {{a, std::uint32_t(truth[a].size() - 1)}, {b, std::uint32_t(truth[b].size() - 1)}});
     }
     // Clocks: offset up to ±1 ms, drift up to ±100 ppm; interpolation from
     // measurements that are each off by up to ±20 µs leaves residual errors.
@@ -215,7 +217,8 @@ TEST_CASE("property: random traces with skewed clocks end with no violations", "
         const std::int64_t new_interval = corrected[r][i] - corrected[r][i - 1];
         reordered |= new_interval < 0 || (old_interval > 0 && new_interval <= 0);
         // Amortization bound: no local interval shrinks below γ × its length.
-        squeezed |= new_interval + 1 < static_cast<std::int64_t>(p.gamma * static_cast<double>(old_interval));
+        squeezed |= new_interval + 1 <
+                    static_cast<std::int64_t>(p.gamma * static_cast<double>(old_interval));
       }
     }
     CHECK_FALSE(earlier);
@@ -223,7 +226,8 @@ TEST_CASE("property: random traces with skewed clocks end with no violations", "
     CHECK_FALSE(squeezed);
     // Every message now arrives at least the minimum latency after it was sent.
     for (const auto& [send, recv] : messages) {
-      CHECK(corrected[recv.rank][recv.index] >= corrected[send.rank][send.index] + p.min_latency_ns);
+      CHECK(corrected[recv.rank][recv.index] >=
+            corrected[send.rank][send.index] + p.min_latency_ns);
     }
   }
 }

@@ -1,0 +1,169 @@
+#include "trace_file.hpp"
+
+#include <array>
+#include <cstring>
+#include <fstream>
+
+namespace mpidle::model {
+namespace {
+
+constexpr char kMagic[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'T', 'R'};
+
+class Out {
+ public:
+  explicit Out(const std::filesystem::path& file) : m_out(file, std::ios::binary) {
+    if (!m_out) throw TraceError("cannot create " + file.string());
+  }
+  template <typename T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    m_out.write(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  template <typename T>
+  void put_array(const std::vector<T>& v) {
+    put<std::uint64_t>(v.size());
+    m_out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+  }
+  void put_string(const std::string& s) {
+    put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
+    m_out.write(s.data(), static_cast<std::streamsize>(s.size()));
+  }
+  void finish(const std::filesystem::path& file) {
+    m_out.flush();
+    if (!m_out) throw TraceError("cannot write " + file.string());
+  }
+
+ private:
+  std::ofstream m_out;
+};
+
+class In {
+ public:
+  In(const std::filesystem::path& file) : m_file(file), m_in(file, std::ios::binary) {
+    if (!m_in) throw TraceError("cannot open " + file.string());
+    m_in.seekg(0, std::ios::end);
+    m_size = static_cast<std::uint64_t>(m_in.tellg());
+    m_in.seekg(0);
+  }
+  template <typename T>
+  T get() {
+    T v{};
+    read(&v, sizeof v);
+    return v;
+  }
+  template <typename T>
+  std::vector<T> get_array() {
+    const auto n = get<std::uint64_t>();
+    if (n > remaining() / sizeof(T)) truncated();
+    std::vector<T> v(n);
+    read(v.data(), n * sizeof(T));
+    return v;
+  }
+  std::string get_string() {
+    const auto n = get<std::uint32_t>();
+    if (n > remaining()) truncated();
+    std::string s(n, '\0');
+    read(s.data(), n);
+    return s;
+  }
+  std::uint64_t count(std::uint64_t min_item_bytes) {
+    const auto n = get<std::uint64_t>();
+    if (n > remaining() / min_item_bytes) truncated();
+    return n;
+  }
+  bool at_end() { return remaining() == 0; }
+  [[noreturn]] void fail(const std::string& what) { throw TraceError(m_file.string() + ": " + what); }
+
+ private:
+  std::uint64_t remaining() { return m_size - static_cast<std::uint64_t>(m_in.tellg()); }
+  void read(void* p, std::uint64_t n) {
+    if (n > remaining()) truncated();
+    m_in.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
+    if (!m_in) truncated();
+  }
+  [[noreturn]] void truncated() { fail("truncated trace"); }
+
+  std::filesystem::path m_file;
+  std::ifstream m_in;
+  std::uint64_t m_size = 0;
+};
+
+}  // namespace
+
+void write_trace(const std::filesystem::path& file, const Trace& trace) {
+  Out out(file);
+  out.put(kMagic);
+  out.put(kTraceFormatVersion);
+  out.put<std::uint32_t>(sizeof(TraceRecord));
+  out.put(trace.min_latency_ns);
+  out.put<std::uint64_t>(trace.functions.size());
+  for (const auto& f : trace.functions) out.put_string(f);
+  out.put<std::uint64_t>(trace.callsites.size());
+  for (const auto& c : trace.callsites) {
+    out.put<std::uint64_t>(c.frames.size());
+    for (const auto& f : c.frames) {
+      out.put_string(f.module);
+      out.put(f.offset);
+      out.put_string(f.function);
+      out.put_string(f.file);
+      out.put(f.line);
+    }
+  }
+  out.put<std::uint64_t>(trace.ranks.size());
+  for (const auto& r : trace.ranks) {
+    out.put(r.rank);
+    out.put(r.init);
+    out.put(r.final);
+    out.put_array(r.records);
+    out.put_array(r.synced);
+  }
+  out.finish(file);
+}
+
+Trace read_trace(const std::filesystem::path& file) {
+  In in(file);
+  const auto magic = in.get<std::array<char, 8>>();
+  if (std::memcmp(magic.data(), kMagic, sizeof kMagic) != 0) in.fail("not an mpidle trace");
+  const auto version = in.get<std::uint32_t>();
+  if (version != kTraceFormatVersion) {
+    in.fail("trace format version " + std::to_string(version) + " (this mpidle reads " +
+            std::to_string(kTraceFormatVersion) + ")");
+  }
+  if (in.get<std::uint32_t>() != sizeof(TraceRecord)) in.fail("unexpected record size");
+  Trace t;
+  t.min_latency_ns = in.get<std::int64_t>();
+  t.functions.resize(in.count(4));
+  for (auto& f : t.functions) f = in.get_string();
+  t.callsites.resize(in.count(8));
+  for (auto& c : t.callsites) {
+    c.frames.resize(in.count(24));
+    for (auto& f : c.frames) {
+      f.module = in.get_string();
+      f.offset = in.get<std::uint64_t>();
+      f.function = in.get_string();
+      f.file = in.get_string();
+      f.line = in.get<std::int32_t>();
+    }
+  }
+  t.ranks.resize(in.count(4 + 2 * sizeof(ClockMeasurement) + 16));
+  for (auto& r : t.ranks) {
+    r.rank = in.get<std::int32_t>();
+    r.init = in.get<ClockMeasurement>();
+    r.final = in.get<ClockMeasurement>();
+    r.records = in.get_array<TraceRecord>();
+    r.synced = in.get_array<std::int64_t>();
+    if (!r.synced.empty() && r.synced.size() != 2 * r.records.size()) {
+      in.fail("rank " + std::to_string(r.rank) + " has synchronized times for some records only");
+    }
+    for (const auto& rec : r.records) {
+      if (rec.function >= t.functions.size() || rec.callsite >= t.callsites.size() ||
+          rec.exit_ns < rec.enter_ns) {
+        in.fail("rank " + std::to_string(r.rank) + " has a malformed record");
+      }
+    }
+  }
+  if (!in.at_end()) in.fail("trailing bytes after the last rank");
+  return t;
+}
+
+}  // namespace mpidle::model

@@ -1,0 +1,50 @@
+#pragma once
+// The merged trace of a run: one file, written by rank 0 (docs/trace-format.md).
+// Holds every rank's records with their raw local timestamps, the clock offset
+// measurements, and the synchronized timestamps once synchronization has run.
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profile_tables.hpp"
+#include "trace_events.hpp"
+
+namespace mpidle::model {
+
+inline constexpr std::uint32_t kTraceFormatVersion = 1;
+
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Offset of a rank's clock to rank 0's, measured at MPI_Init and at MPI_Finalize.
+struct ClockMeasurement {
+  std::int64_t offset_ns = 0;  // local − rank 0
+  std::int64_t rtt_ns = 0;
+  std::int64_t at_ns = 0;      // rank 0's time of the measurement
+};
+
+struct RankTrace {
+  std::int32_t rank = 0;
+  ClockMeasurement init;
+  ClockMeasurement final;
+  std::vector<TraceRecord> records;    // raw local timestamps
+  std::vector<std::int64_t> synced;    // 2 per record (enter, exit); empty before sync
+};
+
+struct Trace {
+  std::vector<std::string> functions;
+  std::vector<Callsite> callsites;
+  std::int64_t min_latency_ns = 0;     // smallest one-way latency seen while measuring offsets
+  std::vector<RankTrace> ranks;        // by rank
+};
+
+void write_trace(const std::filesystem::path& file, const Trace& trace);
+// Throws TraceError for a missing, truncated or foreign file.
+Trace read_trace(const std::filesystem::path& file);
+
+}  // namespace mpidle::model

@@ -1,0 +1,30 @@
+#pragma once
+// Synchronizes a merged trace: linear offset interpolation per rank, then the
+// controlled logical clock over the happened-before relation that the records
+// imply (messages matched in MPI's non-overtaking order, collective instances).
+
+#include <vector>
+
+#include "controlled_clock.hpp"
+#include "event_graph.hpp"
+#include "model/trace_file.hpp"
+#include "offset_model.hpp"
+
+namespace mpidle::sync {
+
+// Two events per record: enter (2i) and exit (2i + 1).
+EventGraph build_event_graph(const model::Trace& trace);
+
+// Each rank's records as [enter, exit, enter, exit, ...] on rank 0's timeline.
+RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models);
+
+struct TraceSyncResult {
+  ClcStats clc;
+  std::vector<OffsetModel> models;  // by position in trace.ranks
+};
+
+// Fills trace.ranks[*].synced. params.min_latency_ns < 0 means: use the latency
+// measured by the profiler (trace.min_latency_ns).
+TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params);
+
+}  // namespace mpidle::sync

@@ -1,0 +1,88 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model/trace_file.hpp"
+
+using namespace mpidle::model;
+namespace fs = std::filesystem;
+
+namespace {
+Trace sample_trace() {
+  Trace t;
+  t.functions = {"MPI_Send", "MPI_Recv"};
+  t.callsites = {Callsite{{Frame{"/bin/app", 0x1234, "main", "app.c", 42}}}};
+  t.min_latency_ns = 900;
+  for (std::int32_t r = 0; r < 2; ++r) {
+    RankTrace rank;
+    rank.rank = r;
+    rank.init = {r * 1000, 2000, 5'000};
+    rank.final = {r * 1100, 2100, 9'000'000};
+    TraceRecord rec;
+    rec.enter_ns = 100 + r;
+    rec.exit_ns = 200 + r;
+    rec.function = static_cast<std::uint32_t>(r);
+    rec.peer = 1 - r;
+    rec.tag = 7;
+    rec.role = r == 0 ? TraceRole::send : TraceRole::recv;
+    rank.records = {rec};
+    if (r == 1) rank.synced = {150, 260};
+    t.ranks.push_back(rank);
+  }
+  return t;
+}
+
+fs::path scratch(const char* name) {
+  const fs::path dir = fs::temp_directory_path() / "mpidle-test-trace";
+  fs::create_directories(dir);
+  return dir / name;
+}
+}  // namespace
+
+TEST_CASE("a trace survives write and read unchanged", "[model]") {
+  const auto file = scratch("roundtrip.trace");
+  write_trace(file, sample_trace());
+  const Trace t = read_trace(file);
+  CHECK(t.functions == std::vector<std::string>{"MPI_Send", "MPI_Recv"});
+  REQUIRE(t.callsites.size() == 1);
+  CHECK(t.callsites[0].frames[0].line == 42);
+  CHECK(t.min_latency_ns == 900);
+  REQUIRE(t.ranks.size() == 2);
+  CHECK(t.ranks[1].init.offset_ns == 1000);
+  CHECK(t.ranks[1].final.at_ns == 9'000'000);
+  REQUIRE(t.ranks[1].records.size() == 1);
+  CHECK(t.ranks[1].records[0].role == TraceRole::recv);
+  CHECK(t.ranks[1].records[0].exit_ns == 201);
+  CHECK(t.ranks[0].synced.empty());
+  CHECK(t.ranks[1].synced == std::vector<std::int64_t>{150, 260});
+}
+
+TEST_CASE("missing, foreign, truncated or malformed traces are refused", "[model]") {
+  CHECK_THROWS_WITH(read_trace(scratch("missing.trace")), Catch::Contains("cannot open"));
+
+  std::ofstream(scratch("foreign.trace")) << "this is not a trace at all";
+  CHECK_THROWS_WITH(read_trace(scratch("foreign.trace")), Catch::Contains("not an mpidle trace"));
+
+  const auto good = scratch("good.trace");
+  write_trace(good, sample_trace());
+  const auto size = fs::file_size(good);
+  for (auto cut : {std::uintmax_t{12}, size / 2, size - 1}) {
+    fs::copy_file(good, scratch("cut.trace"), fs::copy_options::overwrite_existing);
+    fs::resize_file(scratch("cut.trace"), cut);
+    CHECK_THROWS_WITH(read_trace(scratch("cut.trace")), Catch::Contains("truncated"));
+  }
+
+  auto bad = sample_trace();
+  bad.ranks[0].records[0].function = 99;
+  write_trace(scratch("bad.trace"), bad);
+  CHECK_THROWS_WITH(read_trace(scratch("bad.trace")), Catch::Contains("malformed record"));
+
+  {
+    std::fstream f(good, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    const std::uint32_t version = 99;
+    f.write(reinterpret_cast<const char*>(&version), sizeof version);
+  }
+  CHECK_THROWS_WITH(read_trace(good), Catch::Contains("trace format version 99"));
+}
