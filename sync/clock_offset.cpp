@@ -16,10 +16,12 @@ std::optional<OffsetEstimate> estimate_offset(std::span<const ClockSample> sampl
 }
 
 OffsetEstimate compose(const OffsetEstimate& to_parent, const OffsetEstimate& parent_to_root) {
-  // Round trips add up: both readings' uncertainties stack.
+  // Round trips add up: both readings' uncertainties stack. The child's reading
+  // was taken at a parent-clock time; on the root's clock that is earlier by the
+  // parent's offset (offset = local − reference).
   return OffsetEstimate{to_parent.offset_ns + parent_to_root.offset_ns,
                         to_parent.rtt_ns + parent_to_root.rtt_ns,
-                        to_parent.at_ns + parent_to_root.offset_ns};
+                        to_parent.at_ns - parent_to_root.offset_ns};
 }
 
 }  // namespace mpidle::sync

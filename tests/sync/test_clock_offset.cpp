@@ -32,6 +32,8 @@ TEST_CASE("offsets compose along the measurement tree", "[sync]") {
   const auto to_root = compose(child_to_parent, parent_to_root);
   CHECK(to_root.offset_ns == -700);
   CHECK(to_root.rtt_ns == 50);
+  // Parent time 1000 is root time 2000 when the parent runs 1000 ns behind.
+  CHECK(to_root.at_ns == 2000);
 }
 
 TEST_CASE("linear interpolation recovers a known offset and drift", "[sync]") {
