@@ -12,13 +12,13 @@ namespace mpidle::model {
 
 // What a record means for matching messages and collectives.
 enum class TraceRole : std::uint8_t {
-  other = 0,       // no dependency (time only, local calls)
-  send = 1,        // blocking send: the send happens at enter
-  recv = 2,        // blocking receive: the receive happens at exit
-  isend = 3,       // non-blocking send started: the send happens at enter
-  irecv = 4,       // non-blocking receive posted; it completes in a completion record
-  completion = 5,  // one completed request (peer, tag, bytes of the receive it finishes)
-  collective = 6,  // a blocking collective instance (comm, sequence number, root)
+  other = 0,        // no dependency (time only, local calls)
+  send = 1,         // blocking send: the send happens at enter
+  recv = 2,         // blocking receive: the receive happens at exit
+  isend = 3,        // non-blocking send started: the send happens at enter
+  irecv = 4,        // non-blocking receive posted; it completes in a completion record
+  completion = 5,   // one completed request (peer, tag, bytes of the receive it finishes)
+  collective = 6,   // a blocking collective instance (comm, sequence number, root)
   icollective = 7,  // a non-blocking collective started; its exit is a completion record
 };
 
@@ -32,7 +32,7 @@ struct TraceRecord {
   std::uint32_t function = 0;  // index into the trace's function table
   std::int32_t peer = -1;      // world rank: destination of a send, source of a receive
   std::int32_t tag = -1;
-  std::uint32_t comm = 0;      // communicator id, equal on every member rank
+  std::uint32_t comm = 0;  // communicator id, equal on every member rank
   // Collective instance on `comm` (collective, icollective, and the completion of
   // an icollective), or the request serial linking an irecv to its completion.
   std::uint32_t sequence = 0;

@@ -1,8 +1,12 @@
 #include "trace_file.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
+#include <sstream>
+
+#include "table_merge.hpp"
 
 namespace mpidle::model {
 namespace {
@@ -11,9 +15,7 @@ constexpr char kMagic[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'T', 'R'};
 
 class Out {
  public:
-  explicit Out(const std::filesystem::path& file) : m_out(file, std::ios::binary) {
-    if (!m_out) throw TraceError("cannot create " + file.string());
-  }
+  explicit Out(std::ostream& out) : m_out(out) {}
   template <typename T>
   void put(const T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -22,25 +24,22 @@ class Out {
   template <typename T>
   void put_array(const std::vector<T>& v) {
     put<std::uint64_t>(v.size());
-    m_out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(T)));
+    m_out.write(reinterpret_cast<const char*>(v.data()),
+                static_cast<std::streamsize>(v.size() * sizeof(T)));
   }
   void put_string(const std::string& s) {
     put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
     m_out.write(s.data(), static_cast<std::streamsize>(s.size()));
   }
-  void finish(const std::filesystem::path& file) {
-    m_out.flush();
-    if (!m_out) throw TraceError("cannot write " + file.string());
-  }
+  bool good() const { return static_cast<bool>(m_out); }
 
  private:
-  std::ofstream m_out;
+  std::ostream& m_out;
 };
 
 class In {
  public:
-  In(const std::filesystem::path& file) : m_file(file), m_in(file, std::ios::binary) {
-    if (!m_in) throw TraceError("cannot open " + file.string());
+  In(std::istream& in, std::string name) : m_name(std::move(name)), m_in(in) {
     m_in.seekg(0, std::ios::end);
     m_size = static_cast<std::uint64_t>(m_in.tellg());
     m_in.seekg(0);
@@ -72,7 +71,7 @@ class In {
     return n;
   }
   bool at_end() { return remaining() == 0; }
-  [[noreturn]] void fail(const std::string& what) { throw TraceError(m_file.string() + ": " + what); }
+  [[noreturn]] void fail(const std::string& what) { throw TraceError(m_name + ": " + what); }
 
  private:
   std::uint64_t remaining() { return m_size - static_cast<std::uint64_t>(m_in.tellg()); }
@@ -83,15 +82,13 @@ class In {
   }
   [[noreturn]] void truncated() { fail("truncated trace"); }
 
-  std::filesystem::path m_file;
-  std::ifstream m_in;
+  std::string m_name;
+  std::istream& m_in;
   std::uint64_t m_size = 0;
 };
 
-}  // namespace
-
-void write_trace(const std::filesystem::path& file, const Trace& trace) {
-  Out out(file);
+void write(std::ostream& stream, const Trace& trace) {
+  Out out(stream);
   out.put(kMagic);
   out.put(kTraceFormatVersion);
   out.put<std::uint32_t>(sizeof(TraceRecord));
@@ -117,11 +114,10 @@ void write_trace(const std::filesystem::path& file, const Trace& trace) {
     out.put_array(r.records);
     out.put_array(r.synced);
   }
-  out.finish(file);
 }
 
-Trace read_trace(const std::filesystem::path& file) {
-  In in(file);
+Trace read(std::istream& stream, const std::string& name) {
+  In in(stream, name);
   const auto magic = in.get<std::array<char, 8>>();
   if (std::memcmp(magic.data(), kMagic, sizeof kMagic) != 0) in.fail("not an mpidle trace");
   const auto version = in.get<std::uint32_t>();
@@ -164,6 +160,50 @@ Trace read_trace(const std::filesystem::path& file) {
   }
   if (!in.at_end()) in.fail("trailing bytes after the last rank");
   return t;
+}
+
+}  // namespace
+
+void write_trace(const std::filesystem::path& file, const Trace& trace) {
+  std::ofstream out(file, std::ios::binary);
+  if (!out) throw TraceError("cannot create " + file.string());
+  write(out, trace);
+  out.flush();
+  if (!out) throw TraceError("cannot write " + file.string());
+}
+
+Trace read_trace(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw TraceError("cannot open " + file.string());
+  return read(in, file.string());
+}
+
+std::string encode_trace(const Trace& trace) {
+  std::ostringstream out(std::ios::binary);
+  write(out, trace);
+  return std::move(out).str();
+}
+
+Trace decode_trace(const std::string& bytes) {
+  std::istringstream in(bytes, std::ios::binary);
+  return read(in, "trace from another rank");
+}
+
+void merge_traces(Trace& into, Trace&& from) {
+  const IndexMaps maps =
+      unify_tables(into.functions, into.callsites, from.functions, from.callsites);
+  into.min_latency_ns = into.ranks.empty()   ? from.min_latency_ns
+                        : from.ranks.empty() ? into.min_latency_ns
+                                             : std::min(into.min_latency_ns, from.min_latency_ns);
+  for (auto& rank : from.ranks) {
+    for (auto& rec : rank.records) {
+      rec.function = maps.functions.at(rec.function);
+      rec.callsite = maps.callsites.at(rec.callsite);
+    }
+    into.ranks.push_back(std::move(rank));
+  }
+  std::stable_sort(into.ranks.begin(), into.ranks.end(),
+                   [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
 }
 
 }  // namespace mpidle::model

@@ -25,26 +25,33 @@ class TraceError : public std::runtime_error {
 struct ClockMeasurement {
   std::int64_t offset_ns = 0;  // local − rank 0
   std::int64_t rtt_ns = 0;
-  std::int64_t at_ns = 0;      // rank 0's time of the measurement
+  std::int64_t at_ns = 0;  // rank 0's time of the measurement
 };
 
 struct RankTrace {
   std::int32_t rank = 0;
   ClockMeasurement init;
   ClockMeasurement final;
-  std::vector<TraceRecord> records;    // raw local timestamps
-  std::vector<std::int64_t> synced;    // 2 per record (enter, exit); empty before sync
+  std::vector<TraceRecord> records;  // raw local timestamps
+  std::vector<std::int64_t> synced;  // 2 per record (enter, exit); empty before sync
 };
 
 struct Trace {
   std::vector<std::string> functions;
   std::vector<Callsite> callsites;
-  std::int64_t min_latency_ns = 0;     // smallest one-way latency seen while measuring offsets
-  std::vector<RankTrace> ranks;        // by rank
+  std::int64_t min_latency_ns = 0;  // smallest one-way latency seen while measuring offsets
+  std::vector<RankTrace> ranks;     // by rank
 };
 
 void write_trace(const std::filesystem::path& file, const Trace& trace);
 // Throws TraceError for a missing, truncated or foreign file.
 Trace read_trace(const std::filesystem::path& file);
+
+// The same format in memory, for shipping partial traces between ranks.
+std::string encode_trace(const Trace& trace);
+Trace decode_trace(const std::string& bytes);  // throws TraceError
+
+// Appends the ranks of `from`, unifying functions and callsites (as merge_tables).
+void merge_traces(Trace& into, Trace&& from);
 
 }  // namespace mpidle::model

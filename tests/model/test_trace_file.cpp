@@ -86,3 +86,22 @@ TEST_CASE("missing, foreign, truncated or malformed traces are refused", "[model
   }
   CHECK_THROWS_WITH(read_trace(good), Catch::Contains("trace format version 99"));
 }
+
+TEST_CASE("partial traces merge with functions and callsites unified", "[model]") {
+  Trace a = sample_trace();
+  a.ranks.resize(1);  // rank 0 only
+  Trace b = sample_trace();
+  b.ranks.erase(b.ranks.begin());  // rank 1 only
+  // Rank 1 lists its functions the other way round.
+  std::swap(b.functions[0], b.functions[1]);
+  b.ranks[0].records[0].function = 0;  // still MPI_Recv
+  b.min_latency_ns = 700;
+  const auto bytes = encode_trace(b);
+  merge_traces(a, decode_trace(bytes));
+  REQUIRE(a.ranks.size() == 2);
+  CHECK(a.functions.size() == 2);
+  CHECK(a.callsites.size() == 1);
+  CHECK(a.functions[a.ranks[1].records[0].function] == "MPI_Recv");
+  CHECK(a.min_latency_ns == 700);
+  CHECK_THROWS_AS(decode_trace(bytes.substr(0, bytes.size() - 3)), TraceError);
+}

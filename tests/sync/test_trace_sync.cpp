@@ -33,9 +33,11 @@ model::Trace two_ranks() {
 TEST_CASE("messages match in non-overtaking order per (comm, source, dest, tag)", "[sync]") {
   auto t = two_ranks();
   // Rank 0 sends tag 1, tag 2, tag 1; rank 1 receives tag 2 first, then tag 1 twice.
-  t.ranks[0].records = {record(TraceRole::send, 100, 110, 1, 1), record(TraceRole::send, 200, 210, 1, 2),
+  t.ranks[0].records = {record(TraceRole::send, 100, 110, 1, 1),
+                        record(TraceRole::send, 200, 210, 1, 2),
                         record(TraceRole::send, 300, 310, 1, 1)};
-  t.ranks[1].records = {record(TraceRole::recv, 50, 220, 0, 2), record(TraceRole::recv, 230, 240, 0, 1),
+  t.ranks[1].records = {record(TraceRole::recv, 50, 220, 0, 2),
+                        record(TraceRole::recv, 230, 240, 0, 1),
                         record(TraceRole::recv, 250, 320, 0, 1)};
   const auto g = sync::build_event_graph(t);
   REQUIRE(g.edges().size() == 3);
@@ -52,7 +54,8 @@ TEST_CASE("messages match in non-overtaking order per (comm, source, dest, tag)"
 
 TEST_CASE("non-blocking receives match by posting order, complete at their wait", "[sync]") {
   auto t = two_ranks();
-  t.ranks[0].records = {record(TraceRole::isend, 100, 101, 1, 5), record(TraceRole::isend, 102, 103, 1, 5)};
+  t.ranks[0].records = {record(TraceRole::isend, 100, 101, 1, 5),
+                        record(TraceRole::isend, 102, 103, 1, 5)};
   auto irecv_a = record(TraceRole::irecv, 10, 11, -1, -1);
   irecv_a.sequence = 1;
   auto irecv_b = record(TraceRole::irecv, 12, 13, -1, -1);
