@@ -141,6 +141,44 @@ Profile parse_profile(const json& doc) {
     });
     return c;
   });
+  if (doc.contains("trace")) {
+    Fields f(doc.at("trace"), "trace");
+    TraceSection t;
+    t.file = f.get<std::string>("file");
+    t.events = f.get<std::uint64_t>("events");
+    for (const auto& n : f.array("events_by_rank")) {
+      if (!n.is_number_unsigned()) throw ProfileError("trace.events_by_rank holds a non-count");
+      t.events_by_rank.push_back(n.get<std::uint64_t>());
+    }
+    t.spills = f.get<std::uint64_t>("spills");
+    Fields papi(f.at("papi"), "trace.papi");
+    for (const auto& e : papi.array("events"))
+      t.papi_events.push_back(e.is_string() ? e.get<std::string>() : "");
+    const auto& available = papi.at("available");
+    if (!available.is_boolean()) throw ProfileError("trace.papi.available is not a boolean");
+    t.papi_available = available.get<bool>();
+    t.papi_reason = papi.get<std::string>("reason");
+    p.trace = std::move(t);
+  }
+  if (doc.contains("sync")) {
+    Fields f(doc.at("sync"), "sync");
+    SyncSection s;
+    s.offsets = rows<SyncOffset>(f, "offsets", [](const Fields& o) {
+      return SyncOffset{o.get<std::int64_t>("rank"), o.get<double>("init_offset_s"),
+                        o.get<double>("final_offset_s"), o.get<double>("drift"),
+                        o.get<double>("rtt_s")};
+    });
+    s.min_latency_s = f.get<double>("min_latency_s");
+    s.gamma = f.get<double>("gamma");
+    s.violations_raw = f.get<std::uint64_t>("violations_raw");
+    s.violations_before = f.get<std::uint64_t>("violations_before");
+    s.violations_after = f.get<std::uint64_t>("violations_after");
+    s.events_moved = f.get<std::uint64_t>("events_moved");
+    s.max_shift_s = f.get<double>("max_shift_s");
+    s.mean_shift_s = f.get<double>("mean_shift_s");
+    s.interval_change_mean = f.get<double>("interval_change_mean");
+    p.sync = std::move(s);
+  }
   p.minima = rows<MinimumRow>(top, "minima", [](const Fields& f) {
     return MinimumRow{f.get<std::string>("function"), f.get<std::int64_t>("size_class"),
                       f.get<std::int64_t>("peer"),    f.get<std::int64_t>("rank"),

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -76,7 +77,32 @@ struct MinimumRow {
   std::uint64_t count = 0;
 };
 
+// Trace mode only.
+struct TraceSection {
+  std::string file;
+  std::uint64_t events = 0;
+  std::vector<std::uint64_t> events_by_rank;
+  std::uint64_t spills = 0;
+  std::vector<std::string> papi_events;
+  bool papi_available = false;
+  std::string papi_reason;
+};
+
+struct SyncOffset {
+  std::int64_t rank = 0;
+  double init_offset_s = 0, final_offset_s = 0, drift = 0, rtt_s = 0;
+};
+
+struct SyncSection {
+  std::vector<SyncOffset> offsets;
+  double min_latency_s = 0, gamma = 0;
+  std::uint64_t violations_raw = 0, violations_before = 0, violations_after = 0, events_moved = 0;
+  double max_shift_s = 0, mean_shift_s = 0, interval_change_mean = 0;
+};
+
 struct Profile {
+  std::optional<TraceSection> trace;
+  std::optional<SyncSection> sync;
   RunSummary run;
   std::vector<RankRow> ranks;
   std::vector<FunctionRow> functions;

@@ -39,7 +39,8 @@ struct TraceRecord {
   std::int32_t root = kTraceNoRoot;  // world rank of a rooted collective's root
   TraceRole role = TraceRole::other;
   std::uint8_t collective_kind = 0;  // CollectiveKind of a collective record
-  std::uint16_t padding = 0;
+  std::uint8_t extra = 0;            // 1: a further record of the same call (not a call of its own)
+  std::uint8_t reserved = 0;
 };
 static_assert(std::is_trivially_copyable_v<TraceRecord>);
 static_assert(sizeof(TraceRecord) == 64);

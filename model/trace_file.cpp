@@ -111,6 +111,8 @@ void write(std::ostream& stream, const Trace& trace) {
     out.put(r.rank);
     out.put(r.init);
     out.put(r.final);
+    out.put(r.spilled_chunks);
+    out.put(r.lost_records);
     out.put_array(r.records);
     out.put_array(r.synced);
   }
@@ -141,11 +143,13 @@ Trace read(std::istream& stream, const std::string& name) {
       f.line = in.get<std::int32_t>();
     }
   }
-  t.ranks.resize(in.count(4 + 2 * sizeof(ClockMeasurement) + 16));
+  t.ranks.resize(in.count(4 + 2 * sizeof(ClockMeasurement) + 32));
   for (auto& r : t.ranks) {
     r.rank = in.get<std::int32_t>();
     r.init = in.get<ClockMeasurement>();
     r.final = in.get<ClockMeasurement>();
+    r.spilled_chunks = in.get<std::uint64_t>();
+    r.lost_records = in.get<std::uint64_t>();
     r.records = in.get_array<TraceRecord>();
     r.synced = in.get_array<std::int64_t>();
     if (!r.synced.empty() && r.synced.size() != 2 * r.records.size()) {

@@ -32,6 +32,8 @@ struct RankTrace {
   std::int32_t rank = 0;
   ClockMeasurement init;
   ClockMeasurement final;
+  std::uint64_t spilled_chunks = 0;  // chunks that went through the spill file
+  std::uint64_t lost_records = 0;    // records that could not be kept (spill failed)
   std::vector<TraceRecord> records;  // raw local timestamps
   std::vector<std::int64_t> synced;  // 2 per record (enter, exit); empty before sync
 };

@@ -1,14 +1,35 @@
 #pragma once
-// One intercepted call: its two clock reads and its single table update.
+// One intercepted call: its two clock reads and its single table update, and in
+// trace mode one record (plus one per further request or message it completes).
 
 #include <cstdint>
 
 #include "clock.hpp"
 #include "context.hpp"
 #include "model/profile_tables.hpp"
+#include "model/trace_events.hpp"
 #include "mpi_fn.hpp"
 
 namespace mpidle::profiler {
+
+namespace detail {
+// Set once at MPI_Init, before any call is recorded.
+inline constinit bool g_tracing = false;
+}  // namespace detail
+
+inline bool tracing() {
+  return detail::g_tracing;
+}
+
+// What a trace record says beyond time, peer and size.
+struct TraceInfo {
+  model::TraceRole role = model::TraceRole::other;
+  std::int32_t tag = -1;
+  std::uint32_t comm = 0;
+  std::uint32_t sequence = 0;
+  std::int32_t root = model::kTraceNoRoot;
+  model::CollectiveKind kind = model::CollectiveKind::none;
+};
 
 class Call {
  public:
@@ -17,6 +38,9 @@ class Call {
   void start() { m_start = now(); }
   void stop() { m_stop = now(); }
 
+  // Filled by hooks in trace mode (ignored otherwise).
+  TraceInfo& trace() { return m_trace; }
+
   void record(std::uint64_t bytes, std::int32_t peer) {
     record_as(static_cast<std::int16_t>(model::size_class(bytes)), bytes, peer);
   }
@@ -24,18 +48,29 @@ class Call {
   void record_incomplete(std::int32_t peer) {
     record_as(static_cast<std::int16_t>(model::kSizeClassIncomplete), 0, peer);
   }
+  // Trace mode: a further record of this call (a request it completed, the
+  // receive half of a Sendrecv), with the call's times.
+  void trace_extra(const TraceInfo& info, std::int32_t peer, std::uint64_t bytes) {
+    ThreadState* state = thread_state();
+    if (state == nullptr) return;
+    state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, info, true);
+  }
 
  private:
   void record_as(std::int16_t size_class, std::uint64_t bytes, std::int32_t peer) {
     ThreadState* state = thread_state();
     if (state == nullptr) return;
-    state->record(m_fn, m_return_address, size_class, peer, bytes, m_start, m_stop - m_start);
+    m_site =
+        state->record(m_fn, m_return_address, size_class, peer, bytes, m_start, m_stop - m_start);
+    if (tracing()) state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, m_trace, false);
   }
 
   MpiFn m_fn;
   void* m_return_address;
+  std::uintptr_t m_site = 0;
   Ticks m_start = 0;
   Ticks m_stop = 0;
+  TraceInfo m_trace;
 };
 
 }  // namespace mpidle::profiler

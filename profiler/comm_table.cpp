@@ -5,10 +5,11 @@ namespace mpidle::profiler {
 CommTable::CommTable() : m_slots(new Slot[kCapacity]) {}
 CommTable::~CommTable() = default;
 
-const CommInfo* CommTable::insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks) {
+CommInfo* CommTable::insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks,
+                            std::uint32_t id, int my_rank) {
   std::lock_guard lock(m_write);
-  auto info = std::make_unique<CommInfo>(std::move(world_ranks));
-  const CommInfo* stored = info.get();
+  auto info = std::make_unique<CommInfo>(std::move(world_ranks), id, my_rank);
+  CommInfo* stored = info.get();
   for (std::size_t n = 0, i = slot_of(handle); n < kCapacity; ++n, i = (i + 1) % kCapacity) {
     const std::uint64_t k = m_slots[i].handle.load(std::memory_order_relaxed);
     if (k == handle || k == kEmpty) {

@@ -13,16 +13,26 @@ namespace mpidle::profiler {
 
 class CommInfo {
  public:
-  explicit CommInfo(std::vector<std::int32_t> world_ranks) : m_world(std::move(world_ranks)) {}
+  explicit CommInfo(std::vector<std::int32_t> world_ranks, std::uint32_t id = 0, int my_rank = -1)
+      : m_world(std::move(world_ranks)), m_id(id), m_my_rank(my_rank) {}
 
   // World rank of `local` in the (remote, for intercommunicators) group, or -1.
   std::int32_t world_rank(int local) const {
     return local >= 0 && static_cast<std::size_t>(local) < m_world.size() ? m_world[local] : -1;
   }
   int size() const { return static_cast<int>(m_world.size()); }
+  // Trace mode: the same id on every member rank, and this process' rank in it.
+  std::uint32_t id() const { return m_id; }
+  int my_rank() const { return m_my_rank; }
+  // Collective instances on this communicator, numbered in call order (which MPI
+  // requires to be the same on every member).
+  std::uint32_t next_collective() { return m_collectives.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   std::vector<std::int32_t> m_world;
+  std::uint32_t m_id;
+  int m_my_rank;
+  std::atomic<std::uint32_t> m_collectives{0};
 };
 
 class CommTable {
@@ -35,7 +45,7 @@ class CommTable {
   CommTable(const CommTable&) = delete;
   CommTable& operator=(const CommTable&) = delete;
 
-  const CommInfo* find(std::uint64_t handle) const {
+  CommInfo* find(std::uint64_t handle) const {
     for (std::size_t n = 0, i = slot_of(handle); n < kCapacity; ++n, i = (i + 1) % kCapacity) {
       const std::uint64_t k = m_slots[i].handle.load(std::memory_order_acquire);
       if (k == handle) return m_slots[i].info.load(std::memory_order_acquire);
@@ -45,14 +55,15 @@ class CommTable {
   }
 
   // Adds or replaces; returns the stored info, or nullptr when the table is full.
-  const CommInfo* insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks);
+  CommInfo* insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks,
+                   std::uint32_t id = 0, int my_rank = -1);
   // Forgets a handle (freed communicator) so that a reuse is rebuilt.
   void forget(std::uint64_t handle);
 
  private:
   struct Slot {
     std::atomic<std::uint64_t> handle{kEmpty};
-    std::atomic<const CommInfo*> info{nullptr};
+    std::atomic<CommInfo*> info{nullptr};
   };
   static std::size_t slot_of(std::uint64_t h) {
     return static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ull) >> 40) % kCapacity;

@@ -15,6 +15,9 @@ CountRange range_of(std::string_view member) {
   if (member == "callsite_depth") return {1, 16};
   if (member == "table_entries") return {64, 1 << 24};
   if (member == "verbose") return {0, 2};
+  if (member == "trace_mem_mib") return {1, 1 << 20};
+  if (member == "test_clock_offset_us") return {-1'000'000, 1'000'000};
+  if (member == "test_clock_drift_ppm") return {-100'000, 100'000};
   return {0, INT64_MAX};
 }
 
@@ -77,13 +80,19 @@ Config parse_config(const EnvLookup& lookup, std::vector<std::string>& warnings)
     const std::string_view m = spec.member;
     const std::string type = spec.type;
     if (type == "flag") {
-      bool& field = m == "enable" ? c.enable : m == "global_min" ? c.global_min : c.symbolize;
+      bool& field = m == "enable"       ? c.enable
+                    : m == "global_min" ? c.global_min
+                    : m == "trace"      ? c.trace
+                                        : c.symbolize;
       set_flag_or_warn(field, parse_flag(*text), spec, *text, warnings, "0 or 1");
     } else if (type == "count") {
       const auto r = range_of(m);
-      std::int64_t& field = m == "callsite_depth"  ? c.callsite_depth
-                            : m == "table_entries" ? c.table_entries
-                                                   : c.verbose;
+      std::int64_t& field = m == "callsite_depth"         ? c.callsite_depth
+                            : m == "table_entries"        ? c.table_entries
+                            : m == "trace_mem_mib"        ? c.trace_mem_mib
+                            : m == "test_clock_offset_us" ? c.test_clock_offset_us
+                            : m == "test_clock_drift_ppm" ? c.test_clock_drift_ppm
+                                                          : c.verbose;
       set_flag_or_warn(
           field, parse_count(*text, r), spec, *text, warnings,
           "an integer in [" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]");
@@ -92,6 +101,8 @@ Config parse_config(const EnvLookup& lookup, std::vector<std::string>& warnings)
                        "auto, tsc or clock_gettime");
     } else if (m == "output") {
       c.output = *text;
+    } else if (m == "papi_events") {
+      c.papi_events = *text;
     }
   }
   return c;
@@ -106,7 +117,12 @@ std::vector<std::pair<std::string, std::string>> describe_config(const Config& c
           {"MPIDLE_TIMER", timers[static_cast<int>(c.timer)]},
           {"MPIDLE_TABLE_ENTRIES", std::to_string(c.table_entries)},
           {"MPIDLE_SYMBOLIZE", c.symbolize ? "1" : "0"},
-          {"MPIDLE_VERBOSE", std::to_string(c.verbose)}};
+          {"MPIDLE_VERBOSE", std::to_string(c.verbose)},
+          {"MPIDLE_TRACE", c.trace ? "1" : "0"},
+          {"MPIDLE_TRACE_MEM", std::to_string(c.trace_mem_mib)},
+          {"MPIDLE_PAPI_EVENTS", c.papi_events},
+          {"MPIDLE_TEST_CLOCK_OFFSET_US", std::to_string(c.test_clock_offset_us)},
+          {"MPIDLE_TEST_CLOCK_DRIFT_PPM", std::to_string(c.test_clock_drift_ppm)}};
 }
 
 }  // namespace mpidle::profiler

@@ -53,10 +53,21 @@ std::unique_ptr<Context> Context::uninstall() {
 
 ThreadState* Context::create_thread_state() {
   try {
-    auto state = std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
-                                               static_cast<int>(m_config.callsite_depth));
-    ThreadState* raw = state.get();
     std::lock_guard lock(m_threads_mutex);
+    std::unique_ptr<TraceBuffer> trace;
+    if (m_config.trace) {
+      // Spills go to the run directory when it is known, else to the temp dir.
+      const std::string dir = m_config.output.empty() ? "/tmp" : m_config.output;
+      trace = std::make_unique<TraceBuffer>(static_cast<std::size_t>(m_config.trace_mem_mib),
+                                            dir + "/spill-rank" + std::to_string(m_rank) +
+                                                "-thread" + std::to_string(m_threads_made) + "-" +
+                                                std::to_string(getpid()) + ".bin");
+    }
+    ++m_threads_made;
+    auto state =
+        std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
+                                      static_cast<int>(m_config.callsite_depth), std::move(trace));
+    ThreadState* raw = state.get();
     m_threads.push_back(std::move(state));
     detail::tls_thread_state = raw;
     return raw;
@@ -72,6 +83,17 @@ std::vector<const ThreadState*> Context::threads() const {
   std::vector<const ThreadState*> out;
   for (const auto& t : m_threads) out.push_back(t.get());
   return out;
+}
+
+std::uint32_t Context::comm_id(bool world, const std::vector<std::int32_t>& world_ranks) {
+  if (world) return 0;
+  std::uint64_t group = 1469598103934665603ull;
+  for (auto r : world_ranks) group = (group ^ static_cast<std::uint32_t>(r)) * 1099511628211ull;
+  std::lock_guard lock(m_comm_ids_mutex);
+  const std::uint32_t seen = m_comm_groups_seen[group]++;
+  std::uint64_t id = (group ^ (seen * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+  id ^= id >> 32;
+  return static_cast<std::uint32_t>(id) | 1u;  // 0 is MPI_COMM_WORLD
 }
 
 void Context::set_paused(bool paused) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,7 +16,10 @@
 #include "clock.hpp"
 #include "comm_table.hpp"
 #include "config.hpp"
+#include "model/trace_file.hpp"
+#include "papi_probe.hpp"
 #include "thread_state.hpp"
+#include "trace_clock.hpp"
 
 namespace mpidle::profiler {
 
@@ -38,12 +42,23 @@ class Context {
   std::uint64_t start_ns() const { return m_start_ns; }
   std::time_t start_time() const { return m_start_time; }
 
+  // Trace mode: the trace clock and this rank's offset to its parent at MPI_Init.
+  TraceClock& trace_clock() { return m_trace_clock; }
+  model::ClockMeasurement& init_offset() { return m_init_offset; }
+  PapiStatus& papi() { return m_papi; }
+
   // Bumped by MPI_Type_free/commit so that cached datatype sizes are re-read.
   std::atomic<std::uint32_t>& type_generation() { return m_type_generation; }
 
   // Slow path of the first recorded call of a thread.
   ThreadState* create_thread_state();
   std::vector<const ThreadState*> threads() const;
+
+  // Trace mode: an id for a communicator that its members agree on without
+  // talking: its group (as world ranks) and how many communicators with that
+  // group this process made before (communicators are made collectively, in the
+  // same order on every member).
+  std::uint32_t comm_id(bool world, const std::vector<std::int32_t>& world_ranks);
 
   void set_paused(bool paused);
   bool paused() const { return m_paused; }
@@ -60,9 +75,16 @@ class Context {
   std::uint64_t m_start_ns;
   std::time_t m_start_time;
   TickRate m_tick_rate;
+  TraceClock m_trace_clock;
+  model::ClockMeasurement m_init_offset;
+  PapiStatus m_papi;
+  std::uint32_t m_threads_made = 0;
   CommTable m_comms;
   std::atomic<std::uint32_t> m_type_generation{1};
   bool m_paused = false;
+
+  std::mutex m_comm_ids_mutex;
+  std::map<std::uint64_t, std::uint32_t> m_comm_groups_seen;
 
   mutable std::mutex m_threads_mutex;
   std::vector<std::unique_ptr<ThreadState>> m_threads;

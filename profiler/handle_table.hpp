@@ -15,8 +15,15 @@ struct PendingOp {
   std::int32_t peer = -1;  // world rank; kPeerFromStatus when it is known only at completion
   bool persistent = false;
   bool receive = false;
+  bool send = false;
   std::uint64_t bytes = 0;
   const CommInfo* comm = nullptr;  // to translate a status' source (ANY_SOURCE)
+  // Trace mode: what the completion record says.
+  std::int32_t tag = -1;  // posted tag (MPI_ANY_TAG: from the status)
+  std::uint32_t comm_id = 0;
+  std::uint32_t serial = 0;  // request serial, or the collective instance
+  std::uint8_t collective_kind = 0;
+  std::int32_t root = -1;
 };
 
 inline constexpr std::int32_t kPeerFromStatus = -2;

@@ -19,11 +19,6 @@ struct Totals {
 using Stack = std::vector<std::uintptr_t>;
 using Key = std::tuple<Stack, std::uint16_t, std::int16_t, std::int32_t>;
 
-Stack stack_of(const ThreadState& thread, std::uintptr_t callsite) {
-  if ((callsite & kStackIdTag) && thread.stacks()) return thread.stacks()->frames_of(callsite);
-  return {callsite};
-}
-
 }  // namespace
 
 model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>& threads,

@@ -15,6 +15,12 @@ struct RankIdentity {
   double wall_s = 0;
 };
 
+// The frames behind a call table key: a return address, or a stack the thread interned.
+inline std::vector<std::uintptr_t> stack_of(const ThreadState& thread, std::uintptr_t callsite) {
+  if ((callsite & kStackIdTag) && thread.stacks()) return thread.stacks()->frames_of(callsite);
+  return {callsite};
+}
+
 model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>& threads,
                                           const TickRate& rate, const RankIdentity& identity);
 

@@ -16,7 +16,7 @@ RealFunction<decltype(&PMPI_Type_size_x)> real_type_size_x{"PMPI_Type_size_x"};
 
 namespace {
 
-const CommInfo* translate(Context& context, MPI_Comm comm) {
+CommInfo* translate(Context& context, MPI_Comm comm) {
   // Intercommunicator ranks name members of the remote group.
   int inter = 0;
   if (call_real(real_comm_test_inter, comm, &inter) != MPI_SUCCESS) return nullptr;
@@ -33,13 +33,18 @@ const CommInfo* translate(Context& context, MPI_Comm comm) {
   PMPI_Group_free(&group);
   PMPI_Group_free(&world_group);
   std::vector<std::int32_t> ranks(world.begin(), world.end());
-  for (auto& r : ranks) r = r == MPI_UNDEFINED ? -1 : r;
-  return context.comms().insert(handle_key(comm), std::move(ranks));
+  int my_rank = -1;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] == MPI_UNDEFINED) ranks[i] = -1;
+    if (ranks[i] == context.rank() && !inter) my_rank = static_cast<int>(i);
+  }
+  return context.comms().insert(handle_key(comm), ranks,
+                                context.comm_id(comm == MPI_COMM_WORLD, ranks), my_rank);
 }
 
 }  // namespace
 
-const CommInfo* build_comm_info(MPI_Comm comm) {
+CommInfo* build_comm_info(MPI_Comm comm) {
   Context* context = Context::current();
   if (context == nullptr || comm == MPI_COMM_NULL) return nullptr;
   // Runs inside a wrapper: nothing may propagate into the application's C frames.

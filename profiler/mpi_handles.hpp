@@ -25,13 +25,13 @@ std::uint64_t handle_key(Handle h) {
   }
 }
 
-const CommInfo* build_comm_info(MPI_Comm comm);
+CommInfo* build_comm_info(MPI_Comm comm);
 std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot);
 
-inline const CommInfo* comm_info(MPI_Comm comm) {
+inline CommInfo* comm_info(MPI_Comm comm) {
   Context* context = Context::current();
   if (context == nullptr) return nullptr;
-  const CommInfo* info = context->comms().find(handle_key(comm));
+  CommInfo* info = context->comms().find(handle_key(comm));
   return info ? info : build_comm_info(comm);
 }
 

@@ -12,12 +12,16 @@
 #include "model/profile_writer.hpp"
 #include "real_function.hpp"
 #include "symbolizer.hpp"
+#include "trace_output.hpp"
 #include "tree_reduce.hpp"
 
 namespace mpidle::profiler {
 namespace {
 
 namespace fs = std::filesystem;
+
+// γ of the controlled logical clock at finalize; `mpidle sync --gamma` redoes it.
+constexpr double kDefaultGamma = 0.99999;
 
 std::vector<std::string> command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -68,7 +72,8 @@ fs::path run_directory(const Context& context, const std::string& executable) {
   return "mpidle-" + fs::path(executable).filename().string() + "-" + stamp;
 }
 
-void write_run_directory(const Context& context, model::ProfileTables& tables, double per_call_s) {
+void write_run_directory(const Context& context, model::ProfileTables& tables, double per_call_s,
+                         model::Trace* trace) {
   const auto args = command_line();
   char exe[PATH_MAX] = {};
   const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
@@ -87,11 +92,23 @@ void write_run_directory(const Context& context, model::ProfileTables& tables, d
   run.global_minimum = context.config().global_min;
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
   run.per_call_overhead_s = per_call_s;
-  const auto json = model::build_profile_json(tables, run);
+  if (trace) run.mode = "trace";
+  auto json = model::build_profile_json(tables, run);
 
   const fs::path dir = run_directory(context, executable);
   std::error_code ec;
   fs::create_directories(dir, ec);
+  if (trace) {
+    try {
+      compose_offsets(*trace);
+      auto sections = write_synchronized_trace(*trace, dir, const_cast<Context&>(context).papi(),
+                                               kDefaultGamma);
+      json["trace"] = std::move(sections["trace"]);
+      json["sync"] = std::move(sections["sync"]);
+    } catch (const std::exception& e) {
+      warn(std::string("could not write the trace: ") + e.what());
+    }
+  }
   const fs::path file = dir / "profile.json";
   const fs::path partial = dir / "profile.json.partial";
   {
@@ -130,7 +147,9 @@ void finalize_profile(Context& context) {
   if (undecodable > 0) {
     warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
   }
-  if (merged) write_run_directory(context, *merged, per_call_s);
+  std::optional<model::Trace> trace;
+  if (context.config().trace) trace = gather_trace(context);
+  if (merged) write_run_directory(context, *merged, per_call_s, trace ? &*trace : nullptr);
 }
 
 }  // namespace mpidle::profiler

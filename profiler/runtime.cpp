@@ -1,12 +1,14 @@
 // MPI_Init, MPI_Finalize and MPI_Pcontrol: where the Context starts and ends.
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 
 #include "call_scope.hpp"
 #include "config.hpp"
 #include "context.hpp"
 #include "hooks.hpp"
 #include "log.hpp"
+#include "offset_tree.hpp"
 #include "profile_output.hpp"
 
 namespace mpidle::profiler::hooks {
@@ -35,13 +37,27 @@ void start(int rank, int size) {
   }
   select_timer(timer);
 
-  // mpidle's own traffic at finalize stays off the application's communicators.
+  // mpidle's own traffic at init and finalize stays off the application's communicators.
   MPI_Comm own = MPI_COMM_NULL;
   if (PMPI_Comm_dup(MPI_COMM_WORLD, &own) != MPI_SUCCESS) {
     warn("could not duplicate MPI_COMM_WORLD; this run is not profiled");
     return;
   }
-  Context::install(std::make_unique<Context>(std::move(config), own, rank, size));
+  const bool trace = config.trace;
+  if (trace && !config.output.empty()) {
+    std::error_code ignored;  // reported when the profile is written
+    std::filesystem::create_directories(config.output, ignored);
+  }
+  auto context = std::make_unique<Context>(std::move(config), own, rank, size);
+  if (trace) {
+    const Config& c = context->config();
+    context->trace_clock().calibrate();
+    context->trace_clock().set_test_skew(rank, c.test_clock_offset_us, c.test_clock_drift_ppm);
+    context->papi() = probe_papi(c.papi_events);
+    context->init_offset() = measure_offset_to_parent(own, context->trace_clock());
+  }
+  profiler::detail::g_tracing = trace;
+  Context::install(std::move(context));
 }
 
 }  // namespace

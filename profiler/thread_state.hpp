@@ -12,6 +12,7 @@
 #include "handle_table.hpp"
 #include "mpi_fn.hpp"
 #include "stack_table.hpp"
+#include "trace_buffer.hpp"
 
 namespace mpidle::profiler {
 
@@ -28,19 +29,50 @@ struct TypeSizeSlot {
   std::uint64_t size = 0;
 };
 
+struct TraceInfo;
+
 class ThreadState {
  public:
-  ThreadState(std::size_t table_entries, int callsite_depth);
+  // `trace_buffer` only in trace mode.
+  ThreadState(std::size_t table_entries, int callsite_depth,
+              std::unique_ptr<TraceBuffer> trace_buffer);
 
-  void record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
-              std::uint64_t bytes, Ticks start, Ticks duration) {
+  // Returns the callsite key used (a return address or an interned stack).
+  std::uintptr_t record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
+                        std::uint64_t bytes, Ticks start, Ticks duration) {
     const auto f = static_cast<std::uint16_t>(fn);
     std::uintptr_t site = reinterpret_cast<std::uintptr_t>(return_address);
     if (m_stacks) site = capture_stack(return_address);
     if (!m_calls.add(CallKey{site, f, size_class, peer}, duration, bytes)) ++m_dropped;
     FirstCallRecord& first = m_first_calls[f];
     if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer};
+    return site;
   }
+
+  // Trace mode: one record (times in ticks and the callsite key, converted at finalize).
+  template <typename Info>
+  void trace(MpiFn fn, std::uintptr_t site, Ticks start, Ticks stop, std::int32_t peer,
+             std::uint64_t bytes, const Info& info, bool extra) {
+    if (!m_trace) return;
+    model::TraceRecord r;
+    r.enter_ns = static_cast<std::int64_t>(start);
+    r.exit_ns = static_cast<std::int64_t>(stop);
+    r.callsite = site;
+    r.bytes = bytes;
+    r.function = static_cast<std::uint32_t>(fn);
+    r.peer = peer;
+    r.tag = info.tag;
+    r.comm = info.comm;
+    r.sequence = info.sequence;
+    r.root = info.root;
+    r.role = info.role;
+    r.collective_kind = static_cast<std::uint8_t>(info.kind);
+    r.extra = extra ? 1 : 0;
+    m_trace->append(r);
+  }
+  TraceBuffer* trace_buffer() const { return m_trace.get(); }
+  // Links a non-blocking receive to the record of its completion.
+  std::uint32_t next_request_serial() { return ++m_request_serial; }
 
   const CallTable& calls() const { return m_calls; }
   const std::array<FirstCallRecord, kMpiFnCount>& first_calls() const { return m_first_calls; }
@@ -49,7 +81,8 @@ class ThreadState {
   // Everything this thread's tables hold; fixed when the thread starts.
   std::size_t memory_bytes() const {
     return sizeof(*this) + m_calls.memory_bytes() + m_requests.memory_bytes() +
-           m_messages.memory_bytes() + (m_stacks ? m_stacks->memory_bytes() : 0);
+           m_messages.memory_bytes() + (m_stacks ? m_stacks->memory_bytes() : 0) +
+           (m_trace ? m_trace->memory_bytes() : 0);
   }
 
   HandleTable& requests() { return m_requests; }
@@ -69,6 +102,8 @@ class ThreadState {
   std::array<TypeSizeSlot, 256> m_type_sizes{};
   int m_depth;
   std::unique_ptr<StackTable> m_stacks;  // only when callsite_depth > 1
+  std::unique_ptr<TraceBuffer> m_trace;  // only in trace mode
+  std::uint32_t m_request_serial = 0;
 };
 
 }  // namespace mpidle::profiler

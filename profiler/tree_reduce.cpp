@@ -1,19 +1,17 @@
 #include "tree_reduce.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
-#include <vector>
 
 #include "model/table_codec.hpp"
 #include "model/table_merge.hpp"
 
 namespace mpidle::profiler {
 namespace {
-
 constexpr int kSizeTag = 7301;
 constexpr int kDataTag = 7302;
 constexpr std::size_t kChunk = std::size_t{1} << 30;  // MPI counts are int
+}  // namespace
 
 void send_bytes(const std::vector<std::byte>& bytes, int dest, MPI_Comm comm) {
   std::uint64_t size = bytes.size();
@@ -35,28 +33,15 @@ std::vector<std::byte> recv_bytes(int source, MPI_Comm comm) {
   return bytes;
 }
 
-}  // namespace
-
 std::optional<model::ProfileTables> reduce_tables(model::ProfileTables local, MPI_Comm comm,
                                                   int& undecodable) {
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_size(comm, &size);
-  for (int step = 1; step < size; step <<= 1) {
-    if (rank & step) {
-      send_bytes(model::encode_tables(local), rank - step, comm);
-      return std::nullopt;
-    }
-    if (rank + step < size) {
-      const auto bytes = recv_bytes(rank + step, comm);
-      if (auto child = model::decode_tables(bytes)) {
-        model::merge_tables(local, *child);
-      } else {
-        ++undecodable;
-      }
-    }
-  }
-  return local;
+  return tree_reduce(
+      std::move(local), comm, [](const model::ProfileTables& t) { return model::encode_tables(t); },
+      [](const std::vector<std::byte>& bytes) { return model::decode_tables(bytes); },
+      [](model::ProfileTables& into, model::ProfileTables&& from) {
+        model::merge_tables(into, from);
+      },
+      undecodable);
 }
 
 }  // namespace mpidle::profiler

@@ -7,14 +7,16 @@ namespace mpidle::report {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run",
-       "mpidle run [--output DIR] [--global-min] [--callsite-depth N] -- LAUNCHER ARGS...\n"
+       "mpidle run [--output DIR] [--global-min] [--callsite-depth N] [--trace] -- LAUNCHER "
+       "ARGS...\n"
        "  e.g. mpidle run -- mpiexec -n 4 ./app input.dat\n\n"
        "Runs the command with libmpidle.so preloaded into every MPI process, then\n"
        "prints where the profile is and a five-line summary on stderr. Exits with\n"
        "the command's exit status.\n\n"
        "  --output DIR        run directory (default mpidle-<app>-<YYYYmmdd-HHMMSS>)\n"
        "  --global-min        report wait against the minimum over all ranks\n"
-       "  --callsite-depth N  stack frames per callsite (1 = caller only; >1 uses libunwind)\n",
+       "  --callsite-depth N  stack frames per callsite (1 = caller only; >1 uses libunwind)\n"
+       "  --trace             also record a trace: one merged, clock-synchronized file\n",
        "profile an MPI program (mpidle run -- mpiexec -n 4 ./app)", run_command},
       {"report",
        "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--minimum local|global]\n\n"
@@ -23,6 +25,14 @@ const std::vector<Command>& commands() {
        "  --top N             callsites and functions to list (default 10)\n"
        "  --minimum M         wait estimate to show; default: the one the run chose\n",
        "print the text report of a run", report_command},
+      {"sync",
+       "mpidle sync RUN_DIR [--gamma G] [--latency S]\n\n"
+       "Re-runs clock synchronization of a trace run (linear offset interpolation,\n"
+       "then the controlled logical clock) and rewrites the trace's synchronized\n"
+       "timestamps and the \"sync\" section of profile.json.\n\n"
+       "  --gamma G    clock speed after a forward jump, 0 < G <= 1 (default 0.99999)\n"
+       "  --latency S  minimum message latency in seconds (default: as measured)\n",
+       "re-synchronize a trace run's clocks", sync_command},
       {"config", "mpidle config\n\nLists every MPIDLE_* environment setting with its default.\n",
        "list the MPIDLE_* settings", config_command},
   };

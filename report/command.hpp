@@ -26,6 +26,7 @@ struct Command {
 int run_command(Args args);
 int report_command(Args args);
 int config_command(Args args);
+int sync_command(Args args);
 
 const std::vector<Command>& commands();
 

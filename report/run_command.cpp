@@ -27,6 +27,7 @@ struct RunOptions {
   std::string output;
   bool global_min = false;
   std::string callsite_depth;
+  bool trace = false;
   std::vector<std::string> command;
 };
 
@@ -41,6 +42,8 @@ RunOptions parse_run_args(Args args) {
     }
     if (a == "--global-min") {
       o.global_min = true;
+    } else if (a == "--trace") {
+      o.trace = true;
     } else if (a == "--output" || a == "--callsite-depth") {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       const std::string& v = args[++i];
@@ -170,6 +173,7 @@ int run_command(Args args) {
   set["MPIDLE_OUTPUT"] = output.string();
   if (o.global_min) set["MPIDLE_GLOBAL_MIN"] = "1";
   if (!o.callsite_depth.empty()) set["MPIDLE_CALLSITE_DEPTH"] = o.callsite_depth;
+  if (o.trace) set["MPIDLE_TRACE"] = "1";
 
   const int status = run_child(o.command, set);
   const fs::path profile = output / "profile.json";

@@ -136,6 +136,32 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
                   static_cast<unsigned long long>(dropped));
   }
 
+  if (p.trace) {
+    const auto& t = *p.trace;
+    out += format("\nTrace: %llu events in %s (", static_cast<unsigned long long>(t.events),
+                  t.file.c_str());
+    for (std::size_t r = 0; r < t.events_by_rank.size(); ++r) {
+      out += format("%s%llu", r ? ", " : "", static_cast<unsigned long long>(t.events_by_rank[r]));
+    }
+    out += format(" per rank), %llu chunks spilled\n", static_cast<unsigned long long>(t.spills));
+    if (!t.papi_events.empty()) {
+      out += t.papi_available ? "  PAPI counters recorded\n"
+                              : "  no PAPI counters: " + t.papi_reason + "\n";
+    }
+  }
+  if (p.sync) {
+    const auto& s = *p.sync;
+    out += format(
+        "Clock synchronization: clock-condition violations %llu raw, %llu after offset "
+        "interpolation, %llu after the controlled logical clock (gamma %g, latency %s)\n"
+        "  %llu events moved, max shift %s, mean shift %s\n",
+        static_cast<unsigned long long>(s.violations_raw),
+        static_cast<unsigned long long>(s.violations_before),
+        static_cast<unsigned long long>(s.violations_after), s.gamma,
+        seconds(s.min_latency_s).c_str(), static_cast<unsigned long long>(s.events_moved),
+        seconds(s.max_shift_s).c_str(), seconds(s.mean_shift_s).c_str());
+  }
+
   out += format("\nTop callsites by wait\n  %4s  %-18s %-44s %9s %10s %10s %6s\n", "id", "function",
                 "location", "visits", "time", "wait", "wait%");
   const auto order = callsites_by_wait(p, e);

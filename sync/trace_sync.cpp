@@ -174,6 +174,15 @@ TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params) {
   if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
   RankTimes times = interpolated_times(trace, result.models);
   const EventGraph graph = build_event_graph(trace);
+  RankTimes raw;
+  for (const auto& r : trace.ranks) {
+    auto& t = raw.emplace_back();
+    for (const auto& rec : r.records) {
+      t.push_back(rec.enter_ns);
+      t.push_back(rec.exit_ns);
+    }
+  }
+  result.violations_raw = count_violations(graph, raw);
   result.clc = synchronize(graph, times, params);
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) trace.ranks[r].synced = std::move(times[r]);
   return result;

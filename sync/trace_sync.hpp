@@ -19,8 +19,9 @@ EventGraph build_event_graph(const model::Trace& trace);
 RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models);
 
 struct TraceSyncResult {
-  ClcStats clc;
-  std::vector<OffsetModel> models;  // by position in trace.ranks
+  std::uint64_t violations_raw = 0;  // on the raw local timestamps, before any correction
+  ClcStats clc;                      // violations_before: after interpolation, before the CLC
+  std::vector<OffsetModel> models;   // by position in trace.ranks
 };
 
 // Fills trace.ranks[*].synced. params.min_latency_ns < 0 means: use the latency

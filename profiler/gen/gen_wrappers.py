@@ -12,19 +12,20 @@ import sys
 
 # Hook parameter order per kind; roles left out of a table line get the default.
 KIND_ROLES = {
-    "send": ["bytes", "peer", "comm"],
-    "recv": ["bytes", "peer", "comm", "status"],
-    "isend": ["bytes", "peer", "comm", "request"],
-    "irecv": ["bytes", "peer", "comm", "request"],
-    "send_init": ["bytes", "peer", "comm", "request"],
-    "recv_init": ["bytes", "peer", "comm", "request"],
+    "send": ["bytes", "peer", "tag", "comm"],
+    "recv": ["bytes", "peer", "tag", "comm", "status"],
+    "sendrecv": ["bytes", "peer", "tag", "source", "recvtag", "comm", "status"],
+    "isend": ["bytes", "peer", "tag", "comm", "request"],
+    "irecv": ["bytes", "peer", "tag", "comm", "request"],
+    "send_init": ["bytes", "peer", "tag", "comm", "request"],
+    "recv_init": ["bytes", "peer", "tag", "comm", "request"],
     "start": ["request"],
     "startall": ["count", "requests"],
     "request_free": ["request"],
-    "probe": ["peer", "comm", "status"],
-    "iprobe": ["peer", "comm", "flag", "status"],
-    "mprobe": ["peer", "comm", "message", "status"],
-    "improbe": ["peer", "comm", "flag", "message", "status"],
+    "probe": ["peer", "tag", "comm", "status"],
+    "iprobe": ["peer", "tag", "comm", "flag", "status"],
+    "mprobe": ["peer", "tag", "comm", "message", "status"],
+    "improbe": ["peer", "tag", "comm", "flag", "message", "status"],
     "mrecv": ["bytes", "message", "status"],
     "imrecv": ["bytes", "message", "request"],
     "wait": ["request", "status"],
@@ -35,18 +36,23 @@ KIND_ROLES = {
     "testall": ["count", "requests", "flag"],
     "waitsome": ["count", "requests", "outcount", "indices"],
     "testsome": ["count", "requests", "outcount", "indices"],
-    "coll": ["bytes", "root", "comm"],
-    "icoll": ["bytes", "root", "comm", "request"],
-    "coll_init": ["bytes", "root", "comm", "request"],
+    "coll": ["bytes", "root", "comm", "coll"],
+    "icoll": ["bytes", "root", "comm", "coll", "request"],
+    "coll_init": ["bytes", "root", "comm", "coll", "request"],
     "comm_create": ["newcomm"],
+    "comm_icreate": ["newcomm"],
     "comm_free": ["newcomm"],
     "type_change": [],
     "time_only": [],
 }
 SPECIAL_KINDS = {"init", "finalize", "pcontrol"}
-ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "root": "mpidle::profiler::kNoRoot"}
+ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "root": "mpidle::profiler::kNoRoot",
+                 "coll": "mpidle::model::CollectiveKind::none"}
 ROLE_NAMES = {"bytes", "inplace", "peer", "root", "comm", "status", "request", "flag", "count",
-              "requests", "index", "indices", "outcount", "message", "newcomm"}
+              "requests", "index", "indices", "outcount", "message", "newcomm", "tag", "source",
+              "recvtag", "coll"}
+# How a collective's ranks depend on each other (a constant, not an argument).
+COLLECTIVE_KINDS = {"none", "one_to_n", "n_to_one", "n_to_n", "scan", "exscan"}
 
 
 class TableError(Exception):
@@ -133,6 +139,10 @@ def role_value(role, roles, args, where):
         if role in ROLE_DEFAULTS:
             return ROLE_DEFAULTS[role]
         raise TableError(f"{where}: kind needs role '{role}'")
+    if role == "coll":
+        if roles[role] not in COLLECTIVE_KINDS:
+            raise TableError(f"{where}: coll={roles[role]} is not one of {sorted(COLLECTIVE_KINDS)}")
+        return f"mpidle::model::CollectiveKind::{roles[role]}"
     if roles[role] not in args:
         raise TableError(f"{where}: '{roles[role]}' is not an argument")
     return roles[role]

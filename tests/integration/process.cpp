@@ -53,6 +53,8 @@ Outcome run(const std::vector<std::string>& argv, const std::map<std::string, st
       fs::temp_directory_path() / ("mpidle-test-err-" + std::to_string(getpid()));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // No stdin: mpiexec would otherwise keep forwarding the test's stdin to rank 0.
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_file.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_file.c_str(),

@@ -1,0 +1,66 @@
+#include "offset_tree.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "sync/clock_offset.hpp"
+
+namespace mpidle::profiler {
+namespace {
+constexpr int kAskTag = 7311;
+constexpr int kTimeTag = 7312;
+constexpr int kResultTag = 7313;
+// Right after MPI_Init a busy node can take milliseconds per round trip for tens of
+// milliseconds; the parent keeps asking until a round trip is short, within a budget.
+constexpr std::int64_t kGoodRttNs = 50'000;
+constexpr std::int64_t kBudgetNs = 250'000'000;
+constexpr int kMaxPingPongs = 4000;
+}  // namespace
+
+model::ClockMeasurement measure_offset_to_parent(MPI_Comm comm, const TraceClock& clock) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  model::ClockMeasurement mine;
+  for (int step = 1; step < size; step <<= 1) {
+    if (rank % (2 * step) == step) {
+      // Child: answer the parent's questions with the local time until it sends the result.
+      const int parent = rank - step;
+      for (;;) {
+        std::int64_t result[3] = {0, 0, 0};
+        MPI_Status status;
+        PMPI_Recv(result, 3, MPI_INT64_T, parent, MPI_ANY_TAG, comm, &status);
+        if (status.MPI_TAG == kResultTag) {
+          mine = model::ClockMeasurement{result[0], result[1], result[2]};
+          break;
+        }
+        const std::int64_t t = clock.now_ns();
+        PMPI_Send(&t, 1, MPI_INT64_T, parent, kTimeTag, comm);
+      }
+    } else if (rank % (2 * step) == 0 && rank + step < size) {
+      // Parent: ask the child, keep the reading with the shortest round trip.
+      const int child = rank + step;
+      std::vector<sync::ClockSample> samples;
+      const std::int64_t begin = clock.now_ns();
+      std::int64_t best = INT64_MAX;
+      while (static_cast<int>(samples.size()) < kOffsetPingPongs ||
+             (best > kGoodRttNs && clock.now_ns() - begin < kBudgetNs &&
+              static_cast<int>(samples.size()) < kMaxPingPongs)) {
+        sync::ClockSample s;
+        s.ask_ns = clock.now_ns();
+        PMPI_Send(nullptr, 0, MPI_BYTE, child, kAskTag, comm);
+        PMPI_Recv(&s.remote_ns, 1, MPI_INT64_T, child, kTimeTag, comm, MPI_STATUS_IGNORE);
+        s.answer_ns = clock.now_ns();
+        best = std::min(best, s.answer_ns - s.ask_ns);
+        samples.push_back(s);
+      }
+      const auto e = sync::estimate_offset(samples).value_or(sync::OffsetEstimate{});
+      const std::int64_t result[3] = {e.offset_ns, e.rtt_ns, e.at_ns};
+      PMPI_Send(result, 3, MPI_INT64_T, child, kResultTag, comm);
+    }
+  }
+  return mine;
+}
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,43 @@
+#include "papi_probe.hpp"
+
+#include <papi.h>
+
+#include <sstream>
+
+namespace mpidle::profiler {
+
+PapiStatus probe_papi(const std::string& comma_separated_events) {
+  PapiStatus s;
+  std::istringstream in(comma_separated_events);
+  for (std::string e; std::getline(in, e, ',');) {
+    if (!e.empty()) s.events.push_back(e);
+  }
+  if (s.events.empty()) return s;
+  const int version = PAPI_library_init(PAPI_VER_CURRENT);
+  if (version != PAPI_VER_CURRENT) {
+    s.reason = "PAPI could not start (PAPI_library_init returned " + std::to_string(version) + ")";
+    return s;
+  }
+  const PAPI_component_info_t* cpu = PAPI_get_component_info(0);
+  if (cpu == nullptr || cpu->num_cntrs <= 0) {
+    s.reason = "this machine has no hardware counters (PAPI reports 0)";
+    if (cpu && cpu->disabled) s.reason += std::string(": ") + cpu->disabled_reason;
+    return s;
+  }
+  for (const auto& name : s.events) {
+    int code = 0;
+    if (PAPI_event_name_to_code(name.c_str(), &code) != PAPI_OK) {
+      s.reason = "PAPI does not know the event " + name;
+      return s;
+    }
+    if (PAPI_query_event(code) != PAPI_OK) {
+      s.reason = "PAPI cannot count " + name + " on this machine";
+      return s;
+    }
+  }
+  // Counting itself is not recorded yet; say so rather than pretend.
+  s.reason = "hardware counters exist, but recording them in compute bursts is not implemented yet";
+  return s;
+}
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,49 @@
+#pragma once
+// One thread's trace records: large chunks in memory, no I/O during the run until
+// the rank's memory cap is reached; after that each full chunk is written whole to
+// a spill file and its memory reused. Nothing is dropped silently.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/trace_events.hpp"
+
+namespace mpidle::profiler {
+
+class TraceBuffer {
+ public:
+  static constexpr std::size_t kChunkRecords = 16384;  // 1 MiB
+
+  // `memory_chunks`: chunks kept in memory at most; `spill_path`: file for the rest.
+  TraceBuffer(std::size_t memory_chunks, std::string spill_path);
+  ~TraceBuffer();
+  TraceBuffer(const TraceBuffer&) = delete;
+  TraceBuffer& operator=(const TraceBuffer&) = delete;
+
+  void append(const model::TraceRecord& record) {
+    if (m_used == kChunkRecords) next_chunk();
+    m_current[m_used++] = record;
+  }
+
+  // Every record in order, spilled ones read back; `error` says what was lost.
+  std::vector<model::TraceRecord> drain(std::string& error);
+  std::uint64_t spilled_chunks() const { return m_spilled; }
+  std::uint64_t lost_records() const { return m_lost; }
+  std::size_t memory_bytes() const;
+
+ private:
+  void next_chunk();
+
+  std::size_t m_memory_chunks;
+  std::string m_spill_path;
+  int m_spill_fd = -1;
+  std::vector<std::unique_ptr<model::TraceRecord[]>> m_full;  // in memory, oldest first
+  std::unique_ptr<model::TraceRecord[]> m_current;
+  std::size_t m_used = 0;
+  std::uint64_t m_spilled = 0;
+  std::uint64_t m_lost = 0;  // records of chunks that could not be spilled
+};
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,153 @@
+#include "trace_output.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+
+#include "local_tables.hpp"
+#include "log.hpp"
+#include "module_map.hpp"
+#include "offset_tree.hpp"
+#include "symbolizer.hpp"
+#include "sync/clock_offset.hpp"
+#include "sync/sync_report.hpp"
+#include "tree_reduce.hpp"
+
+namespace mpidle::profiler {
+namespace {
+
+model::Trace local_trace(Context& context, const model::ClockMeasurement& final) {
+  model::Trace t;
+  model::RankTrace rank;
+  rank.rank = context.rank();
+  rank.init = context.init_offset();
+  rank.final = final;
+  ModuleMap modules;
+  std::map<std::vector<std::uintptr_t>, std::uint32_t> callsite_index;
+  std::map<std::uint32_t, std::uint32_t> function_index;
+  const TraceClock& clock = context.trace_clock();
+  for (const ThreadState* thread : context.threads()) {
+    TraceBuffer* buffer = thread->trace_buffer();
+    if (buffer == nullptr) continue;
+    std::string error;
+    auto records = buffer->drain(error);
+    if (!error.empty()) warn(error);
+    rank.spilled_chunks += buffer->spilled_chunks();
+    rank.lost_records += buffer->lost_records();
+    for (auto& rec : records) {
+      const auto stack = stack_of(*thread, rec.callsite);
+      auto [cs, new_site] =
+          callsite_index.try_emplace(stack, static_cast<std::uint32_t>(t.callsites.size()));
+      if (new_site) {
+        model::Callsite c;
+        for (auto address : stack) c.frames.push_back(modules.frame_of(address));
+        t.callsites.push_back(std::move(c));
+      }
+      auto [fn, new_fn] =
+          function_index.try_emplace(rec.function, static_cast<std::uint32_t>(t.functions.size()));
+      if (new_fn) t.functions.emplace_back(kMpiFnNames[rec.function]);
+      rec.callsite = cs->second;
+      rec.function = fn->second;
+      rec.enter_ns = clock.local_ns(static_cast<Ticks>(rec.enter_ns));
+      rec.exit_ns = clock.local_ns(static_cast<Ticks>(rec.exit_ns));
+      rank.records.push_back(rec);
+    }
+  }
+  // Threads interleave: one rank's records in time order.
+  std::stable_sort(rank.records.begin(), rank.records.end(),
+                   [](const auto& a, const auto& b) { return a.enter_ns < b.enter_ns; });
+  if (t.functions.empty()) t.functions.emplace_back("");
+  if (t.callsites.empty()) t.callsites.emplace_back();
+  t.ranks.push_back(std::move(rank));
+  return t;
+}
+
+std::vector<std::byte> to_bytes(const std::string& s) {
+  const auto* p = reinterpret_cast<const std::byte*>(s.data());
+  return {p, p + s.size()};
+}
+
+}  // namespace
+
+std::optional<model::Trace> gather_trace(Context& context) {
+  const auto final = measure_offset_to_parent(context.own_comm(), context.trace_clock());
+  model::Trace local = local_trace(context, final);
+  // Half the shortest round trip a rank measured to its parent bounds the one-way
+  // latency; rank 0 measured none.
+  constexpr std::int64_t kUnknown = INT64_MAX / 4;
+  local.min_latency_ns =
+      context.rank() == 0 ? kUnknown : std::min(local.ranks[0].init.rtt_ns, final.rtt_ns) / 2;
+  int undecodable = 0;
+  auto merged = tree_reduce(
+      std::move(local), context.own_comm(),
+      [](const model::Trace& t) { return to_bytes(model::encode_trace(t)); },
+      [](const std::vector<std::byte>& bytes) -> std::optional<model::Trace> {
+        try {
+          return model::decode_trace(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        } catch (const model::TraceError&) {
+          return std::nullopt;
+        }
+      },
+      [](model::Trace& into, model::Trace&& from) { model::merge_traces(into, std::move(from)); },
+      undecodable);
+  if (undecodable > 0) {
+    warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable traces; left out");
+  }
+  if (merged && merged->min_latency_ns == kUnknown) merged->min_latency_ns = 0;
+  return merged;
+}
+
+void compose_offsets(model::Trace& trace) {
+  // Ranks come sorted, and a rank's parent is always a smaller rank.
+  std::map<std::int32_t, std::pair<sync::OffsetEstimate, sync::OffsetEstimate>> to_root;
+  for (auto& r : trace.ranks) {
+    const sync::OffsetEstimate init{r.init.offset_ns, r.init.rtt_ns, r.init.at_ns};
+    const sync::OffsetEstimate final{r.final.offset_ns, r.final.rtt_ns, r.final.at_ns};
+    std::pair<sync::OffsetEstimate, sync::OffsetEstimate> mine{init, final};
+    if (r.rank != 0) {
+      auto parent = to_root.find(offset_tree_parent(r.rank));
+      if (parent != to_root.end() && parent->first != 0) {
+        mine.first = sync::compose(init, parent->second.first);
+        mine.second = sync::compose(final, parent->second.second);
+      }
+    }
+    to_root[r.rank] = mine;
+    r.init = {mine.first.offset_ns, mine.first.rtt_ns, mine.first.at_ns};
+    r.final = {mine.second.offset_ns, mine.second.rtt_ns, mine.second.at_ns};
+  }
+}
+
+nlohmann::json write_synchronized_trace(model::Trace& trace, const std::filesystem::path& dir,
+                                        const PapiStatus& papi, double gamma) {
+  if (!symbolize(trace.callsites)) {
+    warn("addr2line could not be run; trace callsites show module and offset only");
+  }
+  sync::ClcParams params;
+  params.gamma = gamma;
+  params.min_latency_ns = -1;  // as measured
+  const auto result = sync::synchronize_trace(trace, params);
+  params.min_latency_ns = trace.min_latency_ns;
+  model::write_trace(dir / kTraceFileName, trace);
+
+  const auto per_rank = sync::events_by_rank(trace);
+  std::uint64_t events = 0, spills = 0, lost = 0;
+  for (auto n : per_rank) events += n;
+  for (const auto& r : trace.ranks) {
+    spills += r.spilled_chunks;
+    lost += r.lost_records;
+  }
+  nlohmann::json papi_json = {{"events", papi.events},
+                              {"available", papi.available},
+                              {"reason", papi.events.empty() ? "no events requested" : papi.reason}};
+  return {{"trace",
+           {{"file", kTraceFileName},
+            {"format_version", model::kTraceFormatVersion},
+            {"events", events},
+            {"events_by_rank", per_rank},
+            {"spills", spills},
+            {"lost_records", lost},
+            {"papi", std::move(papi_json)}}},
+          {"sync", sync::sync_section(trace, result, params)}};
+}
+
+}  // namespace mpidle::profiler

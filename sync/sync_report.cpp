@@ -1,0 +1,40 @@
+#include "sync_report.hpp"
+
+namespace mpidle::sync {
+
+nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result,
+                            const ClcParams& params) {
+  nlohmann::json offsets = nlohmann::json::array();
+  for (std::size_t i = 0; i < trace.ranks.size(); ++i) {
+    const auto& r = trace.ranks[i];
+    offsets.push_back({{"rank", r.rank},
+                       {"init_offset_s", static_cast<double>(r.init.offset_ns) * 1e-9},
+                       {"final_offset_s", static_cast<double>(r.final.offset_ns) * 1e-9},
+                       {"drift", i < result.models.size() ? result.models[i].drift : 0.0},
+                       {"rtt_s", static_cast<double>(r.init.rtt_ns) * 1e-9}});
+  }
+  const auto& c = result.clc;
+  return {{"offsets", std::move(offsets)},
+          {"min_latency_s", static_cast<double>(params.min_latency_ns) * 1e-9},
+          {"gamma", params.gamma},
+          {"violations_raw", result.violations_raw},
+          {"violations_before", c.violations_before},
+          {"violations_after", c.violations_after},
+          {"events_moved", c.events_moved},
+          {"max_shift_s", static_cast<double>(c.max_shift_ns) * 1e-9},
+          {"mean_shift_s", c.mean_shift_ns * 1e-9},
+          {"interval_change_mean", c.interval_change_mean_ns * 1e-9},
+          {"unresolved", c.unresolved}};
+}
+
+std::vector<std::uint64_t> events_by_rank(const model::Trace& trace) {
+  std::vector<std::uint64_t> out;
+  for (const auto& r : trace.ranks) {
+    std::uint64_t n = 0;
+    for (const auto& rec : r.records) n += rec.extra == 0;
+    out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace mpidle::sync

@@ -1,0 +1,152 @@
+// Trace mode end to end: real ranks, a test-only clock skew that the profiler
+// must measure and remove, the merged trace read back with the project's reader.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "model/trace_file.hpp"
+#include "process.hpp"
+#include "sync/trace_sync.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+std::uint64_t main_records(const model::RankTrace& r) {
+  std::uint64_t n = 0;
+  for (const auto& rec : r.records) n += rec.extra == 0;
+  return n;
+}
+
+// The clock condition on the synchronized times, checked independently of the
+// statistics the profiler wrote.
+std::uint64_t violations_in_synced(const model::Trace& t) {
+  sync::RankTimes synced;
+  for (const auto& r : t.ranks) synced.push_back(r.synced);
+  return sync::count_violations(sync::build_event_graph(t), synced);
+}
+}  // namespace
+
+TEST_CASE("trace: a skewed clock is measured, and synchronization removes every violation",
+          "[mpi]") {
+  const auto dir = scratch_dir("trace_skew");
+  // Rank 1's trace clock runs 20 ms behind and 50 ppm fast.
+  const auto r = run_mpi(2, example("late_sender"), {},
+                         {{"MPIDLE_OUTPUT", dir},
+                          {"MPIDLE_TRACE", "1"},
+                          {"MPIDLE_TEST_CLOCK_OFFSET_US", "-20000"},
+                          {"MPIDLE_TEST_CLOCK_DRIFT_PPM", "50"}});
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.mode == "trace");
+  REQUIRE(p.trace);
+  REQUIRE(p.sync);
+  // Receives complete microseconds after their sends: 20 ms of skew reverses them.
+  CHECK(p.sync->violations_raw > 0);
+  CHECK(p.sync->violations_after == 0);
+  REQUIRE(p.sync->offsets.size() == 2);
+  // Cristian's method is right to within half the round trip it kept (a busy
+  // node can make that milliseconds right after MPI_Init).
+  const auto& measured = p.sync->offsets[1];
+  INFO("measured offset " << measured.init_offset_s << " s, round trip " << measured.rtt_s
+                          << " s, drift " << measured.drift);
+  CHECK(std::abs(measured.init_offset_s + 20e-3) <= measured.rtt_s / 2 + 20e-6);
+  if (measured.rtt_s < 100e-6) CHECK(std::abs(measured.drift - 50e-6) < 40e-6);
+
+  // The merged trace holds exactly the calls each rank recorded.
+  REQUIRE(p.trace->events_by_rank.size() == 2);
+  const auto t = model::read_trace(std::filesystem::path(dir) / p.trace->file);
+  REQUIRE(t.ranks.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(p.trace->events_by_rank[i] == p.ranks[i].calls);
+    CHECK(main_records(t.ranks[i]) == p.ranks[i].calls);
+    CHECK(t.ranks[i].synced.size() == 2 * t.ranks[i].records.size());
+  }
+  CHECK(violations_in_synced(t) == 0);
+  // And the receives all match sends: the graph has one edge per message.
+  std::size_t messages = 0;
+  const auto graph = sync::build_event_graph(t);
+  for (const auto& e : graph.edges()) messages += e.message;
+  CHECK(messages >= 60);
+}
+
+TEST_CASE("trace: collectives and non-blocking halos synchronize too", "[mpi]") {
+  // The skew must reverse causes and effects: in imbalance_allreduce rank 1 enters
+  // last (so its clock runs ahead), in the halo rank 1 waits for rank 0 (behind).
+  for (const auto& [name, skew_us] : {std::pair{"imbalance_allreduce", "20000"},
+                                      std::pair{"nonblocking_halo", "-20000"}}) {
+    INFO(name);
+    const auto dir = scratch_dir(std::string("trace_") + name);
+    const auto r = run_mpi(2, example(name), {},
+                           {{"MPIDLE_OUTPUT", dir},
+                            {"MPIDLE_TRACE", "1"},
+                            {"MPIDLE_TEST_CLOCK_OFFSET_US", skew_us}});
+    REQUIRE(r.status == 0);
+    const auto p = model::read_profile(dir);
+    REQUIRE(p.sync);
+    CHECK(p.sync->violations_raw > 0);
+    CHECK(p.sync->violations_after == 0);
+    const auto t = model::read_trace(std::filesystem::path(dir) / p.trace->file);
+    CHECK(violations_in_synced(t) == 0);
+    for (std::size_t i = 0; i < t.ranks.size(); ++i) CHECK(main_records(t.ranks[i]) == p.ranks[i].calls);
+  }
+}
+
+TEST_CASE("trace: PAPI events on a machine without counters: the run goes on and says why",
+          "[mpi]") {
+  const auto dir = scratch_dir("trace_papi");
+  const auto r = run_mpi(2, example("late_sender"), {},
+                         {{"MPIDLE_OUTPUT", dir},
+                          {"MPIDLE_TRACE", "1"},
+                          {"MPIDLE_PAPI_EVENTS", "PAPI_TOT_INS,PAPI_TOT_CYC"}});
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.trace);
+  CHECK(p.trace->papi_events == std::vector<std::string>{"PAPI_TOT_INS", "PAPI_TOT_CYC"});
+  CHECK_FALSE(p.trace->papi_available);
+  INFO(p.trace->papi_reason);
+  CHECK_FALSE(p.trace->papi_reason.empty());
+  const auto report = run({MPIDLE_BIN, "report", dir});
+  CHECK_THAT(report.out, Catch::Contains("no PAPI counters: " + p.trace->papi_reason));
+}
+
+TEST_CASE("trace: a small memory cap spills whole chunks and loses nothing", "[mpi]") {
+  const auto dir = scratch_dir("trace_spill");
+  const auto r = run_mpi(2, program("many_calls"), {"40000"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TRACE_MEM", "1"}});
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.trace);
+  CHECK(p.trace->spills > 0);
+  for (std::size_t i = 0; i < p.ranks.size(); ++i) {
+    CHECK(p.ranks[i].calls >= 40000);
+    CHECK(p.trace->events_by_rank[i] == p.ranks[i].calls);
+  }
+  // Spill files are gone afterwards.
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    CHECK(f.path().filename().string().rfind("spill-", 0) != 0);
+  }
+}
+
+TEST_CASE("mpidle sync re-synchronizes a trace run post-mortem", "[mpi]") {
+  const auto dir = scratch_dir("trace_resync");
+  REQUIRE(run_mpi(2, example("late_sender"), {},
+                  {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TEST_CLOCK_OFFSET_US", "-300"}})
+              .status == 0);
+  const auto r = run({MPIDLE_BIN, "sync", dir, "--gamma", "0.99", "--latency", "0.000002"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.sync);
+  CHECK(p.sync->gamma == 0.99);
+  CHECK(p.sync->min_latency_s == Approx(2e-6));
+  CHECK(p.sync->violations_after == 0);
+  const auto t = model::read_trace(std::filesystem::path(dir) / "trace.mpidle");
+  CHECK(violations_in_synced(t) == 0);
+
+  // A profile-only run has nothing to synchronize; bad options are refused.
+  const auto plain = scratch_dir("trace_none");
+  REQUIRE(run_mpi(2, program("exit_code"), {}, {{"MPIDLE_OUTPUT", plain}}).status == 3);
+  CHECK(run({MPIDLE_BIN, "sync", plain}).status == 2);
+  CHECK(run({MPIDLE_BIN, "sync", dir, "--gamma", "1.5"}).status == 2);
+}
