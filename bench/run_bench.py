@@ -21,9 +21,11 @@ import subprocess
 import tempfile
 
 
-def run_once(args, mode, n, profiled, out_dir):
+def run_once(args, mode, n, profiled, out_dir, trace=False):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
+    if trace:
+        env["MPIDLE_TRACE"] = "1"
     if profiled:
         env["LD_PRELOAD"] = os.path.join(args.build, "lib", "libmpidle.so")
         env["MPIDLE_OUTPUT"] = out_dir
@@ -34,12 +36,29 @@ def run_once(args, mode, n, profiled, out_dir):
 
 
 def measure(args, mode, n):
-    bare, profiled = [], []
+    bare, profiled, traced = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeats):
             bare.append(run_once(args, mode, n, False, tmp))
             profiled.append(run_once(args, mode, n, True, os.path.join(tmp, str(i))))
-    return statistics.median(bare), statistics.median(profiled), bare, profiled
+            traced.append(run_once(args, mode, n, True, os.path.join(tmp, "t" + str(i)), True))
+    return statistics.median(bare), statistics.median(profiled), statistics.median(traced)
+
+
+def trace_merge_times(args):
+    """Seconds rank 0 spent in the trace finalize (offsets, folding, tree merge)."""
+    times = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for example in ("late_sender", "imbalance_allreduce", "nonblocking_halo"):
+            out = os.path.join(tmp, example)
+            env = dict(os.environ, LD_PRELOAD=os.path.join(args.build, "lib", "libmpidle.so"),
+                       MPIDLE_OUTPUT=out, MPIDLE_TRACE="1", MPIDLE_SYMBOLIZE="0")
+            subprocess.run([args.mpiexec, "-n", "2", os.path.join(args.build, "examples", example)],
+                           env=env, capture_output=True, check=True, timeout=120)
+            with open(os.path.join(out, "profile.json")) as f:
+                trace = json.load(f)["trace"]
+            times[example] = {"events": trace["events"], "merge_s": trace["merge_s"]}
+    return times
 
 
 def main():
@@ -55,16 +74,20 @@ def main():
                                       capture_output=True, text=True, check=True).stdout)
     clc = json.loads(subprocess.run([os.path.join(args.build, "bench", "clc_throughput")],
                                     capture_output=True, text=True, check=True).stdout)
-    ib, ip, _, _ = measure(args, "iprobe", args.calls)
-    pb, pp, _, _ = measure(args, "pingpong", args.pingpongs)
+    ib, ip, it = measure(args, "iprobe", args.calls)
+    pb, pp, pt = measure(args, "pingpong", args.pingpongs)
+    merges = trace_merge_times(args)
     rows = [
-        ("MPI_Iprobe, nothing pending (ns/call)", ib, ip),
-        ("0-byte ping-pong, half round trip (ns)", pb, pp),
+        ("MPI_Iprobe, nothing pending (ns/call)", ib, ip, it),
+        ("0-byte ping-pong, half round trip (ns)", pb, pp, pt),
     ]
     print(f"mpidle overhead, median of {args.repeats} alternating runs, 2 ranks")
-    print(f"{'measurement':42} {'bare':>10} {'profiled':>10} {'added':>10} {'ratio':>7}")
-    for name, bare, prof in rows:
-        print(f"{name:42} {bare:10.1f} {prof:10.1f} {prof - bare:10.1f} {prof / bare:7.3f}")
+    print(f"{'measurement':42} {'bare':>9} {'profile':>9} {'+added':>8} {'trace':>9} {'+added':>8}")
+    for name, bare, prof, trace in rows:
+        print(f"{name:42} {bare:9.1f} {prof:9.1f} {prof - bare:8.1f} {trace:9.1f} {trace - bare:8.1f}")
+    for example, m in merges.items():
+        print(f"trace finalize (offsets + merge) of {example}: {m['events']} events, "
+              f"{m['merge_s'] * 1e3:.1f} ms")
     print(f"parts of one call: TSC read {parts['tsc_read_ns']:.1f} ns (two per call), "
           f"clock_gettime {parts['clock_gettime_ns']:.1f} ns, "
           f"table update {parts['table_update_ns']:.1f} ns")
@@ -76,6 +99,8 @@ def main():
         "repeats": args.repeats,
         "iprobe_bare_ns": round(ib, 2), "iprobe_profiled_ns": round(ip, 2),
         "added_ns_per_call": round(ip - ib, 2),
+        "iprobe_traced_ns": round(it, 2), "trace_added_ns_per_call": round(it - ib, 2),
+        "trace_merge": merges,
         "pingpong_half_rtt_bare_ns": round(pb, 2), "pingpong_half_rtt_profiled_ns": round(pp, 2),
         "pingpong_added_ns": round(pp - pb, 2),
     }))

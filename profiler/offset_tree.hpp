@@ -19,6 +19,8 @@ inline constexpr int kOffsetPingPongs = 12;
 model::ClockMeasurement measure_offset_to_parent(MPI_Comm comm, const TraceClock& clock);
 
 // Parent of a rank in the measurement tree (its rank with the lowest set bit cleared).
-inline int offset_tree_parent(int rank) { return rank & (rank - 1); }
+inline int offset_tree_parent(int rank) {
+  return rank & (rank - 1);
+}
 
 }  // namespace mpidle::profiler

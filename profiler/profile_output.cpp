@@ -73,7 +73,7 @@ fs::path run_directory(const Context& context, const std::string& executable) {
 }
 
 void write_run_directory(const Context& context, model::ProfileTables& tables, double per_call_s,
-                         model::Trace* trace) {
+                         model::Trace* trace, double merge_s) {
   const auto args = command_line();
   char exe[PATH_MAX] = {};
   const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
@@ -104,6 +104,8 @@ void write_run_directory(const Context& context, model::ProfileTables& tables, d
       auto sections = write_synchronized_trace(*trace, dir, const_cast<Context&>(context).papi(),
                                                kDefaultGamma);
       json["trace"] = std::move(sections["trace"]);
+      // Final offsets, folding every thread's records and the tree merge, on rank 0.
+      json["trace"]["merge_s"] = merge_s;
       json["sync"] = std::move(sections["sync"]);
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());
@@ -148,8 +150,10 @@ void finalize_profile(Context& context) {
     warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
   }
   std::optional<model::Trace> trace;
+  const std::uint64_t merge_start = monotonic_ns();
   if (context.config().trace) trace = gather_trace(context);
-  if (merged) write_run_directory(context, *merged, per_call_s, trace ? &*trace : nullptr);
+  const double merge_s = static_cast<double>(monotonic_ns() - merge_start) * 1e-9;
+  if (merged) write_run_directory(context, *merged, per_call_s, trace ? &*trace : nullptr, merge_s);
 }
 
 }  // namespace mpidle::profiler

@@ -73,6 +73,8 @@ std::vector<model::TraceRecord> TraceBuffer::drain(std::string& error) {
   return out;
 }
 
-std::size_t TraceBuffer::memory_bytes() const { return (m_full.size() + 1) * kChunkBytes; }
+std::size_t TraceBuffer::memory_bytes() const {
+  return (m_full.size() + 1) * kChunkBytes;
+}
 
 }  // namespace mpidle::profiler

@@ -28,7 +28,7 @@ class TraceClock {
   Ticks m_tick0 = 0;
   double m_ns0 = 0;
   double m_ns_per_tick = 1;
-  double m_rate = 1;       // 1 + drift
+  double m_rate = 1;  // 1 + drift
   double m_offset_ns = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <unordered_map>
 
 #include "local_tables.hpp"
 #include "log.hpp"
@@ -24,7 +25,7 @@ model::Trace local_trace(Context& context, const model::ClockMeasurement& final)
   rank.final = final;
   ModuleMap modules;
   std::map<std::vector<std::uintptr_t>, std::uint32_t> callsite_index;
-  std::map<std::uint32_t, std::uint32_t> function_index;
+  std::vector<std::int64_t> function_index(kMpiFnCount, -1);
   const TraceClock& clock = context.trace_clock();
   for (const ThreadState* thread : context.threads()) {
     TraceBuffer* buffer = thread->trace_buffer();
@@ -34,20 +35,28 @@ model::Trace local_trace(Context& context, const model::ClockMeasurement& final)
     if (!error.empty()) warn(error);
     rank.spilled_chunks += buffer->spilled_chunks();
     rank.lost_records += buffer->lost_records();
+    // Callsite keys are per thread (interned stacks); resolve each distinct key once.
+    std::unordered_map<std::uintptr_t, std::uint32_t> site_index;
     for (auto& rec : records) {
-      const auto stack = stack_of(*thread, rec.callsite);
-      auto [cs, new_site] =
-          callsite_index.try_emplace(stack, static_cast<std::uint32_t>(t.callsites.size()));
-      if (new_site) {
-        model::Callsite c;
-        for (auto address : stack) c.frames.push_back(modules.frame_of(address));
-        t.callsites.push_back(std::move(c));
+      auto [site, new_key] = site_index.try_emplace(rec.callsite, 0);
+      if (new_key) {
+        const auto stack = stack_of(*thread, rec.callsite);
+        auto [cs, new_site] =
+            callsite_index.try_emplace(stack, static_cast<std::uint32_t>(t.callsites.size()));
+        if (new_site) {
+          model::Callsite c;
+          for (auto address : stack) c.frames.push_back(modules.frame_of(address));
+          t.callsites.push_back(std::move(c));
+        }
+        site->second = cs->second;
       }
-      auto [fn, new_fn] =
-          function_index.try_emplace(rec.function, static_cast<std::uint32_t>(t.functions.size()));
-      if (new_fn) t.functions.emplace_back(kMpiFnNames[rec.function]);
-      rec.callsite = cs->second;
-      rec.function = fn->second;
+      std::int64_t& fn = function_index.at(rec.function);
+      if (fn < 0) {
+        fn = static_cast<std::int64_t>(t.functions.size());
+        t.functions.emplace_back(kMpiFnNames[rec.function]);
+      }
+      rec.callsite = site->second;
+      rec.function = static_cast<std::uint32_t>(fn);
       rec.enter_ns = clock.local_ns(static_cast<Ticks>(rec.enter_ns));
       rec.exit_ns = clock.local_ns(static_cast<Ticks>(rec.exit_ns));
       rank.records.push_back(rec);
@@ -83,7 +92,8 @@ std::optional<model::Trace> gather_trace(Context& context) {
       [](const model::Trace& t) { return to_bytes(model::encode_trace(t)); },
       [](const std::vector<std::byte>& bytes) -> std::optional<model::Trace> {
         try {
-          return model::decode_trace(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+          return model::decode_trace(
+              std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
         } catch (const model::TraceError&) {
           return std::nullopt;
         }
@@ -136,9 +146,10 @@ nlohmann::json write_synchronized_trace(model::Trace& trace, const std::filesyst
     spills += r.spilled_chunks;
     lost += r.lost_records;
   }
-  nlohmann::json papi_json = {{"events", papi.events},
-                              {"available", papi.available},
-                              {"reason", papi.events.empty() ? "no events requested" : papi.reason}};
+  nlohmann::json papi_json = {
+      {"events", papi.events},
+      {"available", papi.available},
+      {"reason", papi.events.empty() ? "no events requested" : papi.reason}};
   return {{"trace",
            {{"file", kTraceFileName},
             {"format_version", model::kTraceFormatVersion},

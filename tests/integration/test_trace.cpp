@@ -73,14 +73,13 @@ TEST_CASE("trace: a skewed clock is measured, and synchronization removes every 
 TEST_CASE("trace: collectives and non-blocking halos synchronize too", "[mpi]") {
   // The skew must reverse causes and effects: in imbalance_allreduce rank 1 enters
   // last (so its clock runs ahead), in the halo rank 1 waits for rank 0 (behind).
-  for (const auto& [name, skew_us] : {std::pair{"imbalance_allreduce", "20000"},
-                                      std::pair{"nonblocking_halo", "-20000"}}) {
+  for (const auto& [name, skew_us] :
+       {std::pair{"imbalance_allreduce", "20000"}, std::pair{"nonblocking_halo", "-20000"}}) {
     INFO(name);
     const auto dir = scratch_dir(std::string("trace_") + name);
-    const auto r = run_mpi(2, example(name), {},
-                           {{"MPIDLE_OUTPUT", dir},
-                            {"MPIDLE_TRACE", "1"},
-                            {"MPIDLE_TEST_CLOCK_OFFSET_US", skew_us}});
+    const auto r = run_mpi(
+        2, example(name), {},
+        {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TEST_CLOCK_OFFSET_US", skew_us}});
     REQUIRE(r.status == 0);
     const auto p = model::read_profile(dir);
     REQUIRE(p.sync);
@@ -88,7 +87,8 @@ TEST_CASE("trace: collectives and non-blocking halos synchronize too", "[mpi]") 
     CHECK(p.sync->violations_after == 0);
     const auto t = model::read_trace(std::filesystem::path(dir) / p.trace->file);
     CHECK(violations_in_synced(t) == 0);
-    for (std::size_t i = 0; i < t.ranks.size(); ++i) CHECK(main_records(t.ranks[i]) == p.ranks[i].calls);
+    for (std::size_t i = 0; i < t.ranks.size(); ++i)
+      CHECK(main_records(t.ranks[i]) == p.ranks[i].calls);
   }
 }
 
@@ -112,8 +112,9 @@ TEST_CASE("trace: PAPI events on a machine without counters: the run goes on and
 
 TEST_CASE("trace: a small memory cap spills whole chunks and loses nothing", "[mpi]") {
   const auto dir = scratch_dir("trace_spill");
-  const auto r = run_mpi(2, program("many_calls"), {"40000"},
-                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TRACE_MEM", "1"}});
+  const auto r =
+      run_mpi(2, program("many_calls"), {"40000"},
+              {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TRACE_MEM", "1"}});
   REQUIRE(r.status == 0);
   const auto p = model::read_profile(dir);
   REQUIRE(p.trace);
@@ -130,9 +131,11 @@ TEST_CASE("trace: a small memory cap spills whole chunks and loses nothing", "[m
 
 TEST_CASE("mpidle sync re-synchronizes a trace run post-mortem", "[mpi]") {
   const auto dir = scratch_dir("trace_resync");
-  REQUIRE(run_mpi(2, example("late_sender"), {},
-                  {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TEST_CLOCK_OFFSET_US", "-300"}})
-              .status == 0);
+  REQUIRE(
+      run_mpi(
+          2, example("late_sender"), {},
+          {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TEST_CLOCK_OFFSET_US", "-300"}})
+          .status == 0);
   const auto r = run({MPIDLE_BIN, "sync", dir, "--gamma", "0.99", "--latency", "0.000002"});
   INFO(r.err);
   CHECK(r.status == 0);
