@@ -158,6 +158,18 @@ Profile parse_profile(const json& doc) {
     if (!available.is_boolean()) throw ProfileError("trace.papi.available is not a boolean");
     t.papi_available = available.get<bool>();
     t.papi_reason = papi.get<std::string>("reason");
+    if (f.at("papi").contains("burst_totals_by_rank")) {
+      for (const auto& rank : papi.array("burst_totals_by_rank")) {
+        if (!rank.is_array())
+          throw ProfileError("trace.papi.burst_totals_by_rank holds a non-array");
+        auto& row = t.papi_burst_totals.emplace_back();
+        for (const auto& v : rank) {
+          if (!v.is_number_integer())
+            throw ProfileError("trace.papi.burst_totals_by_rank holds a non-count");
+          row.push_back(v.get<std::int64_t>());
+        }
+      }
+    }
     p.trace = std::move(t);
   }
   if (doc.contains("sync")) {

@@ -86,6 +86,7 @@ struct TraceSection {
   std::vector<std::string> papi_events;
   bool papi_available = false;
   std::string papi_reason;
+  std::vector<std::vector<std::int64_t>> papi_burst_totals;  // per rank, per event
 };
 
 struct SyncOffset {

@@ -93,6 +93,8 @@ void write(std::ostream& stream, const Trace& trace) {
   out.put(kTraceFormatVersion);
   out.put<std::uint32_t>(sizeof(TraceRecord));
   out.put(trace.min_latency_ns);
+  out.put<std::uint64_t>(trace.counter_names.size());
+  for (const auto& n : trace.counter_names) out.put_string(n);
   out.put<std::uint64_t>(trace.functions.size());
   for (const auto& f : trace.functions) out.put_string(f);
   out.put<std::uint64_t>(trace.callsites.size());
@@ -115,6 +117,7 @@ void write(std::ostream& stream, const Trace& trace) {
     out.put(r.lost_records);
     out.put_array(r.records);
     out.put_array(r.synced);
+    out.put_array(r.counters);
   }
 }
 
@@ -130,6 +133,8 @@ Trace read(std::istream& stream, const std::string& name) {
   if (in.get<std::uint32_t>() != sizeof(TraceRecord)) in.fail("unexpected record size");
   Trace t;
   t.min_latency_ns = in.get<std::int64_t>();
+  t.counter_names.resize(in.count(4));
+  for (auto& n : t.counter_names) n = in.get_string();
   t.functions.resize(in.count(4));
   for (auto& f : t.functions) f = in.get_string();
   t.callsites.resize(in.count(8));
@@ -143,7 +148,7 @@ Trace read(std::istream& stream, const std::string& name) {
       f.line = in.get<std::int32_t>();
     }
   }
-  t.ranks.resize(in.count(4 + 2 * sizeof(ClockMeasurement) + 32));
+  t.ranks.resize(in.count(4 + 2 * sizeof(ClockMeasurement) + 40));
   for (auto& r : t.ranks) {
     r.rank = in.get<std::int32_t>();
     r.init = in.get<ClockMeasurement>();
@@ -152,6 +157,10 @@ Trace read(std::istream& stream, const std::string& name) {
     r.lost_records = in.get<std::uint64_t>();
     r.records = in.get_array<TraceRecord>();
     r.synced = in.get_array<std::int64_t>();
+    r.counters = in.get_array<std::int64_t>();
+    if (!r.counters.empty() && r.counters.size() != t.counter_names.size() * r.records.size()) {
+      in.fail("rank " + std::to_string(r.rank) + " has counters for some records only");
+    }
     if (!r.synced.empty() && r.synced.size() != 2 * r.records.size()) {
       in.fail("rank " + std::to_string(r.rank) + " has synchronized times for some records only");
     }
@@ -196,6 +205,7 @@ Trace decode_trace(const std::string& bytes) {
 void merge_traces(Trace& into, Trace&& from) {
   const IndexMaps maps =
       unify_tables(into.functions, into.callsites, from.functions, from.callsites);
+  if (into.counter_names.empty()) into.counter_names = std::move(from.counter_names);
   into.min_latency_ns = into.ranks.empty()   ? from.min_latency_ns
                         : from.ranks.empty() ? into.min_latency_ns
                                              : std::min(into.min_latency_ns, from.min_latency_ns);

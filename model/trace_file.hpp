@@ -36,13 +36,17 @@ struct RankTrace {
   std::uint64_t lost_records = 0;    // records that could not be kept (spill failed)
   std::vector<TraceRecord> records;  // raw local timestamps
   std::vector<std::int64_t> synced;  // 2 per record (enter, exit); empty before sync
+  // PAPI counts of the compute burst before each record (Trace::counter_names
+  // values per record, −1 where unknown); empty without counters.
+  std::vector<std::int64_t> counters;
 };
 
 struct Trace {
   std::vector<std::string> functions;
   std::vector<Callsite> callsites;
-  std::int64_t min_latency_ns = 0;  // smallest one-way latency seen while measuring offsets
-  std::vector<RankTrace> ranks;     // by rank
+  std::int64_t min_latency_ns = 0;         // smallest one-way latency seen while measuring offsets
+  std::vector<std::string> counter_names;  // PAPI events counted per compute burst
+  std::vector<RankTrace> ranks;            // by rank
 };
 
 void write_trace(const std::filesystem::path& file, const Trace& trace);

@@ -15,6 +15,7 @@ namespace mpidle::profiler {
 namespace detail {
 // Set once at MPI_Init, before any call is recorded.
 inline constinit bool g_tracing = false;
+inline constinit bool g_papi = false;  // trace mode counting PAPI events
 }  // namespace detail
 
 inline bool tracing() {
@@ -35,8 +36,14 @@ class Call {
  public:
   Call(MpiFn fn, void* return_address) : m_fn(fn), m_return_address(return_address) {}
 
-  void start() { m_start = now(); }
-  void stop() { m_stop = now(); }
+  void start() {
+    if (detail::g_papi) papi_start();
+    m_start = now();
+  }
+  void stop() {
+    m_stop = now();
+    if (detail::g_papi) papi_stop();
+  }
 
   // Filled by hooks in trace mode (ignored otherwise).
   TraceInfo& trace() { return m_trace; }
@@ -57,6 +64,14 @@ class Call {
   }
 
  private:
+  // Out of line: only when counting PAPI events.
+  static void papi_start() {
+    if (ThreadState* state = thread_state()) state->papi_call_start();
+  }
+  static void papi_stop() {
+    if (ThreadState* state = thread_state()) state->papi_call_end();
+  }
+
   void record_as(std::int16_t size_class, std::uint64_t bytes, std::int32_t peer) {
     ThreadState* state = thread_state();
     if (state == nullptr) return;

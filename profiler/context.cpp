@@ -64,9 +64,11 @@ ThreadState* Context::create_thread_state() {
                                                 std::to_string(getpid()) + ".bin");
     }
     ++m_threads_made;
-    auto state =
-        std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
-                                      static_cast<int>(m_config.callsite_depth), std::move(trace));
+    std::unique_ptr<PapiCounters> papi;
+    if (m_config.trace && m_papi.available) papi = std::make_unique<PapiCounters>(m_papi.events);
+    auto state = std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
+                                               static_cast<int>(m_config.callsite_depth),
+                                               std::move(trace), std::move(papi));
     ThreadState* raw = state.get();
     m_threads.push_back(std::move(state));
     detail::tls_thread_state = raw;

@@ -19,7 +19,7 @@ PapiStatus probe_papi(const std::string& comma_separated_events) {
     return s;
   }
   const PAPI_component_info_t* cpu = PAPI_get_component_info(0);
-  if (cpu == nullptr || cpu->num_cntrs <= 0) {
+  if (cpu == nullptr || cpu->num_cntrs <= 0 || cpu->disabled) {
     s.reason = "this machine has no hardware counters (PAPI reports 0)";
     if (cpu && cpu->disabled) s.reason += std::string(": ") + cpu->disabled_reason;
     return s;
@@ -31,12 +31,15 @@ PapiStatus probe_papi(const std::string& comma_separated_events) {
       return s;
     }
     if (PAPI_query_event(code) != PAPI_OK) {
-      s.reason = "PAPI cannot count " + name + " on this machine";
+      s.reason = "PAPI cannot count " + name + " here (no hardware counter for it)";
       return s;
     }
   }
-  // Counting itself is not recorded yet; say so rather than pretend.
-  s.reason = "hardware counters exist, but recording them in compute bursts is not implemented yet";
+  if (s.events.size() > 8) {
+    s.reason = "at most 8 PAPI events at a time";
+    return s;
+  }
+  s.available = true;
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include "hooks.hpp"
 #include "log.hpp"
 #include "offset_tree.hpp"
+#include "papi_counters.hpp"
 #include "profile_output.hpp"
 
 namespace mpidle::profiler::hooks {
@@ -49,14 +50,22 @@ void start(int rank, int size) {
     std::filesystem::create_directories(config.output, ignored);
   }
   auto context = std::make_unique<Context>(std::move(config), own, rank, size);
+  bool papi_available = false;
   if (trace) {
     const Config& c = context->config();
     context->trace_clock().calibrate();
     context->trace_clock().set_test_skew(rank, c.test_clock_offset_us, c.test_clock_drift_ppm);
     context->papi() = probe_papi(c.papi_events);
+    papi_available = context->papi().available && papi_threads_ready();
+    if (!papi_available && context->papi().available) {
+      context->papi().available = false;
+      context->papi().reason =
+          "PAPI could not count from several threads (PAPI_thread_init failed)";
+    }
     context->init_offset() = measure_offset_to_parent(own, context->trace_clock());
   }
   profiler::detail::g_tracing = trace;
+  profiler::detail::g_papi = trace && papi_available;
   Context::install(std::move(context));
 }
 

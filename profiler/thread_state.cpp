@@ -12,13 +12,15 @@ constexpr int kMaxOwnFrames = 8;
 }  // namespace
 
 ThreadState::ThreadState(std::size_t table_entries, int callsite_depth,
-                         std::unique_ptr<TraceBuffer> trace_buffer)
+                         std::unique_ptr<TraceBuffer> trace_buffer,
+                         std::unique_ptr<PapiCounters> papi)
     : m_calls(table_entries),
       m_requests(kPendingOps),
       m_messages(kPendingOps / 8),
       m_depth(callsite_depth),
       m_stacks(callsite_depth > 1 ? std::make_unique<StackTable>(kStacks) : nullptr),
-      m_trace(std::move(trace_buffer)) {}
+      m_trace(std::move(trace_buffer)),
+      m_papi(papi && papi->count() > 0 ? std::move(papi) : nullptr) {}
 
 std::uintptr_t ThreadState::capture_stack(void* return_address) {
   void* frames[kMaxStackDepth + kMaxOwnFrames];

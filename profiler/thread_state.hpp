@@ -11,6 +11,7 @@
 #include "clock.hpp"
 #include "handle_table.hpp"
 #include "mpi_fn.hpp"
+#include "papi_counters.hpp"
 #include "stack_table.hpp"
 #include "trace_buffer.hpp"
 
@@ -33,9 +34,9 @@ struct TraceInfo;
 
 class ThreadState {
  public:
-  // `trace_buffer` only in trace mode.
+  // `trace_buffer` only in trace mode; `papi` only when counting PAPI events.
   ThreadState(std::size_t table_entries, int callsite_depth,
-              std::unique_ptr<TraceBuffer> trace_buffer);
+              std::unique_ptr<TraceBuffer> trace_buffer, std::unique_ptr<PapiCounters> papi);
 
   // Returns the callsite key used (a return address or an interned stack).
   std::uintptr_t record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
@@ -69,7 +70,27 @@ class ThreadState {
     r.collective_kind = static_cast<std::uint8_t>(info.kind);
     r.extra = extra ? 1 : 0;
     m_trace->append(r);
+    if (m_papi && !extra) {
+      // The burst read when the call began belongs to the call's own record.
+      if (m_pending_burst.size() == m_papi->count()) {
+        m_counters.insert(m_counters.end(), m_pending_burst.begin(), m_pending_burst.end());
+      } else {
+        m_counters.insert(m_counters.end(), m_papi->count(), -1);
+      }
+      m_pending_burst.clear();
+    }
   }
+  // PAPI: around every call (only when counting).
+  void papi_call_start() {
+    if (!m_papi) return;
+    m_pending_burst.clear();
+    m_papi->burst_into(m_pending_burst);
+  }
+  void papi_call_end() {
+    if (m_papi) m_papi->mark_end();
+  }
+  const std::vector<std::int64_t>& counters() const { return m_counters; }
+  std::size_t counter_count() const { return m_papi ? m_papi->count() : 0; }
   TraceBuffer* trace_buffer() const { return m_trace.get(); }
   // Links a non-blocking receive to the record of its completion.
   std::uint32_t next_request_serial() { return ++m_request_serial; }
@@ -103,6 +124,9 @@ class ThreadState {
   int m_depth;
   std::unique_ptr<StackTable> m_stacks;  // only when callsite_depth > 1
   std::unique_ptr<TraceBuffer> m_trace;  // only in trace mode
+  std::unique_ptr<PapiCounters> m_papi;  // only when counting PAPI events
+  std::vector<std::int64_t> m_pending_burst;
+  std::vector<std::int64_t> m_counters;  // counter_count() per main trace record
   std::uint32_t m_request_serial = 0;
 };
 

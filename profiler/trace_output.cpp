@@ -23,10 +23,18 @@ model::Trace local_trace(Context& context, const model::ClockMeasurement& final)
   rank.rank = context.rank();
   rank.init = context.init_offset();
   rank.final = final;
+  if (context.papi().available) t.counter_names = context.papi().events;
+  const std::size_t k = t.counter_names.size();
   ModuleMap modules;
   std::map<std::vector<std::uintptr_t>, std::uint32_t> callsite_index;
   std::vector<std::int64_t> function_index(kMpiFnCount, -1);
   const TraceClock& clock = context.trace_clock();
+  // Every thread's records, each with where its burst counts are (or none).
+  struct Pending {
+    model::TraceRecord record;
+    const std::int64_t* counts;
+  };
+  std::vector<Pending> all;
   for (const ThreadState* thread : context.threads()) {
     TraceBuffer* buffer = thread->trace_buffer();
     if (buffer == nullptr) continue;
@@ -35,6 +43,9 @@ model::Trace local_trace(Context& context, const model::ClockMeasurement& final)
     if (!error.empty()) warn(error);
     rank.spilled_chunks += buffer->spilled_chunks();
     rank.lost_records += buffer->lost_records();
+    const auto& counts = thread->counters();
+    const bool counted = k > 0 && thread->counter_count() == k;
+    std::size_t main_index = 0;
     // Callsite keys are per thread (interned stacks); resolve each distinct key once.
     std::unordered_map<std::uintptr_t, std::uint32_t> site_index;
     for (auto& rec : records) {
@@ -59,12 +70,24 @@ model::Trace local_trace(Context& context, const model::ClockMeasurement& final)
       rec.function = static_cast<std::uint32_t>(fn);
       rec.enter_ns = clock.local_ns(static_cast<Ticks>(rec.enter_ns));
       rec.exit_ns = clock.local_ns(static_cast<Ticks>(rec.exit_ns));
-      rank.records.push_back(rec);
+      const std::int64_t* c = nullptr;
+      if (counted && rec.extra == 0 && (main_index + 1) * k <= counts.size()) {
+        c = counts.data() + main_index * k;
+      }
+      if (rec.extra == 0) ++main_index;
+      all.push_back({rec, c});
     }
   }
   // Threads interleave: one rank's records in time order.
-  std::stable_sort(rank.records.begin(), rank.records.end(),
-                   [](const auto& a, const auto& b) { return a.enter_ns < b.enter_ns; });
+  std::stable_sort(all.begin(), all.end(), [](const Pending& a, const Pending& b) {
+    return a.record.enter_ns < b.record.enter_ns;
+  });
+  rank.records.reserve(all.size());
+  if (k > 0) rank.counters.reserve(all.size() * k);
+  for (const auto& p : all) {
+    rank.records.push_back(p.record);
+    for (std::size_t i = 0; i < k; ++i) rank.counters.push_back(p.counts ? p.counts[i] : -1);
+  }
   if (t.functions.empty()) t.functions.emplace_back("");
   if (t.callsites.empty()) t.callsites.emplace_back();
   t.ranks.push_back(std::move(rank));
@@ -150,6 +173,19 @@ nlohmann::json write_synchronized_trace(model::Trace& trace, const std::filesyst
       {"events", papi.events},
       {"available", papi.available},
       {"reason", papi.events.empty() ? "no events requested" : papi.reason}};
+  if (!trace.counter_names.empty()) {
+    // What every rank's compute bursts counted, per event (unknown bursts left out).
+    nlohmann::json totals = nlohmann::json::array();
+    const std::size_t k = trace.counter_names.size();
+    for (const auto& r : trace.ranks) {
+      std::vector<std::int64_t> sum(k, 0);
+      for (std::size_t i = 0; i < r.counters.size(); ++i) {
+        if (r.counters[i] >= 0) sum[i % k] += r.counters[i];
+      }
+      totals.push_back(sum);
+    }
+    papi_json["burst_totals_by_rank"] = std::move(totals);
+  }
   return {{"trace",
            {{"file", kTraceFileName},
             {"format_version", model::kTraceFormatVersion},

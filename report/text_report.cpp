@@ -144,9 +144,16 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
       out += format("%s%llu", r ? ", " : "", static_cast<unsigned long long>(t.events_by_rank[r]));
     }
     out += format(" per rank), %llu chunks spilled\n", static_cast<unsigned long long>(t.spills));
-    if (!t.papi_events.empty()) {
-      out += t.papi_available ? "  PAPI counters recorded\n"
-                              : "  no PAPI counters: " + t.papi_reason + "\n";
+    if (!t.papi_events.empty() && !t.papi_available) {
+      out += "  no PAPI counters: " + t.papi_reason + "\n";
+    }
+    for (std::size_t r = 0; t.papi_available && r < t.papi_burst_totals.size(); ++r) {
+      out += format("  rank %zu compute bursts:", r);
+      for (std::size_t e = 0; e < t.papi_events.size() && e < t.papi_burst_totals[r].size(); ++e) {
+        out += format(" %s %lld", t.papi_events[e].c_str(),
+                      static_cast<long long>(t.papi_burst_totals[r][e]));
+      }
+      out += "\n";
     }
   }
   if (p.sync) {
