@@ -112,8 +112,10 @@ TEST_CASE("trace: PAPI counts each compute burst (software event, so it works in
   const double receiver_s = static_cast<double>(p.trace->papi_burst_totals[1][0]) * 1e-9;
   INFO("sender bursts " << sender_s << " s, receiver bursts " << receiver_s << " s, busy-wait "
                         << busy_s << " s");
+  // TASK-CLOCK is CPU time; now and then it also takes in time of the MPI
+  // library's own helper threads, hence the looser upper bound.
   CHECK(sender_s > 0.8 * busy_s);
-  CHECK(sender_s < 1.2 * busy_s);
+  CHECK(sender_s < 1.5 * busy_s);
   CHECK(receiver_s < 0.1 * busy_s);
   // The trace carries one count per record.
   const auto t = model::read_trace(std::filesystem::path(dir) / p.trace->file);
