@@ -101,17 +101,21 @@ class RequestSnapshot {
     for (int i = 0; i < m_count; ++i) m_handles[i] = handle_key(requests[i]);
   }
 
-  // Completes the request at `index`: returns what it was, forgets it if done for good.
-  PendingOp complete(int index) {
-    PendingOp op;
+  // What the request at `index` was (an empty op when unknown).
+  PendingOp peek(int index) const {
     if (index < 0 || index >= m_count || m_handles[index] == handle_key(MPI_REQUEST_NULL)) {
-      return op;
+      return PendingOp{};
     }
     HandleTable* table = requests();
-    if (table == nullptr) return op;
-    if (auto found = table->find(m_handles[index])) {
-      op = *found;
-      if (!op.persistent) table->erase(m_handles[index]);
+    auto found = table ? table->find(m_handles[index]) : std::nullopt;
+    return found ? *found : PendingOp{};
+  }
+
+  // Completes the request at `index`: returns what it was, forgets it if done for good.
+  PendingOp complete(int index) {
+    const PendingOp op = peek(index);
+    if (!op.persistent && index >= 0 && index < m_count) {
+      if (HandleTable* table = requests()) table->erase(m_handles[index]);
     }
     return op;
   }
@@ -482,19 +486,23 @@ struct Testany {
 // substituted here: wildcard receives completed this way keep peer/tag unknown.
 inline void record_completed_set(Call& call, detail::RequestSnapshot& snapshot, const int* indices,
                                  int completed) {
-  PendingOp done[detail::RequestSnapshot::kMax];
+  // The call's record first (trace records of the requests need its callsite),
+  // then each request is completed; nothing is copied aside in between.
   const int n = std::min(completed, detail::RequestSnapshot::kMax);
-  std::uint64_t received = 0;
-  for (int i = 0; i < n; ++i) {
-    done[i] = snapshot.complete(indices ? indices[i] : i);
-    if (done[i].receive) received += done[i].bytes;
-  }
   if (n == 1) {
-    call.record(done[0].bytes, done[0].peer == kPeerFromStatus ? -1 : done[0].peer);
+    const PendingOp op = snapshot.peek(indices ? indices[0] : 0);
+    call.record(op.bytes, op.peer == kPeerFromStatus ? -1 : op.peer);
   } else {
+    std::uint64_t received = 0;
+    for (int i = 0; i < n; ++i) {
+      const PendingOp op = snapshot.peek(indices ? indices[i] : i);
+      if (op.receive) received += op.bytes;
+    }
     call.record(received, -1);
   }
-  for (int i = 0; i < n; ++i) detail::trace_completion(call, done[i], nullptr);
+  for (int i = 0; i < n; ++i) {
+    detail::trace_completion(call, snapshot.complete(indices ? indices[i] : i), nullptr);
+  }
 }
 
 struct Waitall {
