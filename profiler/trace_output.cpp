@@ -159,7 +159,6 @@ nlohmann::json write_synchronized_trace(model::Trace& trace, const std::filesyst
   params.gamma = gamma;
   params.min_latency_ns = -1;  // as measured
   const auto result = sync::synchronize_trace(trace, params);
-  params.min_latency_ns = trace.min_latency_ns;
   model::write_trace(dir / kTraceFileName, trace);
 
   const auto per_rank = sync::events_by_rank(trace);
@@ -194,7 +193,7 @@ nlohmann::json write_synchronized_trace(model::Trace& trace, const std::filesyst
             {"spills", spills},
             {"lost_records", lost},
             {"papi", std::move(papi_json)}}},
-          {"sync", sync::sync_section(trace, result, params)}};
+          {"sync", sync::sync_section(trace, result)}};
 }
 
 }  // namespace mpidle::profiler

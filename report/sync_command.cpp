@@ -55,7 +55,6 @@ int sync_command(Args args) {
 
   model::Trace trace = model::read_trace(dir / profile.trace->file);
   const auto result = sync::synchronize_trace(trace, params);
-  if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
   model::write_trace(dir / profile.trace->file, trace);
 
   // Only the "sync" section changes; everything else is kept as written.
@@ -64,7 +63,7 @@ int sync_command(Args args) {
     std::ifstream in(dir / "profile.json");
     doc = nlohmann::json::parse(in);
   }
-  doc["sync"] = sync::sync_section(trace, result, params);
+  doc["sync"] = sync::sync_section(trace, result);
   const fs::path partial = dir / "profile.json.partial";
   {
     std::ofstream out(partial);
@@ -75,7 +74,7 @@ int sync_command(Args args) {
   std::printf(
       "mpidle sync: %s: gamma %g, latency %.3g s: violations %llu raw, %llu after interpolation, "
       "%llu after the controlled logical clock; %llu events moved, max shift %.3g s\n",
-      dir.c_str(), params.gamma, static_cast<double>(params.min_latency_ns) * 1e-9,
+      dir.c_str(), result.params.gamma, static_cast<double>(result.params.min_latency_ns) * 1e-9,
       static_cast<unsigned long long>(result.violations_raw),
       static_cast<unsigned long long>(result.clc.violations_before),
       static_cast<unsigned long long>(result.clc.violations_after),

@@ -2,8 +2,8 @@
 
 namespace mpidle::sync {
 
-nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result,
-                            const ClcParams& params) {
+nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result) {
+  const ClcParams& params = result.params;
   nlohmann::json offsets = nlohmann::json::array();
   for (std::size_t i = 0; i < trace.ranks.size(); ++i) {
     const auto& r = trace.ranks[i];

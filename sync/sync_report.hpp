@@ -8,8 +8,7 @@
 
 namespace mpidle::sync {
 
-nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result,
-                            const ClcParams& params);
+nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result);
 
 // Events per rank: the calls traced (further records of the same call not counted).
 std::vector<std::uint64_t> events_by_rank(const model::Trace& trace);

@@ -172,6 +172,7 @@ RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>
 TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params) {
   TraceSyncResult result;
   if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
+  result.params = params;
   RankTimes times = interpolated_times(trace, result.models);
   const EventGraph graph = build_event_graph(trace);
   RankTimes raw;

@@ -19,6 +19,7 @@ EventGraph build_event_graph(const model::Trace& trace);
 RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models);
 
 struct TraceSyncResult {
+  ClcParams params;                  // as used: the measured latency filled in
   std::uint64_t violations_raw = 0;  // on the raw local timestamps, before any correction
   ClcStats clc;                      // violations_before: after interpolation, before the CLC
   std::vector<OffsetModel> models;   // by position in trace.ranks
