@@ -9,6 +9,7 @@
 #include "model/profile_tables.hpp"
 #include "model/trace_events.hpp"
 #include "mpi_fn.hpp"
+#include "trace_info.hpp"
 
 namespace mpidle::profiler {
 
@@ -21,16 +22,6 @@ inline constinit bool g_papi = false;  // trace mode counting PAPI events
 inline bool tracing() {
   return detail::g_tracing;
 }
-
-// What a trace record says beyond time, peer and size.
-struct TraceInfo {
-  model::TraceRole role = model::TraceRole::other;
-  std::int32_t tag = -1;
-  std::uint32_t comm = 0;
-  std::uint32_t sequence = 0;
-  std::int32_t root = model::kTraceNoRoot;
-  model::CollectiveKind kind = model::CollectiveKind::none;
-};
 
 class Call {
  public:

@@ -72,7 +72,7 @@ fs::path run_directory(const Context& context, const std::string& executable) {
   return "mpidle-" + fs::path(executable).filename().string() + "-" + stamp;
 }
 
-void write_run_directory(const Context& context, model::ProfileTables& tables, double per_call_s,
+void write_run_directory(Context& context, model::ProfileTables& tables, double per_call_s,
                          model::Trace* trace, double merge_s) {
   const auto args = command_line();
   char exe[PATH_MAX] = {};
@@ -88,7 +88,7 @@ void write_run_directory(const Context& context, model::ProfileTables& tables, d
   run.start = context.start_iso();
   run.wall_s = tables.ranks.empty() ? 0.0 : tables.ranks.front().wall_s;
   run.timer = timer_name(selected_timer());
-  run.timer_resolution_s = const_cast<Context&>(context).tick_rate().resolution_s();
+  run.timer_resolution_s = context.tick_rate().resolution_s();
   run.global_minimum = context.config().global_min;
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
   run.per_call_overhead_s = per_call_s;
@@ -101,8 +101,7 @@ void write_run_directory(const Context& context, model::ProfileTables& tables, d
   if (trace) {
     try {
       compose_offsets(*trace);
-      auto sections = write_synchronized_trace(*trace, dir, const_cast<Context&>(context).papi(),
-                                               kDefaultGamma);
+      auto sections = write_synchronized_trace(*trace, dir, context.papi(), kDefaultGamma);
       json["trace"] = std::move(sections["trace"]);
       // Final offsets, folding every thread's records and the tree merge, on rank 0.
       json["trace"]["merge_s"] = merge_s;

@@ -14,6 +14,7 @@
 #include "papi_counters.hpp"
 #include "stack_table.hpp"
 #include "trace_buffer.hpp"
+#include "trace_info.hpp"
 
 namespace mpidle::profiler {
 
@@ -29,8 +30,6 @@ struct TypeSizeSlot {
   std::uint32_t generation = 0;
   std::uint64_t size = 0;
 };
-
-struct TraceInfo;
 
 class ThreadState {
  public:
@@ -51,9 +50,8 @@ class ThreadState {
   }
 
   // Trace mode: one record (times in ticks and the callsite key, converted at finalize).
-  template <typename Info>
   void trace(MpiFn fn, std::uintptr_t site, Ticks start, Ticks stop, std::int32_t peer,
-             std::uint64_t bytes, const Info& info, bool extra) {
+             std::uint64_t bytes, const TraceInfo& info, bool extra) {
     if (!m_trace) return;
     model::TraceRecord r;
     r.enter_ns = static_cast<std::int64_t>(start);
