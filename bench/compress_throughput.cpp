@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
   std::mt19937 rng(1);
   CompressorLimits unbounded;
   unbounded.max_elements = unbounded.max_rules = ~std::size_t{0};
-  const Result random =
-      run(symbols, [&] { return static_cast<std::uint32_t>(rng() % 64); }, unbounded);
+  const Result random = run(
+      symbols, [&] { return static_cast<std::uint32_t>(rng() % 64); }, unbounded);
   const Result random_limited =
       run(symbols, [&] { return static_cast<std::uint32_t>(rng() % 64); });
 

@@ -53,8 +53,7 @@ Symbol Grammar::loop(Symbol body, std::uint64_t iterations) {
 
 Symbol Grammar::find_loop(Symbol body, std::uint64_t iterations) const {
   if (iterations < kShortLoop) {
-    return m_loop_index.find(PairMap::key(body, static_cast<std::uint32_t>(iterations)),
-                             kNoSymbol);
+    return m_loop_index.find(PairMap::key(body, static_cast<std::uint32_t>(iterations)), kNoSymbol);
   }
   auto it = m_long_loop_index.find(LongLoop{body, iterations});
   return it == m_long_loop_index.end() ? kNoSymbol : it->second;
@@ -62,8 +61,8 @@ Symbol Grammar::find_loop(Symbol body, std::uint64_t iterations) const {
 
 std::size_t Grammar::memory_bytes() const {
   return m_rules.capacity() * sizeof(Rule) + m_terminals.capacity() * sizeof(Symbol) +
-         m_pair_index.memory_bytes() + m_loop_index.memory_bytes() +
-         m_long_loop_index.size() * 48 + m_long_loop_index.bucket_count() * 8;
+         m_pair_index.memory_bytes() + m_loop_index.memory_bytes() + m_long_loop_index.size() * 48 +
+         m_long_loop_index.bucket_count() * 8;
 }
 
 }  // namespace mpidle::compress

@@ -83,8 +83,7 @@ void StreamCompressor::repair() {
   m_window_compressor.compress(m_grammar, m_window);
   m_active.clear();
   for (const Item& item : m_window) {
-    m_active.push_back(
-        {m_grammar.base(item.symbol), m_grammar.multiplicity(item.symbol), item.ns});
+    m_active.push_back({m_grammar.base(item.symbol), m_grammar.multiplicity(item.symbol), item.ns});
   }
   if (m_active.size() > m_limits.chunk_symbols) {
     const std::size_t cut = m_active.size() - m_limits.chunk_symbols / 2;

@@ -135,7 +135,8 @@ std::uint64_t structure_hash(const Summary& s) {
 }
 
 void add_timings(Summary& into, const Summary& from) {
-  for (std::size_t i = 0; i < into.nodes.size(); ++i) into.nodes[i].timing.merge(from.nodes[i].timing);
+  for (std::size_t i = 0; i < into.nodes.size(); ++i)
+    into.nodes[i].timing.merge(from.nodes[i].timing);
   for (std::size_t i = 0; i < into.sequence.size(); ++i) into.sequence[i].ns += from.sequence[i].ns;
   into.dropped_events += from.dropped_events;
 }

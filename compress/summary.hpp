@@ -16,8 +16,8 @@ enum class NodeKind : std::uint8_t { leaf = 0, pair = 1, loop = 2 };
 
 struct SummaryNode {
   NodeKind kind = NodeKind::leaf;
-  std::uint32_t a = 0;  // leaf: terminal index; pair: left node; loop: body node
-  std::uint32_t b = 0;  // pair: right node
+  std::uint32_t a = 0;           // leaf: terminal index; pair: left node; loop: body node
+  std::uint32_t b = 0;           // pair: right node
   std::uint64_t iterations = 0;  // loop
   Timing timing;                 // every occurrence of this node in the stream
 

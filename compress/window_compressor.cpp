@@ -119,7 +119,8 @@ void WindowCompressor::merge_run(Index first, Index last) {
 }
 
 void WindowCompressor::close_loop(Index i) {
-  if (m_grammar->rule(m_symbol[i]).kind == RuleKind::loop) m_grammar->timing(m_symbol[i]).add(m_ns[i]);
+  if (m_grammar->rule(m_symbol[i]).kind == RuleKind::loop)
+    m_grammar->timing(m_symbol[i]).add(m_ns[i]);
 }
 
 void WindowCompressor::add_occurrence(Index left) {

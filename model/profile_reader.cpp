@@ -9,56 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-// Field access that names the field on failure, so bad input gives a readable error.
-class Fields {
- public:
-  Fields(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {
-    if (!m_object.is_object()) throw ProfileError(m_where + " is not an object");
-  }
-  const json& at(const char* key) const {
-    auto it = m_object.find(key);
-    if (it == m_object.end()) throw ProfileError(m_where + " has no \"" + key + "\"");
-    return *it;
-  }
-  template <typename T>
-  T get(const char* key) const {
-    const json& v = at(key);
-    if constexpr (std::is_same_v<T, std::string>) {
-      if (!v.is_string()) fail(key, "a string");
-    } else if constexpr (std::is_floating_point_v<T>) {
-      if (!v.is_number()) fail(key, "a number");
-    } else if constexpr (std::is_unsigned_v<T>) {
-      if (!v.is_number_unsigned()) fail(key, "a non-negative integer");
-    } else if constexpr (std::is_integral_v<T>) {
-      if (!v.is_number_integer()) fail(key, "an integer");
-    }
-    return v.get<T>();
-  }
-  const json& array(const char* key) const {
-    const json& v = at(key);
-    if (!v.is_array()) fail(key, "an array");
-    return v;
-  }
-  std::string where(const char* key) const { return m_where + "." + key; }
-
- private:
-  [[noreturn]] void fail(const char* key, const char* what) const {
-    throw ProfileError(m_where + "." + key + " is not " + what);
-  }
-  const json& m_object;
-  std::string m_where;
-};
-
-template <typename Row, typename ParseRow>
-std::vector<Row> rows(const Fields& parent, const char* key, ParseRow parse_row) {
-  std::vector<Row> out;
-  const json& items = parent.array(key);
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out.push_back(parse_row(Fields(items[i], parent.where(key) + "[" + std::to_string(i) + "]")));
-  }
-  return out;
-}
-
 RunSummary parse_run(const Fields& f) {
   RunSummary r;
   r.executable = f.get<std::string>("executable");
@@ -82,12 +32,6 @@ RunSummary parse_run(const Fields& f) {
   r.overhead_total_s = overhead.get<double>("total_s");
   r.overhead_fraction = overhead.get<double>("fraction");
   return r;
-}
-
-Frame parse_frame(const Fields& f) {
-  return Frame{f.get<std::string>("module"), f.get<std::uint64_t>("offset"),
-               f.get<std::string>("function"), f.get<std::string>("file"),
-               static_cast<std::int32_t>(f.get<std::int64_t>("line"))};
 }
 
 }  // namespace

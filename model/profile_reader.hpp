@@ -11,15 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_fields.hpp"
 #include "profile_tables.hpp"
 
 namespace mpidle::model {
-
-// Bad input: missing file, not JSON, wrong schema or a missing/mistyped field.
-class ProfileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct RunSummary {
   std::string executable;

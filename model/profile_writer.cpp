@@ -1,5 +1,7 @@
 #include "profile_writer.hpp"
 
+#include "json_fields.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -34,18 +36,6 @@ struct FunctionTotals {
   double wait_s_global_min = 0;
   double bytes = 0;
 };
-
-json frames_json(const Callsite& c) {
-  json frames = json::array();
-  for (const auto& f : c.frames) {
-    frames.push_back({{"function", f.function},
-                      {"file", f.file},
-                      {"line", f.line},
-                      {"module", f.module},
-                      {"offset", f.offset}});
-  }
-  return frames;
-}
 
 json run_json(const ProfileTables& tables, const RunInfo& run, std::uint64_t total_calls) {
   std::set<std::string> hosts;

@@ -21,10 +21,6 @@ double percent(double part, double whole) {
   return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
-std::string basename_of(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
-
 std::string seconds(double s) {
   if (s >= 100) return format("%.0f s", s);
   if (s >= 1) return format("%.2f s", s);
@@ -77,14 +73,7 @@ Estimate estimate_of(const model::Profile& profile) {
 }
 
 std::string callsite_location(const model::CallsiteRow& c) {
-  if (c.frames.empty()) return "?";
-  const auto& f = c.frames.front();
-  const std::string function = f.function.empty() ? "?" : f.function;
-  if (!f.file.empty() && f.line > 0) {
-    return format("%s:%d (%s)", basename_of(f.file).c_str(), f.line, function.c_str());
-  }
-  return format("%s (%s+0x%llx)", function.c_str(), basename_of(f.module).c_str(),
-                static_cast<unsigned long long>(f.offset));
+  return c.frames.empty() ? "?" : model::frame_location(c.frames.front());
 }
 
 std::string format_report(const model::Profile& p, const ReportOptions& o) {

@@ -153,7 +153,7 @@ TEST_CASE("summary size does not grow with the iteration count") {
     for (int i = 0; i < n; ++i) {
       for (char ch : body) c.add(static_cast<std::uint32_t>(ch - 'A'), 1);
     }
-      const auto s = summarize(c);
+    const auto s = summarize(c);
     INFO(n << " iterations: " << shape(s));
     CHECK(s.sequence.size() == 1);
     CHECK(s.nodes[s.sequence[0].node].iterations == static_cast<std::uint64_t>(n));
