@@ -10,9 +10,9 @@
 namespace mpidle::compress {
 namespace {
 
-using nlohmann::json;
 using model::Fields;
 using model::ProfileError;
+using nlohmann::json;
 
 json timing_json(const Timing& t) {
   return {{"count", t.count},
@@ -26,8 +26,8 @@ Timing timing_from(const Fields& f) {
   Timing t;
   t.count = f.get<std::uint64_t>("count");
   t.total_ns = static_cast<std::int64_t>(f.get<double>("total_s") * 1e9 + 0.5);
-  t.min_ns = t.count ? static_cast<std::int64_t>(f.get<double>("min_s") * 1e9 + 0.5)
-                     : Timing{}.min_ns;
+  t.min_ns =
+      t.count ? static_cast<std::int64_t>(f.get<double>("min_s") * 1e9 + 0.5) : Timing{}.min_ns;
   t.max_ns = static_cast<std::int64_t>(f.get<double>("max_s") * 1e9 + 0.5);
   return t;
 }
@@ -81,7 +81,8 @@ class TreeWriter {
 
 // Terminals by (kind, function, callsite id, peer, size class), over all groups.
 using TerminalIndex =
-    std::map<std::tuple<int, std::string, std::uint64_t, std::int32_t, std::int32_t>, std::uint32_t>;
+    std::map<std::tuple<int, std::string, std::uint64_t, std::int32_t, std::int32_t>,
+             std::uint32_t>;
 
 // Rebuilds the node list in canonical order (children first, first meeting wins).
 class TreeReader {
@@ -120,20 +121,24 @@ class TreeReader {
   std::uint32_t terminal(const Fields& f) {
     Terminal t;
     const std::string kind = f.get<std::string>("kind");
-    if (kind != "call" && kind != "burst") throw ProfileError(f.where("kind") + " is not call or burst");
+    if (kind != "call" && kind != "burst")
+      throw ProfileError(f.where("kind") + " is not call or burst");
     t.kind = kind == "call" ? TerminalKind::call : TerminalKind::burst;
     t.function = f.get<std::string>("function");
     const auto site = f.get<std::uint64_t>("callsite");
     auto found = m_sites.find(site);
-    if (found == m_sites.end()) throw ProfileError(f.where("callsite") + " is not in summary.callsites");
+    if (found == m_sites.end())
+      throw ProfileError(f.where("callsite") + " is not in summary.callsites");
     t.callsite = found->second;
     const auto optional_int = [&f](const char* key) {
       return f.has(key) ? static_cast<std::int32_t>(f.get<std::int64_t>(key)) : kNotInSymbol;
     };
     t.peer = optional_int("peer");
     t.size_class = optional_int("size_class");
-    const auto key = std::make_tuple(static_cast<int>(t.kind), t.function, site, t.peer, t.size_class);
-    auto [it, added] = m_terminals.try_emplace(key, static_cast<std::uint32_t>(m_set.terminals.size()));
+    const auto key =
+        std::make_tuple(static_cast<int>(t.kind), t.function, site, t.peer, t.size_class);
+    auto [it, added] =
+        m_terminals.try_emplace(key, static_cast<std::uint32_t>(m_set.terminals.size()));
     if (added) m_set.terminals.push_back(std::move(t));
     return it->second;
   }

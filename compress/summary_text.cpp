@@ -72,11 +72,13 @@ void render_group(const SummarySet& set, const SummaryGroup& group,
       std::size_t node_budget = kRenderBudget;
       if (!writer.write(n, expr, node_budget)) expr = "(too large to print)";
       char row[160];
-      std::snprintf(row, sizeof row, "    %12s %14s %12s %12s %12s  ",
-                    with_commas(static_cast<std::uint64_t>(static_cast<double>(t.count) / ranks + 0.5)).c_str(),
-                    micros(static_cast<double>(t.total_ns) / ranks).c_str(),
-                    micros(t.mean_ns()).c_str(), micros(static_cast<double>(t.min_or_zero())).c_str(),
-                    micros(static_cast<double>(t.max_ns)).c_str());
+      std::snprintf(
+          row, sizeof row, "    %12s %14s %12s %12s %12s  ",
+          with_commas(static_cast<std::uint64_t>(static_cast<double>(t.count) / ranks + 0.5))
+              .c_str(),
+          micros(static_cast<double>(t.total_ns) / ranks).c_str(), micros(t.mean_ns()).c_str(),
+          micros(static_cast<double>(t.min_or_zero())).c_str(),
+          micros(static_cast<double>(t.max_ns)).c_str());
       out += row + std::string(static_cast<std::size_t>(depth) * 2, ' ') + expr + "\n";
     }
   }
@@ -98,7 +100,8 @@ std::string terminal_label(const Terminal& t, std::uint32_t callsite_number) {
   if (t.kind == TerminalKind::burst) return "CPU" + n;
   std::string name = t.function.rfind("MPI_", 0) == 0 ? t.function.substr(4) : t.function;
   name += n;
-  if (t.peer != kNotInSymbol) name += "@" + std::string(t.peer >= 0 ? "+" : "") + std::to_string(t.peer);
+  if (t.peer != kNotInSymbol)
+    name += "@" + std::string(t.peer >= 0 ? "+" : "") + std::to_string(t.peer);
   if (t.size_class != kNotInSymbol) name += "#" + size_class_label(t.size_class);
   return name;
 }
@@ -137,8 +140,7 @@ std::string render_summary_text(const SummarySet& set, const TextOptions& option
       "# mpidle loop summary. A+B: A then B; X[n]: n iterations of X; CPU<n>: compute before\n"
       "# the call at callsite n. After ':' the element's time in us per rank.\n"
       "# Symbols: " +
-      symbol_options_name(set.symbols) +
-      (set.symbols.peer ? " (@+k: peer is own rank + k)" : "") +
+      symbol_options_name(set.symbols) + (set.symbols.peer ? " (@+k: peer is own rank + k)" : "") +
       (set.symbols.size ? " (#s: message size class from s bytes)" : "") + ".\n";
   bool shown = false;
   for (const auto& group : set.groups) {
@@ -151,7 +153,9 @@ std::string render_summary_text(const SummarySet& set, const TextOptions& option
     render_group(set, group, numbers, options.detail, out);
     shown = true;
   }
-  if (!shown) out += "\n(no summary" + (options.rank ? " for rank " + std::to_string(*options.rank) : std::string()) + ")\n";
+  if (!shown)
+    out += "\n(no summary" +
+           (options.rank ? " for rank " + std::to_string(*options.rank) : std::string()) + ")\n";
   // Callsite legend: one line per number.
   std::vector<const Terminal*> by_number;
   for (std::size_t t = 0; t < set.terminals.size(); ++t) {

@@ -30,7 +30,8 @@ std::string size_class_label(std::int32_t size_class);
 // Renders `node` of `summary`; gives up (returns false) past `budget` nodes.
 class NodeWriter {
  public:
-  NodeWriter(const SummarySet& set, const Summary& summary, const std::vector<std::uint32_t>& numbers)
+  NodeWriter(const SummarySet& set, const Summary& summary,
+             const std::vector<std::uint32_t>& numbers)
       : m_set(set), m_summary(summary), m_numbers(numbers) {}
   bool write(std::uint32_t node, std::string& out, std::size_t& budget) const;
 

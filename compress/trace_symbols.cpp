@@ -46,8 +46,7 @@ SummarySet summarize_rank_trace(const model::Trace& trace, const model::RankTrac
     // Threads interleave on one rank: a call may begin before another ended.
     const std::int64_t burst = first ? 0 : std::max<std::int64_t>(0, r.enter_ns - previous_exit);
     compressor.add(terminal(TerminalKind::burst, r, kNotInSymbol, kNotInSymbol), burst);
-    const std::int32_t peer =
-        options.peer && r.peer >= 0 ? r.peer - rank.rank : kNotInSymbol;
+    const std::int32_t peer = options.peer && r.peer >= 0 ? r.peer - rank.rank : kNotInSymbol;
     const std::int32_t size =
         options.size && carries_message(r) ? model::size_class(r.bytes) : kNotInSymbol;
     compressor.add(terminal(TerminalKind::call, r, peer, size),

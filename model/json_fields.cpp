@@ -30,7 +30,6 @@ json frames_json(const Callsite& c) {
   return frames;
 }
 
-
 std::string frame_location(const Frame& f) {
   const std::string function = f.function.empty() ? "?" : f.function;
   if (!f.file.empty() && f.line > 0) {

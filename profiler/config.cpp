@@ -1,5 +1,7 @@
 #include "config.hpp"
 
+#include "compress/summary_set.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -99,6 +101,11 @@ Config parse_config(const EnvLookup& lookup, std::vector<std::string>& warnings)
     } else if (type == "timer") {
       set_flag_or_warn(c.timer, parse_timer(*text), spec, *text, warnings,
                        "auto, tsc or clock_gettime");
+    } else if (type == "symbols") {
+      std::optional<std::string> valid;
+      if (compress::parse_symbol_options(*text)) valid = *text;
+      set_flag_or_warn(c.summary_symbols, valid, spec, *text, warnings,
+                       "callsite, peer, size or peer,size");
     } else if (m == "output") {
       c.output = *text;
     } else if (m == "papi_events") {
@@ -120,6 +127,7 @@ std::vector<std::pair<std::string, std::string>> describe_config(const Config& c
           {"MPIDLE_VERBOSE", std::to_string(c.verbose)},
           {"MPIDLE_TRACE", c.trace ? "1" : "0"},
           {"MPIDLE_TRACE_MEM", std::to_string(c.trace_mem_mib)},
+          {"MPIDLE_SUMMARY_SYMBOLS", c.summary_symbols},
           {"MPIDLE_PAPI_EVENTS", c.papi_events},
           {"MPIDLE_TEST_CLOCK_OFFSET_US", std::to_string(c.test_clock_offset_us)},
           {"MPIDLE_TEST_CLOCK_DRIFT_PPM", std::to_string(c.test_clock_drift_ppm)}};

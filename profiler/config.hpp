@@ -22,6 +22,7 @@ struct Config {
   std::int64_t verbose = 0;
   bool trace = false;
   std::int64_t trace_mem_mib = 256;
+  std::string summary_symbols = "callsite";
   std::string papi_events;
   std::int64_t test_clock_offset_us = 0;
   std::int64_t test_clock_drift_ppm = 0;

@@ -73,7 +73,7 @@ fs::path run_directory(const Context& context, const std::string& executable) {
 }
 
 void write_run_directory(Context& context, model::ProfileTables& tables, double per_call_s,
-                         model::Trace* trace, double merge_s) {
+                         GatheredTrace* trace, double merge_s) {
   const auto args = command_line();
   char exe[PATH_MAX] = {};
   const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
@@ -100,12 +100,13 @@ void write_run_directory(Context& context, model::ProfileTables& tables, double 
   fs::create_directories(dir, ec);
   if (trace) {
     try {
-      compose_offsets(*trace);
+      compose_offsets(trace->trace);
       auto sections = write_synchronized_trace(*trace, dir, context.papi(), kDefaultGamma);
       json["trace"] = std::move(sections["trace"]);
       // Final offsets, folding every thread's records and the tree merge, on rank 0.
       json["trace"]["merge_s"] = merge_s;
       json["sync"] = std::move(sections["sync"]);
+      json["summary"] = std::move(sections["summary"]);
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());
     }
@@ -148,7 +149,7 @@ void finalize_profile(Context& context) {
   if (undecodable > 0) {
     warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
   }
-  std::optional<model::Trace> trace;
+  std::optional<GatheredTrace> trace;
   const std::uint64_t merge_start = monotonic_ns();
   if (context.config().trace) trace = gather_trace(context);
   const double merge_s = static_cast<double>(monotonic_ns() - merge_start) * 1e-9;

@@ -2,9 +2,15 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <unordered_map>
 
+#include "compress/summary_codec.hpp"
+#include "compress/summary_json.hpp"
+#include "compress/summary_text.hpp"
+#include "compress/trace_symbols.hpp"
 #include "local_tables.hpp"
 #include "log.hpp"
 #include "module_map.hpp"
@@ -94,39 +100,76 @@ model::Trace local_trace(Context& context, const model::ClockMeasurement& final)
   return t;
 }
 
-std::vector<std::byte> to_bytes(const std::string& s) {
-  const auto* p = reinterpret_cast<const std::byte*>(s.data());
-  return {p, p + s.size()};
+// A subtree's trace and summary travel as one message: the trace's length, the
+// trace, then the summary.
+std::vector<std::byte> encode_gathered(const GatheredTrace& g) {
+  const std::string trace = model::encode_trace(g.trace);
+  const std::string summary = compress::encode_summary_set(g.summary);
+  std::vector<std::byte> bytes(sizeof(std::uint64_t) + trace.size() + summary.size());
+  const std::uint64_t length = trace.size();
+  std::memcpy(bytes.data(), &length, sizeof length);
+  std::memcpy(bytes.data() + sizeof length, trace.data(), trace.size());
+  std::memcpy(bytes.data() + sizeof length + trace.size(), summary.data(), summary.size());
+  return bytes;
+}
+
+std::optional<GatheredTrace> decode_gathered(const std::vector<std::byte>& bytes) {
+  std::uint64_t length = 0;
+  if (bytes.size() < sizeof length) return std::nullopt;
+  std::memcpy(&length, bytes.data(), sizeof length);
+  if (length > bytes.size() - sizeof length) return std::nullopt;
+  const char* p = reinterpret_cast<const char*>(bytes.data()) + sizeof length;
+  auto summary =
+      compress::decode_summary_set(std::string(p + length, bytes.size() - sizeof length - length));
+  if (!summary) return std::nullopt;
+  try {
+    return GatheredTrace{model::decode_trace(std::string(p, length)), std::move(*summary)};
+  } catch (const model::TraceError&) {
+    return std::nullopt;
+  }
+}
+
+// Summary callsites carry (module, offset); give them the trace's symbolized frames.
+void symbolize_like(compress::SummarySet& summary, const model::Trace& trace) {
+  std::map<std::vector<std::pair<std::string, std::uint64_t>>, const model::Callsite*> known;
+  auto key = [](const model::Callsite& c) {
+    std::vector<std::pair<std::string, std::uint64_t>> k;
+    for (const auto& f : c.frames) k.emplace_back(f.module, f.offset);
+    return k;
+  };
+  for (const auto& c : trace.callsites) known.emplace(key(c), &c);
+  for (auto& t : summary.terminals) {
+    auto it = known.find(key(t.callsite));
+    if (it != known.end()) t.callsite = *it->second;
+  }
 }
 
 }  // namespace
 
-std::optional<model::Trace> gather_trace(Context& context) {
+std::optional<GatheredTrace> gather_trace(Context& context) {
   const auto final = measure_offset_to_parent(context.own_comm(), context.trace_clock());
-  model::Trace local = local_trace(context, final);
+  GatheredTrace local;
+  local.trace = local_trace(context, final);
+  const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
+  local.summary = compress::summarize_rank_trace(local.trace, local.trace.ranks[0],
+                                                 symbols.value_or(compress::SymbolOptions{}));
   // Half the shortest round trip a rank measured to its parent bounds the one-way
   // latency; rank 0 measured none.
   constexpr std::int64_t kUnknown = INT64_MAX / 4;
-  local.min_latency_ns =
-      context.rank() == 0 ? kUnknown : std::min(local.ranks[0].init.rtt_ns, final.rtt_ns) / 2;
+  local.trace.min_latency_ns =
+      context.rank() == 0 ? kUnknown : std::min(local.trace.ranks[0].init.rtt_ns, final.rtt_ns) / 2;
   int undecodable = 0;
   auto merged = tree_reduce(
-      std::move(local), context.own_comm(),
-      [](const model::Trace& t) { return to_bytes(model::encode_trace(t)); },
-      [](const std::vector<std::byte>& bytes) -> std::optional<model::Trace> {
-        try {
-          return model::decode_trace(
-              std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-        } catch (const model::TraceError&) {
-          return std::nullopt;
-        }
+      std::move(local), context.own_comm(), encode_gathered, decode_gathered,
+      [](GatheredTrace& into, GatheredTrace&& from) {
+        model::merge_traces(into.trace, std::move(from.trace));
+        compress::merge_summary_sets(into.summary, std::move(from.summary));
       },
-      [](model::Trace& into, model::Trace&& from) { model::merge_traces(into, std::move(from)); },
       undecodable);
   if (undecodable > 0) {
     warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable traces; left out");
   }
-  if (merged && merged->min_latency_ns == kUnknown) merged->min_latency_ns = 0;
+  if (merged && merged->trace.min_latency_ns == kUnknown) merged->trace.min_latency_ns = 0;
   return merged;
 }
 
@@ -150,10 +193,17 @@ void compose_offsets(model::Trace& trace) {
   }
 }
 
-nlohmann::json write_synchronized_trace(model::Trace& trace, const std::filesystem::path& dir,
+nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::filesystem::path& dir,
                                         const PapiStatus& papi, double gamma) {
+  model::Trace& trace = gathered.trace;
   if (!symbolize(trace.callsites)) {
     warn("addr2line could not be run; trace callsites show module and offset only");
+  }
+  symbolize_like(gathered.summary, trace);
+  {
+    std::ofstream out(dir / kSummaryFileName);
+    out << compress::render_summary_text(gathered.summary, {});
+    if (!out) warn("cannot write " + (dir / kSummaryFileName).string());
   }
   sync::ClcParams params;
   params.gamma = gamma;
@@ -185,7 +235,8 @@ nlohmann::json write_synchronized_trace(model::Trace& trace, const std::filesyst
     }
     papi_json["burst_totals_by_rank"] = std::move(totals);
   }
-  return {{"trace",
+  return {{"summary", compress::summary_to_json(gathered.summary)},
+          {"trace",
            {{"file", kTraceFileName},
             {"format_version", model::kTraceFormatVersion},
             {"events", events},

@@ -33,6 +33,18 @@ const std::vector<Command>& commands() {
        "  --gamma G    clock speed after a forward jump, 0 < G <= 1 (default 0.99999)\n"
        "  --latency S  minimum message latency in seconds (default: as measured)\n",
        "re-synchronize a trace run's clocks", sync_command},
+      {"summary",
+       "mpidle summary RUN_DIR [--detail low|high] [--rank R] [--symbols S]\n\n"
+       "Prints the loop summary of a trace run: per group of ranks whose event\n"
+       "streams compress alike, one line per top-level element, e.g.\n"
+       "  ((CPU3+Sendrecv3)[6] + CPU4+Allreduce4)[40]: 16267\n"
+       "A+B is A then B, X[n] n iterations of X, CPU<n> the computation before the\n"
+       "call at callsite n; the number after ':' is the element's time in us per rank.\n\n"
+       "  --detail high  per symbol: count, total, mean, min and max time\n"
+       "  --rank R       only the group rank R belongs to\n"
+       "  --symbols S    re-summarize the trace with call symbols by callsite, peer,\n"
+       "                 size or peer,size (the run used MPIDLE_SUMMARY_SYMBOLS)\n",
+       "print the loop summary of a trace run", summary_command},
       {"config", "mpidle config\n\nLists every MPIDLE_* environment setting with its default.\n",
        "list the MPIDLE_* settings", config_command},
   };

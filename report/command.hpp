@@ -27,6 +27,7 @@ int run_command(Args args);
 int report_command(Args args);
 int config_command(Args args);
 int sync_command(Args args);
+int summary_command(Args args);
 
 const std::vector<Command>& commands();
 

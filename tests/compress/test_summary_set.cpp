@@ -137,7 +137,8 @@ TEST_CASE("a summary set survives its binary form") {
   const auto set = summarize_trace(exchange_trace({30, 40}), SymbolOptions{true, true});
   const auto back = decode_summary_set(encode_summary_set(set));
   REQUIRE(back);
-  CHECK(render_summary_text(*back, {Detail::high, {}}) == render_summary_text(set, {Detail::high, {}}));
+  CHECK(render_summary_text(*back, {Detail::high, {}}) ==
+        render_summary_text(set, {Detail::high, {}}));
   std::string bytes = encode_summary_set(set);
   CHECK_FALSE(decode_summary_set(bytes.substr(0, bytes.size() - 3)));
   bytes[0] ^= 1;
@@ -156,7 +157,8 @@ TEST_CASE("the JSON form is a tree with iteration counts and reads back the same
   CHECK(j["groups"][0]["sequence"].size() == 3);  // the loop, CPU3, Barrier3
   CHECK(j["callsites"][0]["location"] == "app.c:10 (main)");
   const auto back = summary_from_json(j);
-  CHECK(render_summary_text(back, {Detail::high, {}}) == render_summary_text(set, {Detail::high, {}}));
+  CHECK(render_summary_text(back, {Detail::high, {}}) ==
+        render_summary_text(set, {Detail::high, {}}));
   auto broken = j;
   broken["groups"][0]["sequence"][0]["tree"]["type"] = "twist";
   CHECK_THROWS_AS(summary_from_json(broken), model::ProfileError);
