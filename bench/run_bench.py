@@ -9,8 +9,10 @@ of this script mean anything):
 Also times the parts of one call in isolation (bench/hot_path): a TSC read,
 clock_gettime, one call-table update; the floor for "two clock reads and a table
 update" on this machine; and the controlled logical clock's throughput on a
-synthetic 10^7-event, 64-rank trace (bench/clc_throughput). Prints a table, then
-one JSON line with the figures.
+synthetic 10^7-event, 64-rank trace (bench/clc_throughput); and loop-summary
+compression (bench/compress_throughput): symbols/s on 10^7 regular and random
+symbols, and the summary's size for one loop body at 10^3..10^7 iterations.
+Prints a table, then one JSON line with the figures.
 """
 import argparse
 import json
@@ -74,6 +76,8 @@ def main():
                                       capture_output=True, text=True, check=True).stdout)
     clc = json.loads(subprocess.run([os.path.join(args.build, "bench", "clc_throughput")],
                                     capture_output=True, text=True, check=True).stdout)
+    summary = json.loads(subprocess.run([os.path.join(args.build, "bench", "compress_throughput")],
+                                        capture_output=True, text=True, check=True).stdout)
     ib, ip, it = measure(args, "iprobe", args.calls)
     pb, pp, pt = measure(args, "pingpong", args.pingpongs)
     merges = trace_merge_times(args)
@@ -94,7 +98,13 @@ def main():
     print(f"controlled logical clock: {clc['events']} events on {clc['ranks']} ranks in "
           f"{clc['seconds']:.2f} s = {clc['events_per_s'] / 1e6:.2f} M events/s, "
           f"peak memory {clc['peak_rss_mib']:.0f} MiB")
+    sizes = ", ".join(f"{s['iterations']:.0e}: {s['nodes']} nodes/{s['elements']} elements"
+                      for s in summary["size_by_iterations"])
+    print(f"loop summary: {summary['regular_symbols_per_s'] / 1e6:.1f} M symbols/s regular "
+          f"(median of 5, peak {summary['regular_peak_bytes'] / 2**20:.1f} MiB), "
+          f"{summary['random_symbols_per_s'] / 1e6:.1f} M symbols/s random; size by iterations: {sizes}")
     print(json.dumps({**parts, "clc_events_per_s": clc["events_per_s"],
+        "summary": summary,
                       "clc_peak_rss_mib": clc["peak_rss_mib"],
         "repeats": args.repeats,
         "iprobe_bare_ns": round(ib, 2), "iprobe_profiled_ns": round(ip, 2),

@@ -23,7 +23,7 @@ namespace mpidle::compress {
 struct CompressorLimits {
   std::size_t chunk_symbols = 16384;  // unreduced elements that trigger a Re-Pair pass
   std::size_t max_elements = 65536;   // top-level elements before the summary is cut short
-  std::size_t max_rules = 262144;     // symbols in the grammar before it is cut short
+  std::size_t max_rules = 65536;      // symbols in the grammar before it is cut short
 };
 
 class StreamCompressor {

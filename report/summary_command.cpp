@@ -34,7 +34,8 @@ nlohmann::json summary_section(const fs::path& dir) {
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
   if (doc.is_discarded()) throw UsageError(file.string() + " is not JSON");
   if (!doc.is_object() || !doc.contains("summary")) {
-    throw UsageError(file.string() + " has no loop summary: it is not a trace run (mpidle run --trace)");
+    throw UsageError(file.string() +
+                     " has no loop summary: it is not a trace run (mpidle run --trace)");
   }
   return doc["summary"];
 }
@@ -51,13 +52,15 @@ int summary_command(Args args) {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       const std::string& v = args[++i];
       if (a == "--detail") {
-        if (v != "low" && v != "high") throw UsageError("--detail is low or high, not \"" + v + "\"");
+        if (v != "low" && v != "high")
+          throw UsageError("--detail is low or high, not \"" + v + "\"");
         options.detail = v == "high" ? compress::Detail::high : compress::Detail::low;
       } else if (a == "--rank") {
         options.rank = rank_option(v);
       } else {
         symbols = compress::parse_symbol_options(v);
-        if (!symbols) throw UsageError("--symbols is callsite, peer, size or peer,size, not \"" + v + "\"");
+        if (!symbols)
+          throw UsageError("--symbols is callsite, peer, size or peer,size, not \"" + v + "\"");
       }
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option " + a);
@@ -75,7 +78,8 @@ int summary_command(Args args) {
     const auto profile = model::read_profile(dir);
     if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
     std::fprintf(stderr, "mpidle summary: summarizing %s by %s\n",
-                 (dir / profile.trace->file).c_str(), compress::symbol_options_name(*symbols).c_str());
+                 (dir / profile.trace->file).c_str(),
+                 compress::symbol_options_name(*symbols).c_str());
     set = compress::summarize_trace(model::read_trace(dir / profile.trace->file), *symbols);
   } else {
     set = compress::summary_from_json(summary_section(dir));

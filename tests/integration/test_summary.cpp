@@ -84,7 +84,8 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
   CHECK((*loops[0])["body"]["timing"]["count"].get<int>() == 2 * outer);
   // The program busy-waits 20 us before each exchange: the bursts say so.
   const auto& inner_body = (*loops[1])["body"];
-  const auto& burst = inner_body["left"]["kind"] == "burst" ? inner_body["left"] : inner_body["right"];
+  const auto& burst =
+      inner_body["left"]["kind"] == "burst" ? inner_body["left"] : inner_body["right"];
   CHECK(burst["timing"]["count"].get<int>() == 2 * outer * inner);
   CHECK(burst["timing"]["min_s"].get<double>() >= 19e-6);
 
@@ -115,9 +116,9 @@ TEST_CASE("summary: bad input gets one line and status 2", "[mpi]") {
   CHECK(bad_detail.status == 2);
   // A garbage MPIDLE_SUMMARY_SYMBOLS warns once and keeps the default.
   const auto dir2 = scratch_dir("summary_bad_symbols");
-  const auto r = run_mpi(2, example("loop_nest"), {"--outer", "2"},
-                         {{"MPIDLE_OUTPUT", dir2}, {"MPIDLE_TRACE", "1"},
-                          {"MPIDLE_SUMMARY_SYMBOLS", "bogus"}});
+  const auto r = run_mpi(
+      2, example("loop_nest"), {"--outer", "2"},
+      {{"MPIDLE_OUTPUT", dir2}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_SUMMARY_SYMBOLS", "bogus"}});
   CHECK(r.status == 0);
   CHECK(r.err.find("MPIDLE_SUMMARY_SYMBOLS=\"bogus\" is not") != std::string::npos);
   CHECK(read_file(dir2 + "/summary.txt").find("Symbols: callsite") != std::string::npos);
