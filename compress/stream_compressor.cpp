@@ -10,7 +10,10 @@ StreamCompressor::StreamCompressor(CompressorLimits limits) : m_limits(limits) {
 }
 
 void StreamCompressor::add(std::uint32_t terminal, std::int64_t ns) {
-  if (m_truncated) {
+  // New terminals count against the rule limit too: streams of ever new symbols
+  // must not grow the grammar between two Re-Pair passes.
+  if (m_truncated || m_grammar.size() >= m_limits.max_rules) {
+    m_truncated = true;
     ++m_dropped;
     return;
   }
