@@ -1,6 +1,7 @@
 #include "command.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace mpidle::report {
 
@@ -49,6 +50,12 @@ const std::vector<Command>& commands() {
        "list the MPIDLE_* settings", config_command},
   };
   return table;
+}
+
+void take_positional(const std::string& arg, std::string& target, const char* what) {
+  if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option " + arg);
+  if (!target.empty()) throw UsageError(std::string("one ") + what + ", please");
+  target = arg;
 }
 
 bool wants_help(const Command& command, Args args) {

@@ -31,6 +31,10 @@ int summary_command(Args args);
 
 const std::vector<Command>& commands();
 
+// A command's one positional argument: stores `arg` in `target`; throws for an
+// unknown option or a second positional argument (`what` names the expected one).
+void take_positional(const std::string& arg, std::string& target, const char* what);
+
 // True if args hold -h/--help; then prints the command's help.
 bool wants_help(const Command& command, Args args);
 

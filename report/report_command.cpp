@@ -28,12 +28,8 @@ int report_command(Args args) {
         options.estimate = v == "global" ? Estimate::global : Estimate::local;
         estimate_given = true;
       }
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option " + a);
-    } else if (path.empty()) {
-      path = a;
     } else {
-      throw UsageError("one run directory or profile.json, please");
+      take_positional(a, path, "run directory or profile.json");
     }
   }
   if (path.empty()) throw UsageError("which run? (mpidle report RUN_DIR)");

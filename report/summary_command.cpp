@@ -62,12 +62,8 @@ int summary_command(Args args) {
         if (!symbols)
           throw UsageError("--symbols is callsite, peer, size or peer,size, not \"" + v + "\"");
       }
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option " + a);
-    } else if (run.empty()) {
-      run = a;
     } else {
-      throw UsageError("one run directory, please");
+      take_positional(a, run, "run directory");
     }
   }
   if (run.empty()) throw UsageError("which run? (mpidle summary RUN_DIR)");

@@ -40,12 +40,8 @@ int sync_command(Args args) {
         if (!(v >= 0 && v < 1)) throw UsageError("--latency is in seconds, from 0 to 1");
         params.min_latency_ns = static_cast<std::int64_t>(v * 1e9 + 0.5);
       }
-    } else if (!a.empty() && a[0] == '-') {
-      throw UsageError("unknown option " + a);
-    } else if (run.empty()) {
-      run = a;
     } else {
-      throw UsageError("one run directory, please");
+      take_positional(a, run, "run directory");
     }
   }
   if (run.empty()) throw UsageError("which run? (mpidle sync RUN_DIR)");

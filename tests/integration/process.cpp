@@ -17,14 +17,12 @@ extern char** environ;
 namespace mpidle::test {
 namespace fs = std::filesystem;
 
-namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
-}  // namespace
 
 Outcome run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
             int timeout_s) {
@@ -82,8 +80,8 @@ Outcome run(const std::vector<std::string>& argv, const std::map<std::string, st
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  o.out = slurp(out_file);
-  o.err = slurp(err_file);
+  o.out = read_text(out_file);
+  o.err = read_text(err_file);
   fs::remove(out_file);
   fs::remove(err_file);
   return o;

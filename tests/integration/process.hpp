@@ -23,6 +23,9 @@ Outcome run(const std::vector<std::string>& argv,
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
                 std::map<std::string, std::string> env, bool preload = true);
 
+// The whole file ("" when it cannot be read).
+std::string read_text(const std::string& path);
+
 // A fresh, empty directory for one test's output.
 std::string scratch_dir(const std::string& name);
 

@@ -4,9 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include "process.hpp"
 
@@ -14,13 +12,6 @@ using namespace mpidle;
 using namespace mpidle::test;
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Loops in a summary tree, outermost first: (iterations, loop node).
 void loops_in(const nlohmann::json& tree, std::vector<const nlohmann::json*>& out) {
@@ -53,7 +44,7 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
   REQUIRE(inner == 5);
 
   // summary.txt: both ranks in one group, and the nest in the paper's notation.
-  const std::string text = read_file(dir + "/summary.txt");
+  const std::string text = read_text(dir + "/summary.txt");
   INFO(text);
   CHECK(text.find("## ranks 0, 1:") != std::string::npos);
   const std::regex nest("\\(\\(CPU(\\d+)\\+Sendrecv\\1\\)\\[" + std::to_string(inner) +
@@ -63,7 +54,7 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
 
   // The JSON: the element holding the Allreduce is a loop of `outer` iterations
   // whose body holds a loop of `inner` Sendrecvs.
-  const auto doc = nlohmann::json::parse(read_file(dir + "/profile.json"));
+  const auto doc = nlohmann::json::parse(read_text(dir + "/profile.json"));
   REQUIRE(doc.contains("summary"));
   const auto& groups = doc["summary"]["groups"];
   REQUIRE(groups.size() == 1);
@@ -121,5 +112,5 @@ TEST_CASE("summary: bad input gets one line and status 2", "[mpi]") {
       {{"MPIDLE_OUTPUT", dir2}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_SUMMARY_SYMBOLS", "bogus"}});
   CHECK(r.status == 0);
   CHECK(r.err.find("MPIDLE_SUMMARY_SYMBOLS=\"bogus\" is not") != std::string::npos);
-  CHECK(read_file(dir2 + "/summary.txt").find("Symbols: callsite") != std::string::npos);
+  CHECK(read_text(dir2 + "/summary.txt").find("Symbols: callsite") != std::string::npos);
 }
