@@ -106,6 +106,11 @@ Config parse_config(const EnvLookup& lookup, std::vector<std::string>& warnings)
       if (compress::parse_symbol_options(*text)) valid = *text;
       set_flag_or_warn(c.summary_symbols, valid, spec, *text, warnings,
                        "callsite, peer, size or peer,size");
+    } else if (type == "detail") {
+      const std::string v = lower(*text);
+      set_flag_or_warn(c.summary_detail_high,
+                       v == "low" || v == "high" ? std::optional<bool>(v == "high") : std::nullopt,
+                       spec, *text, warnings, "low or high");
     } else if (m == "output") {
       c.output = *text;
     } else if (m == "papi_events") {
@@ -128,6 +133,7 @@ std::vector<std::pair<std::string, std::string>> describe_config(const Config& c
           {"MPIDLE_TRACE", c.trace ? "1" : "0"},
           {"MPIDLE_TRACE_MEM", std::to_string(c.trace_mem_mib)},
           {"MPIDLE_SUMMARY_SYMBOLS", c.summary_symbols},
+          {"MPIDLE_SUMMARY_DETAIL", c.summary_detail_high ? "high" : "low"},
           {"MPIDLE_PAPI_EVENTS", c.papi_events},
           {"MPIDLE_TEST_CLOCK_OFFSET_US", std::to_string(c.test_clock_offset_us)},
           {"MPIDLE_TEST_CLOCK_DRIFT_PPM", std::to_string(c.test_clock_drift_ppm)}};

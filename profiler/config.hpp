@@ -23,6 +23,7 @@ struct Config {
   bool trace = false;
   std::int64_t trace_mem_mib = 256;
   std::string summary_symbols = "callsite";
+  bool summary_detail_high = false;
   std::string papi_events;
   std::int64_t test_clock_offset_us = 0;
   std::int64_t test_clock_drift_ppm = 0;

@@ -101,7 +101,8 @@ void write_run_directory(Context& context, model::ProfileTables& tables, double 
   if (trace) {
     try {
       compose_offsets(trace->trace);
-      auto sections = write_synchronized_trace(*trace, dir, context.papi(), kDefaultGamma);
+      auto sections = write_synchronized_trace(*trace, dir, context.papi(), kDefaultGamma,
+                                               context.config().summary_detail_high);
       json["trace"] = std::move(sections["trace"]);
       // Final offsets, folding every thread's records and the tree merge, on rank 0.
       json["trace"]["merge_s"] = merge_s;

@@ -194,7 +194,7 @@ void compose_offsets(model::Trace& trace) {
 }
 
 nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::filesystem::path& dir,
-                                        const PapiStatus& papi, double gamma) {
+                                        const PapiStatus& papi, double gamma, bool detail_high) {
   model::Trace& trace = gathered.trace;
   if (!symbolize(trace.callsites)) {
     warn("addr2line could not be run; trace callsites show module and offset only");
@@ -202,7 +202,9 @@ nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::file
   symbolize_like(gathered.summary, trace);
   {
     std::ofstream out(dir / kSummaryFileName);
-    out << compress::render_summary_text(gathered.summary, {});
+    compress::TextOptions text;
+    text.detail = detail_high ? compress::Detail::high : compress::Detail::low;
+    out << compress::render_summary_text(gathered.summary, text);
     if (!out) warn("cannot write " + (dir / kSummaryFileName).string());
   }
   sync::ClcParams params;

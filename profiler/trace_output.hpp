@@ -36,6 +36,6 @@ void compose_offsets(model::Trace& trace);
 // Rank 0: synchronizes and writes the trace and the summary; returns
 // {"trace": …, "sync": …, "summary": …}.
 nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::filesystem::path& dir,
-                                        const PapiStatus& papi, double gamma);
+                                        const PapiStatus& papi, double gamma, bool detail_high);
 
 }  // namespace mpidle::profiler

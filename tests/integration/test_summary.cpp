@@ -93,7 +93,7 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
   CHECK(by_peer.out.find("@-1)[" + std::to_string(inner) + "]") != std::string::npos);
 }
 
-TEST_CASE("summary: bad input gets one line and status 2", "[mpi]") {
+TEST_CASE("summary: bad input gets one line and status 2; settings", "[mpi]") {
   const auto missing = run({MPIDLE_BIN, "summary", "/nonexistent/run"});
   CHECK(missing.status == 2);
   CHECK(missing.err.rfind("mpidle summary: no such run directory", 0) == 0);
@@ -105,12 +105,17 @@ TEST_CASE("summary: bad input gets one line and status 2", "[mpi]") {
   CHECK(no_summary.err.find("not a trace run") != std::string::npos);
   const auto bad_detail = run({MPIDLE_BIN, "summary", dir, "--detail", "medium"});
   CHECK(bad_detail.status == 2);
-  // A garbage MPIDLE_SUMMARY_SYMBOLS warns once and keeps the default.
+  // A garbage MPIDLE_SUMMARY_SYMBOLS warns once and keeps the default;
+  // MPIDLE_SUMMARY_DETAIL=high puts per-symbol timings into summary.txt.
   const auto dir2 = scratch_dir("summary_bad_symbols");
-  const auto r = run_mpi(
-      2, example("loop_nest"), {"--outer", "2"},
-      {{"MPIDLE_OUTPUT", dir2}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_SUMMARY_SYMBOLS", "bogus"}});
+  const auto r = run_mpi(2, example("loop_nest"), {"--outer", "2"},
+                         {{"MPIDLE_OUTPUT", dir2},
+                          {"MPIDLE_TRACE", "1"},
+                          {"MPIDLE_SUMMARY_SYMBOLS", "bogus"},
+                          {"MPIDLE_SUMMARY_DETAIL", "high"}});
   CHECK(r.status == 0);
   CHECK(r.err.find("MPIDLE_SUMMARY_SYMBOLS=\"bogus\" is not") != std::string::npos);
-  CHECK(read_text(dir2 + "/summary.txt").find("Symbols: callsite") != std::string::npos);
+  const std::string text = read_text(dir2 + "/summary.txt");
+  CHECK(text.find("Symbols: callsite") != std::string::npos);
+  CHECK(text.find("count/rank") != std::string::npos);  // MPIDLE_SUMMARY_DETAIL=high
 }
