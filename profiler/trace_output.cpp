@@ -151,8 +151,14 @@ std::optional<GatheredTrace> gather_trace(Context& context) {
   GatheredTrace local;
   local.trace = local_trace(context, final);
   const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
-  local.summary = compress::summarize_rank_trace(local.trace, local.trace.ranks[0],
-                                                 symbols.value_or(compress::SymbolOptions{}));
+  try {
+    local.summary = compress::summarize_rank_trace(local.trace, local.trace.ranks[0],
+                                                   symbols.value_or(compress::SymbolOptions{}));
+  } catch (const std::exception& e) {
+    // Every rank must still take part in the tree merge below.
+    warn(std::string("no loop summary for this rank: ") + e.what());
+    local.summary = {};
+  }
   // Half the shortest round trip a rank measured to its parent bounds the one-way
   // latency; rank 0 measured none.
   constexpr std::int64_t kUnknown = INT64_MAX / 4;
