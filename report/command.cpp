@@ -46,6 +46,14 @@ const std::vector<Command>& commands() {
        "  --symbols S    re-summarize the trace with call symbols by callsite, peer,\n"
        "                 size or peer,size (the run used MPIDLE_SUMMARY_SYMBOLS)\n",
        "print the loop summary of a trace run", summary_command},
+      {"export",
+       "mpidle export RUN_DIR --chrome OUT.json\n\n"
+       "Writes a trace run as a timeline in the Chrome Trace Event format, which\n"
+       "Perfetto UI and chrome://tracing open: one process per\n"
+       "rank, MPI calls (with peer, bytes, tag and callsite) and the compute between\n"
+       "them as slices, and an arrow from every send to its receive, on the\n"
+       "synchronized clock.\n",
+       "export a trace run's timeline (Chrome Trace Event format)", export_command},
       {"config", "mpidle config\n\nLists every MPIDLE_* environment setting with its default.\n",
        "list the MPIDLE_* settings", config_command},
   };

@@ -28,6 +28,7 @@ int report_command(Args args);
 int config_command(Args args);
 int sync_command(Args args);
 int summary_command(Args args);
+int export_command(Args args);
 
 const std::vector<Command>& commands();
 

@@ -1,0 +1,163 @@
+#include "chrome_export.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "model/json_fields.hpp"
+#include "sync/trace_sync.hpp"
+
+namespace mpidle::report {
+namespace {
+
+using model::TraceRole;
+
+bool is_send(TraceRole r) { return r == TraceRole::send || r == TraceRole::isend; }
+bool is_receive(TraceRole r) { return r == TraceRole::recv || r == TraceRole::completion; }
+
+class Writer {
+ public:
+  Writer(const model::Trace& trace, std::ostream& out) : m_trace(trace), m_out(out) {
+    for (const auto& r : trace.ranks) {
+      if (r.synced.size() != 2 * r.records.size()) m_synchronized = false;
+    }
+    m_t0 = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < trace.ranks.size(); ++i) {
+      if (!trace.ranks[i].records.empty()) m_t0 = std::min(m_t0, time(i, 0, false));
+    }
+    if (m_t0 == std::numeric_limits<std::int64_t>::max()) m_t0 = 0;
+    for (const auto& c : trace.callsites) {
+      m_locations.push_back(
+          nlohmann::json(c.frames.empty() ? "?" : model::frame_location(c.frames.front())).dump());
+    }
+    for (const auto& f : trace.functions) m_names.push_back(nlohmann::json(f).dump());
+  }
+
+  ChromeExportStats write() {
+    m_out << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"producer\": \"mpidle export\", "
+             "\"clock\": \""
+          << (m_synchronized ? "synchronized" : "raw local") << "\"},\n\"traceEvents\": [\n";
+    for (std::size_t i = 0; i < m_trace.ranks.size(); ++i) write_rank(i);
+    write_flows();
+    m_out << "\n]}\n";
+    return {m_slices, m_flows, m_synchronized};
+  }
+
+ private:
+  // Enter (false) or exit (true) of record k of rank position i, in ns.
+  std::int64_t time(std::size_t i, std::size_t k, bool exit) const {
+    const auto& r = m_trace.ranks[i];
+    if (m_synchronized) return r.synced[2 * k + (exit ? 1 : 0)];
+    return exit ? r.records[k].exit_ns : r.records[k].enter_ns;
+  }
+
+  // A time on the timeline, and a duration, in µs.
+  std::string us(std::int64_t ns) const { return duration_us(ns - m_t0); }
+  static std::string duration_us(std::int64_t ns) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) * 1e-3);
+    return buf;
+  }
+
+  void separator() {
+    if (!m_first) m_out << ",\n";
+    m_first = false;
+  }
+
+  void write_rank(std::size_t i) {
+    const auto& rank = m_trace.ranks[i];
+    separator();
+    m_out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << rank.rank
+          << ", \"args\": {\"name\": \"rank " << rank.rank << "\"}},\n"
+          << "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": " << rank.rank
+          << ", \"args\": {\"sort_index\": " << rank.rank << "}}";
+    bool have_previous = false;
+    std::int64_t previous_exit = 0;
+    for (std::size_t k = 0; k < rank.records.size(); ++k) {
+      const auto& rec = rank.records[k];
+      if (rec.extra != 0) continue;  // a further record of the call before it
+      const std::int64_t enter = time(i, k, false), exit = std::max(enter, time(i, k, true));
+      if (have_previous && enter > previous_exit) {
+        separator();
+        m_out << "{\"ph\": \"X\", \"cat\": \"compute\", \"name\": \"compute\", \"pid\": "
+              << rank.rank << ", \"tid\": 0, \"ts\": " << us(previous_exit)
+              << ", \"dur\": " << duration_us(enter - previous_exit) << "}";
+        ++m_slices;
+      }
+      separator();
+      m_out << "{\"ph\": \"X\", \"cat\": \"mpi\", \"name\": "
+            << (rec.function < m_names.size() ? m_names[rec.function] : "\"?\"")
+            << ", \"pid\": " << rank.rank << ", \"tid\": 0, \"ts\": " << us(enter)
+            << ", \"dur\": " << duration_us(exit - enter) << ", \"args\": {\"callsite\": "
+            << (rec.callsite < m_locations.size() ? m_locations[rec.callsite] : "\"?\"");
+      if (rec.peer >= 0) m_out << ", \"peer\": " << rec.peer;
+      if (rec.bytes > 0) m_out << ", \"bytes\": " << rec.bytes;
+      if (rec.tag >= 0 && rec.role != TraceRole::collective) m_out << ", \"tag\": " << rec.tag;
+      m_out << "}}";
+      ++m_slices;
+      previous_exit = have_previous ? std::max(previous_exit, exit) : exit;
+      have_previous = true;
+    }
+  }
+
+  // The slice a record belongs to: a further record (extra) is part of the call
+  // before it.
+  std::size_t call_of(std::size_t i, std::size_t k) const {
+    while (k > 0 && m_trace.ranks[i].records[k].extra != 0) --k;
+    return k;
+  }
+
+  void write_flows() {
+    const auto graph = sync::build_event_graph(m_trace);
+    std::vector<std::size_t> first(m_trace.ranks.size() + 1, 0);
+    for (std::size_t i = 0; i < m_trace.ranks.size(); ++i) {
+      first[i + 1] = first[i] + 2 * m_trace.ranks[i].records.size();
+    }
+    auto locate = [&](sync::EventGraph::NodeId n) {
+      const auto at = std::upper_bound(first.begin(), first.end(), n) - first.begin() - 1;
+      const auto i = static_cast<std::size_t>(at);
+      return std::pair{i, (n - first[i]) / 2};
+    };
+    for (const auto& e : graph.edges()) {
+      if (!e.message || graph.is_hub(e.from) || graph.is_hub(e.to)) continue;
+      const auto [si, sk] = locate(e.from);
+      const auto [ri, rk] = locate(e.to);
+      const auto& send = m_trace.ranks[si].records[sk];
+      const auto& recv = m_trace.ranks[ri].records[rk];
+      if (!is_send(send.role) || !is_receive(recv.role)) continue;  // collectives
+      const std::size_t sc = call_of(si, sk), rc = call_of(ri, rk);
+      const std::int64_t start = time(si, sc, false);
+      const std::int64_t recv_enter = time(ri, rc, false);
+      const std::int64_t recv_exit = std::max(recv_enter, time(ri, rc, true));
+      // Inside the receiving slice, so that the arrow binds to it.
+      const std::int64_t end = recv_exit - recv_enter >= 2 ? recv_exit - 1 : recv_enter;
+      ++m_flows;
+      separator();
+      m_out << "{\"ph\": \"s\", \"cat\": \"message\", \"name\": \"message\", \"id\": " << m_flows
+            << ", \"pid\": " << m_trace.ranks[si].rank << ", \"tid\": 0, \"ts\": " << us(start)
+            << "},\n{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"message\", \"name\": \"message\", "
+               "\"id\": "
+            << m_flows << ", \"pid\": " << m_trace.ranks[ri].rank << ", \"tid\": 0, \"ts\": "
+            << us(end) << "}";
+    }
+  }
+
+  const model::Trace& m_trace;
+  std::ostream& m_out;
+  bool m_synchronized = true;
+  bool m_first = true;
+  std::int64_t m_t0 = 0;
+  std::vector<std::string> m_locations;  // JSON strings, by callsite
+  std::vector<std::string> m_names;      // JSON strings, by function
+  std::uint64_t m_slices = 0;
+  std::uint64_t m_flows = 0;
+};
+
+}  // namespace
+
+ChromeExportStats write_chrome_trace(const model::Trace& trace, std::ostream& out) {
+  return Writer(trace, out).write();
+}
+
+}  // namespace mpidle::report

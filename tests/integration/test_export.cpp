@@ -1,0 +1,149 @@
+// mpidle export --chrome on real trace runs: the timeline parses, has one track
+// per rank, keeps every slice inside its rank's run, and draws one arrow per
+// message, from a send to its receive, never backwards in time.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "model/trace_file.hpp"
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+
+struct Slice {
+  double ts = 0, end = 0;
+  std::string name;
+};
+
+// The MPI slice of `pid` that holds time `ts` (slices of one track do not overlap).
+const Slice* slice_at(const std::map<int, std::vector<Slice>>& slices, int pid, double ts) {
+  auto it = slices.find(pid);
+  if (it == slices.end()) return nullptr;
+  for (const auto& s : it->second) {
+    if (s.ts <= ts && ts <= s.end) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("export: Chrome trace of a loop nest, one track per rank, one arrow per message",
+          "[mpi]") {
+  const auto dir = scratch_dir("export_loop_nest");
+  const auto r = run_mpi(2, example("loop_nest"), {"--outer", "7", "--inner", "3", "--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const int messages_per_rank =
+      truth["outer_iterations"].get<int>() * truth["inner_exchanges"].get<int>();
+
+  const std::string out = dir + "/timeline.json";
+  const auto e = run({MPIDLE_BIN, "export", dir, "--chrome", out});
+  REQUIRE(e.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(out));
+  REQUIRE(doc.contains("traceEvents"));
+
+  // Each rank's run on the synchronized clock, from the trace file, in µs from
+  // the first event of the run.
+  const auto trace = model::read_trace(std::filesystem::path(dir) / "trace.mpidle");
+  std::int64_t t0 = INT64_MAX;
+  for (const auto& rank : trace.ranks) t0 = std::min(t0, rank.synced.front());
+  std::map<int, std::pair<double, double>> span;
+  for (const auto& rank : trace.ranks) {
+    const auto [lo, hi] = std::minmax_element(rank.synced.begin(), rank.synced.end());
+    span[rank.rank] = {(*lo - t0) * 1e-3, (*hi - t0) * 1e-3};
+  }
+
+  std::set<int> named, with_slices;
+  std::map<int, std::vector<Slice>> mpi_slices;
+  std::map<long, nlohmann::json> starts, finishes;
+  for (const auto& ev : doc["traceEvents"]) {
+    const std::string ph = ev["ph"];
+    const int pid = ev["pid"];
+    if (ph == "M" && ev["name"] == "process_name") {
+      named.insert(pid);
+      CHECK(ev["args"]["name"] == "rank " + std::to_string(pid));
+    } else if (ph == "X") {
+      with_slices.insert(pid);
+      CHECK(ev["tid"] == 0);
+      const double ts = ev["ts"], end = ts + ev["dur"].get<double>();
+      CHECK(ev["dur"].get<double>() >= 0);
+      // Inside the rank's run (to the microsecond rounding of the export).
+      CHECK(ts >= span[pid].first - 0.001);
+      CHECK(end <= span[pid].second + 0.001);
+      if (ev["cat"] == "mpi") {
+        mpi_slices[pid].push_back({ts, end, ev["name"]});
+        CHECK(ev["args"].contains("callsite"));
+        if (ev["name"] == "MPI_Sendrecv") {
+          CHECK(ev["args"]["peer"] == 1 - pid);
+          CHECK(ev["args"]["bytes"] == 2 * 16 * 8);  // 16 doubles sent, 16 received
+        }
+      }
+    } else if (ph == "s") {
+      starts[ev["id"]] = ev;
+    } else if (ph == "f") {
+      finishes[ev["id"]] = ev;
+    }
+  }
+  CHECK(named == std::set<int>{0, 1});
+  CHECK(with_slices == std::set<int>{0, 1});
+
+  // Every Sendrecv sends one message: 2 ranks × outer × inner arrows.
+  CHECK(starts.size() == static_cast<std::size_t>(2 * messages_per_rank));
+  CHECK(finishes.size() == starts.size());
+  for (const auto& [id, s] : starts) {
+    INFO("flow " << id);
+    REQUIRE(finishes.count(id));
+    const auto& f = finishes[id];
+    CHECK(f["bp"] == "e");
+    CHECK(s["pid"] != f["pid"]);
+    CHECK(s["ts"].get<double>() <= f["ts"].get<double>());
+    const Slice* from = slice_at(mpi_slices, s["pid"], s["ts"]);
+    const Slice* to = slice_at(mpi_slices, f["pid"], f["ts"]);
+    REQUIRE(from);
+    REQUIRE(to);
+    CHECK(from->name == "MPI_Sendrecv");
+    CHECK(to->name == "MPI_Sendrecv");
+  }
+}
+
+TEST_CASE("export: Send and Recv of the late sender, and bad input", "[mpi]") {
+  const auto dir = scratch_dir("export_late_sender");
+  REQUIRE(run_mpi(2, example("late_sender"), {"--json"}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
+              .status == 0);
+  const std::string out = dir + "/timeline.json";
+  REQUIRE(run({MPIDLE_BIN, "export", dir, "--chrome", out}).status == 0);
+  const auto doc = nlohmann::json::parse(read_text(out));
+  std::map<int, std::vector<Slice>> mpi_slices;
+  std::vector<nlohmann::json> flows_from, flows_to;
+  for (const auto& ev : doc["traceEvents"]) {
+    if (ev["ph"] == "X" && ev["cat"] == "mpi") {
+      mpi_slices[ev["pid"]].push_back(
+          {ev["ts"], ev["ts"].get<double>() + ev["dur"].get<double>(), ev["name"]});
+    }
+    if (ev["ph"] == "s") flows_from.push_back(ev);
+    if (ev["ph"] == "f") flows_to.push_back(ev);
+  }
+  REQUIRE(flows_from.size() == 60);  // the example sends 60 messages
+  for (std::size_t i = 0; i < flows_from.size(); ++i) {
+    const Slice* from = slice_at(mpi_slices, flows_from[i]["pid"], flows_from[i]["ts"]);
+    const Slice* to = slice_at(mpi_slices, flows_to[i]["pid"], flows_to[i]["ts"]);
+    REQUIRE(from);
+    REQUIRE(to);
+    CHECK(from->name == "MPI_Send");
+    CHECK(to->name == "MPI_Recv");
+  }
+
+  const auto profile_only = scratch_dir("export_profile_only");
+  REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", profile_only}}).status == 0);
+  const auto not_trace = run({MPIDLE_BIN, "export", profile_only, "--chrome", out});
+  CHECK(not_trace.status == 2);
+  CHECK(not_trace.err.find("not a trace run") != std::string::npos);
+  CHECK(run({MPIDLE_BIN, "export", dir}).status == 2);
+  CHECK(run({MPIDLE_BIN, "export", "/nonexistent", "--chrome", out}).status == 2);
+}
