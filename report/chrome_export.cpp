@@ -13,8 +13,12 @@ namespace {
 
 using model::TraceRole;
 
-bool is_send(TraceRole r) { return r == TraceRole::send || r == TraceRole::isend; }
-bool is_receive(TraceRole r) { return r == TraceRole::recv || r == TraceRole::completion; }
+bool is_send(TraceRole r) {
+  return r == TraceRole::send || r == TraceRole::isend;
+}
+bool is_receive(TraceRole r) {
+  return r == TraceRole::recv || r == TraceRole::completion;
+}
 
 class Writer {
  public:
@@ -138,8 +142,8 @@ class Writer {
             << ", \"pid\": " << m_trace.ranks[si].rank << ", \"tid\": 0, \"ts\": " << us(start)
             << "},\n{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"message\", \"name\": \"message\", "
                "\"id\": "
-            << m_flows << ", \"pid\": " << m_trace.ranks[ri].rank << ", \"tid\": 0, \"ts\": "
-            << us(end) << "}";
+            << m_flows << ", \"pid\": " << m_trace.ranks[ri].rank
+            << ", \"tid\": 0, \"ts\": " << us(end) << "}";
     }
   }
 

@@ -166,7 +166,9 @@ TEST_CASE("completion calls: peers, sizes and calls that completed nothing", "[m
   };
   // The Test that completed: the Irecv of 16 doubles (128 bytes → class 8) from rank 0.
   CHECK(has_minimum("MPI_Test", 1, 0, 8));
-  CHECK(has_minimum("MPI_Test", 1, -1, -1));  // the ones that found nothing
+  // The ones that found nothing, if any did: a preempted rank 1 can miss rank 0's
+  // 2 ms head start on this VM, and then its first Test already completes.
+  if (count("failed_tests") > 0) CHECK(has_minimum("MPI_Test", 1, -1, -1));
   // Testall completing two receives of 16 bytes each: no single peer, 32 bytes → class 6.
   CHECK(has_minimum("MPI_Testall", 1, -1, 6));
   // Iprobe with MPI_ANY_SOURCE that found the message names the sender.

@@ -114,7 +114,8 @@ TEST_CASE("export: Chrome trace of a loop nest, one track per rank, one arrow pe
 
 TEST_CASE("export: Send and Recv of the late sender, and bad input", "[mpi]") {
   const auto dir = scratch_dir("export_late_sender");
-  REQUIRE(run_mpi(2, example("late_sender"), {"--json"}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
+  REQUIRE(run_mpi(2, example("late_sender"), {"--json"},
+                  {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
               .status == 0);
   const std::string out = dir + "/timeline.json";
   REQUIRE(run({MPIDLE_BIN, "export", dir, "--chrome", out}).status == 0);
