@@ -88,13 +88,21 @@ EventGraph build_event_graph(const model::Trace& trace) {
     const auto& rank = trace.ranks[ri];
     const std::int32_t me = rank.rank;
     std::unordered_map<std::uint32_t, std::uint64_t> posted_irecv;  // request serial → record
+    std::uint32_t call = 0;  // the record of the call this record belongs to
     for (std::uint32_t i = 0; i < rank.records.size(); ++i) {
       const TraceRecord& rec = rank.records[i];
+      if (rec.extra == 0) call = i;
       const EventRef enter{ri, 2 * i}, exit{ri, 2 * i + 1};
       switch (rec.role) {
         case TraceRole::send:
         case TraceRole::isend:
-          if (rec.peer >= 0) sends[{rec.comm, me, rec.peer, rec.tag}].push_back(enter);
+          // A send is at the enter of its call. For the send half of a Sendrecv
+          // (a further record, after the receive's exit in the rank's order) that
+          // is the call's own enter: taking the further record's would put the
+          // send after the receive and make every exchange a cycle.
+          if (rec.peer >= 0) {
+            sends[{rec.comm, me, rec.peer, rec.tag}].push_back(EventRef{ri, 2 * call});
+          }
           break;
         case TraceRole::recv:
           if (rec.peer >= 0) receives[{rec.comm, rec.peer, me, rec.tag}].push_back({i, exit});

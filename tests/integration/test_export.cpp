@@ -42,6 +42,11 @@ TEST_CASE("export: Chrome trace of a loop nest, one track per rank, one arrow pe
   const int messages_per_rank =
       truth["outer_iterations"].get<int>() * truth["inner_exchanges"].get<int>();
 
+  // Sendrecv exchanges are no cycles for clock synchronization.
+  const auto profile = nlohmann::json::parse(read_text(dir + "/profile.json"));
+  CHECK(profile["sync"]["unresolved"] == 0);
+  CHECK(profile["sync"]["violations_after"] == 0);
+
   const std::string out = dir + "/timeline.json";
   const auto e = run({MPIDLE_BIN, "export", dir, "--chrome", out});
   REQUIRE(e.status == 0);
