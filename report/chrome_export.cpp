@@ -13,11 +13,9 @@ namespace {
 
 using model::TraceRole;
 
-bool is_send(TraceRole r) {
-  return r == TraceRole::send || r == TraceRole::isend;
-}
-bool is_receive(TraceRole r) {
-  return r == TraceRole::recv || r == TraceRole::completion;
+// The receiving end of a point-to-point message (collectives' edges end elsewhere).
+bool is_receive(const model::TraceRecord& r) {
+  return r.role == TraceRole::recv || (r.role == TraceRole::completion && r.collective_kind == 0);
 }
 
 class Writer {
@@ -127,9 +125,7 @@ class Writer {
       if (!e.message || graph.is_hub(e.from) || graph.is_hub(e.to)) continue;
       const auto [si, sk] = locate(e.from);
       const auto [ri, rk] = locate(e.to);
-      const auto& send = m_trace.ranks[si].records[sk];
-      const auto& recv = m_trace.ranks[ri].records[rk];
-      if (!is_send(send.role) || !is_receive(recv.role)) continue;  // collectives
+      if (!is_receive(m_trace.ranks[ri].records[rk])) continue;
       const std::size_t sc = call_of(si, sk), rc = call_of(ri, rk);
       const std::int64_t start = time(si, sc, false);
       const std::int64_t recv_enter = time(ri, rc, false);
