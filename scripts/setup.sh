@@ -3,7 +3,7 @@
 # Used by `make demo`, `make test` and CI; safe to run repeatedly.
 set -eu
 
-packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 binutils netpipe-mpich2 clang-format git"
+packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 binutils netpipe-mpich2 clang-format git python3-jsonschema"
 
 missing=""
 for p in $packages; do
