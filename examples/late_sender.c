@@ -6,24 +6,31 @@
  * receive's start time: the sum over messages of max(0, send start − receive start).
  * "completion_excess_s" is the time receives spent after their send had started
  * (microseconds per message on a quiet node; an OS or hypervisor interruption
- * shows up here, and a profiler counts it as wait). */
+ * shows up here, and a profiler counts it as wait).
+ * --delay-scale X multiplies every delay by X (default 1), e.g. to compare two runs. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "example_support.h"
 
 enum { kIterations = 60 };
 
+static double g_delay_scale = 1.0;
+
 /* Delay before message i: a fixed pattern with zeros, so that the receiver also
  * sees receives that do not wait. */
 static double delay_s(int i) {
   static const int pattern_us[12] = {0, 0, 0, 4000, 0, 10000, 0, 0, 24000, 6000, 0, 16000};
-  return 1e-6 * pattern_us[i % 12];
+  return 1e-6 * pattern_us[i % 12] * g_delay_scale;
 }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (strcmp(argv[i], "--delay-scale") == 0) g_delay_scale = atof(argv[i + 1]);
+  }
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -63,9 +70,10 @@ int main(int argc, char** argv) {
     }
     if (example_has_flag(argc, argv, "--json")) {
       printf(
-          "{\"example\": \"late_sender\", \"pairs\": %d, \"messages_per_pair\": %d, "
+          "{\"example\": \"late_sender\", \"delay_scale\": %g, \"pairs\": %d, "
+          "\"messages_per_pair\": %d, "
           "\"scheduled_wait_s\": %.6f, \"receiver_wait_s\": %.6f, \"completion_excess_s\": %.6f}\n",
-          size / 2, kIterations, scheduled, happened, excess > 0 ? excess : 0);
+          g_delay_scale, size / 2, kIterations, scheduled, happened, excess > 0 ? excess : 0);
     } else {
       printf("late_sender: %d pairs, %d messages each, receivers wait %.6f s in all\n", size / 2,
              kIterations, scheduled * (size / 2));

@@ -76,6 +76,7 @@ Profile parse_profile(const json& doc) {
     c.function = f.get<std::string>("function");
     c.frames = rows<Frame>(f, "frames", parse_frame);
     c.visits = f.get<std::uint64_t>("visits");
+    if (f.has("bytes")) c.bytes = f.get<double>("bytes");
     c.time_s = f.get<double>("time_s");
     c.wait_s = f.get<double>("wait_s");
     c.wait_s_global_min = f.get<double>("wait_s_global_min");

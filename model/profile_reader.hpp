@@ -61,6 +61,7 @@ struct CallsiteRow {
   std::string function;
   std::vector<Frame> frames;
   std::uint64_t visits = 0;
+  double bytes = 0;  // all visits, all ranks (0 in profiles written before it existed)
   double time_s = 0, wait_s = 0, wait_s_global_min = 0;
   std::vector<CallsiteRankRow> by_rank;
 };

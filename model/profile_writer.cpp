@@ -22,6 +22,7 @@ struct RankShare {
 
 struct CallsiteTotals {
   std::uint64_t visits = 0;
+  double bytes = 0;
   double time_s = 0;
   double wait_s = 0;
   double wait_s_global_min = 0;
@@ -86,6 +87,7 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
 
       auto& c = callsites[{e.callsite, e.function}];
       c.visits += e.visits;
+      c.bytes += e.bytes;
       c.time_s += e.time_s;
       c.wait_s += w;
       c.wait_s_global_min += wg;
@@ -164,6 +166,7 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
                              {"function", tables.functions[key->second]},
                              {"frames", frames_json(tables.callsites[key->first])},
                              {"visits", totals->visits},
+                             {"bytes", totals->bytes},
                              {"time_s", totals->time_s},
                              {"wait_s", totals->wait_s},
                              {"wait_s_global_min", totals->wait_s_global_min},

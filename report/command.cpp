@@ -46,6 +46,17 @@ const std::vector<Command>& commands() {
        "  --symbols S    re-summarize the trace with call symbols by callsite, peer,\n"
        "                 size or peer,size (the run used MPIDLE_SUMMARY_SYMBOLS)\n",
        "print the loop summary of a trace run", summary_command},
+      {"compare",
+       "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global]\n\n"
+       "The same application on two clusters (or two configurations), side by side:\n"
+       "wall, computation, MPI, wait and processing (time - wait) with ratios B/A;\n"
+       "per function and per callsite (matched by source location), and for every\n"
+       "callsite what dominates it: waiting/imbalance, latency (small messages) or\n"
+       "bandwidth (large messages), i.e. whether faster links would help at all.\n"
+       "Different programs, arguments, rank counts or MPI libraries are stated.\n\n"
+       "  --top N        functions and callsites to list (default 10)\n"
+       "  --minimum M    wait estimate (default: the one run A chose)\n",
+       "compare two runs (clusters, configurations)", compare_command},
       {"export",
        "mpidle export RUN_DIR --chrome OUT.json\n\n"
        "Writes a trace run as a timeline in the Chrome Trace Event format, which\n"

@@ -29,6 +29,7 @@ int config_command(Args args);
 int sync_command(Args args);
 int summary_command(Args args);
 int export_command(Args args);
+int compare_command(Args args);
 
 const std::vector<Command>& commands();
 

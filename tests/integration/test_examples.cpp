@@ -178,3 +178,40 @@ TEST_CASE("completion calls: peers, sizes and calls that completed nothing", "[m
   CHECK(has_minimum("MPI_Wait", 0, 1, 5));
   CHECK(has_minimum("MPI_Start", 0, 1, 5));
 }
+
+TEST_CASE("compare: the callsite whose injected delay changed is flagged, with the right ratio",
+          "[mpi]") {
+  const auto dir_a = scratch_dir("compare_a");
+  const auto dir_b = scratch_dir("compare_b");
+  const auto ra = run_mpi(2, example("late_sender"), {"--json"}, {{"MPIDLE_OUTPUT", dir_a}});
+  const auto rb = run_mpi(2, example("late_sender"), {"--json", "--delay-scale", "2.5"},
+                          {{"MPIDLE_OUTPUT", dir_b}});
+  REQUIRE(ra.status == 0);
+  REQUIRE(rb.status == 0);
+  // The truth: what the receiver really waited in each run, by its own clock.
+  const double truth = truth_of(rb.out)["receiver_wait_s"].get<double>() /
+                       truth_of(ra.out)["receiver_wait_s"].get<double>();
+  const auto c = run({MPIDLE_BIN, "compare", dir_a, dir_b});
+  INFO(c.out << c.err);
+  REQUIRE(c.status == 0);
+  CHECK(c.out.find("note: same program, different arguments") != std::string::npos);
+  const auto at = c.out.find(">> changed most: MPI_Recv at late_sender.c:");
+  REQUIRE(at != std::string::npos);
+  const std::string line = c.out.substr(at, c.out.find('\n', at) - at);
+  const auto w = line.find("(wait x");
+  REQUIRE(w != std::string::npos);
+  const double ratio = std::stod(line.substr(w + 7));
+  CHECK(ratio == Approx(truth).epsilon(0.1));
+  CHECK(c.out.find("dominated by waiting/imbalance") != std::string::npos);
+
+  // Another program is stated, not silently matched.
+  const auto dir_c = scratch_dir("compare_c");
+  REQUIRE(run_mpi(2, example("loop_nest"), {"--outer", "3"}, {{"MPIDLE_OUTPUT", dir_c}}).status ==
+          0);
+  const auto other = run({MPIDLE_BIN, "compare", dir_a, dir_c});
+  CHECK(other.status == 0);
+  CHECK(other.out.find("different programs: A runs late_sender, B runs loop_nest") !=
+        std::string::npos);
+  CHECK(run({MPIDLE_BIN, "compare", dir_a}).status == 2);
+  CHECK(run({MPIDLE_BIN, "compare", dir_a, "/nonexistent"}).status == 2);
+}

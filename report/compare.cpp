@@ -1,0 +1,232 @@
+#include "compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "text_format.hpp"
+
+namespace mpidle::report {
+namespace {
+
+std::string label_of(const model::Profile& p) {
+  std::string s = std::filesystem::path(p.run.executable).filename().string();
+  for (const auto& arg : p.run.args) s += " " + arg;
+  return s;
+}
+
+double wait_of(const model::CallsiteRow& c, Estimate e) {
+  return e == Estimate::global ? c.wait_s_global_min : c.wait_s;
+}
+
+std::string ratio_text(const Pair& p) {
+  const double r = p.ratio();
+  if (std::isinf(r)) return "new";
+  if (p.a == 0 && p.b == 0) return "-";
+  return format("x%.2f", r);
+}
+
+}  // namespace
+
+double Pair::ratio() const {
+  if (a == 0) return b == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return b / a;
+}
+
+const char* dominant_name(Dominant d) {
+  switch (d) {
+    case Dominant::waiting:
+      return "waiting/imbalance";
+    case Dominant::latency:
+      return "latency (small messages)";
+    case Dominant::bandwidth:
+      return "bandwidth (large messages)";
+  }
+  return "?";
+}
+
+const char* dominant_advice(Dominant d) {
+  switch (d) {
+    case Dominant::waiting:
+      return "balance the load: neither faster links nor faster cores shorten waiting for a late "
+             "partner";
+    case Dominant::latency:
+      return "lower network latency would help";
+    case Dominant::bandwidth:
+      return "more network bandwidth would help";
+  }
+  return "";
+}
+
+Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate) {
+  Comparison c;
+  c.label_a = label_of(a);
+  c.label_b = label_of(b);
+  const auto exe_a = std::filesystem::path(a.run.executable).filename();
+  const auto exe_b = std::filesystem::path(b.run.executable).filename();
+  if (exe_a != exe_b) {
+    c.caveats.push_back("different programs: A runs " + exe_a.string() + ", B runs " +
+                        exe_b.string() + "; only callsites at the same source location match");
+  } else if (a.run.args != b.run.args) {
+    c.caveats.push_back("same program, different arguments: A \"" + c.label_a + "\", B \"" +
+                        c.label_b + "\"");
+  }
+  if (a.run.ranks != b.run.ranks) {
+    c.caveats.push_back(
+        format("different rank counts: A has %lld ranks, B has %lld; times are "
+               "sums over ranks, so compare ratios with care",
+               static_cast<long long>(a.run.ranks), static_cast<long long>(b.run.ranks)));
+  }
+  if (a.run.mpi_library != b.run.mpi_library) {
+    c.caveats.push_back("different MPI libraries: A " + a.run.mpi_library + ", B " +
+                        b.run.mpi_library);
+  }
+  c.ranks = {static_cast<double>(a.run.ranks), static_cast<double>(b.run.ranks)};
+  auto totals = [estimate](const model::Profile& p, double& wall, double& mpi, double& wait) {
+    for (const auto& r : p.ranks) {
+      wall += r.wall_s;
+      mpi += r.mpi_s;
+      wait += estimate == Estimate::global ? r.wait_s_global_min : r.wait_s;
+    }
+  };
+  totals(a, c.wall.a, c.mpi.a, c.wait.a);
+  totals(b, c.wall.b, c.mpi.b, c.wait.b);
+  c.compute = {std::max(0.0, c.wall.a - c.mpi.a), std::max(0.0, c.wall.b - c.mpi.b)};
+
+  // Functions by name.
+  std::map<std::string, FunctionComparison> functions;
+  for (const auto& f : a.functions) {
+    auto& x = functions[f.name];
+    x.name = f.name;
+    x.calls.a += static_cast<double>(f.calls);
+    x.time.a += f.time_s;
+    x.wait.a += estimate == Estimate::global ? f.wait_s_global_min : f.wait_s;
+  }
+  for (const auto& f : b.functions) {
+    auto& x = functions[f.name];
+    x.name = f.name;
+    x.calls.b += static_cast<double>(f.calls);
+    x.time.b += f.time_s;
+    x.wait.b += estimate == Estimate::global ? f.wait_s_global_min : f.wait_s;
+  }
+  for (auto& [name, f] : functions) {
+    f.processing = {f.time.a - f.wait.a, f.time.b - f.wait.b};
+    c.functions.push_back(f);
+  }
+  std::stable_sort(c.functions.begin(), c.functions.end(), [](const auto& x, const auto& y) {
+    return std::abs(x.time.b - x.time.a) > std::abs(y.time.b - y.time.a);
+  });
+
+  // Callsites by (function, source location); several callsites of one run that
+  // share a location (deeper stacks) add up.
+  std::map<std::pair<std::string, std::string>, SiteComparison> sites;
+  Pair bytes;
+  auto add = [&](const model::Profile& p, bool is_a) {
+    for (const auto& row : p.callsites) {
+      auto& s = sites[{row.function, callsite_location(row)}];
+      s.function = row.function;
+      s.location = callsite_location(row);
+      (is_a ? s.in_a : s.in_b) = true;
+      (is_a ? s.visits.a : s.visits.b) += static_cast<double>(row.visits);
+      (is_a ? s.time.a : s.time.b) += row.time_s;
+      (is_a ? s.wait.a : s.wait.b) += wait_of(row, estimate);
+      (is_a ? s.bytes_per_visit.a : s.bytes_per_visit.b) += row.bytes;  // totals for now
+    }
+  };
+  add(a, true);
+  add(b, false);
+  std::size_t only_a = 0, only_b = 0;
+  for (auto& [key, s] : sites) {
+    s.processing = {s.time.a - s.wait.a, s.time.b - s.wait.b};
+    s.bytes_per_visit = {s.visits.a > 0 ? s.bytes_per_visit.a / s.visits.a : 0,
+                         s.visits.b > 0 ? s.bytes_per_visit.b / s.visits.b : 0};
+    // What dominates the callsite where it costs more.
+    const bool use_b = s.time.b >= s.time.a;
+    const double time = use_b ? s.time.b : s.time.a, wait = use_b ? s.wait.b : s.wait.a;
+    const double per_visit = use_b ? s.bytes_per_visit.b : s.bytes_per_visit.a;
+    s.dominant = time > 0 && wait >= 0.5 * time   ? Dominant::waiting
+                 : per_visit > kLatencyBoundBytes ? Dominant::bandwidth
+                                                  : Dominant::latency;
+    only_a += s.in_a && !s.in_b;
+    only_b += s.in_b && !s.in_a;
+    c.callsites.push_back(s);
+  }
+  std::stable_sort(c.callsites.begin(), c.callsites.end(), [](const auto& x, const auto& y) {
+    return std::abs(x.time.b - x.time.a) > std::abs(y.time.b - y.time.a);
+  });
+  if (!c.callsites.empty()) c.callsites.front().changed_most = true;
+  if (only_a + only_b > 0) {
+    c.caveats.push_back(
+        format("%zu callsites only in A and %zu only in B (matched by source "
+               "location and function)",
+               only_a, only_b));
+  }
+  return c;
+}
+
+std::string format_comparison(const Comparison& c, std::size_t top) {
+  std::string out = "mpidle compare\n  A: " + c.label_a + "\n  B: " + c.label_b + "\n";
+  for (const auto& caveat : c.caveats) out += "  note: " + caveat + "\n";
+  out += format("\n%-22s %12s %12s %8s\n", "sums over ranks", "A", "B", "B/A");
+  auto row = [&out](const char* name, const Pair& p) {
+    out += format("%-22s %12s %12s %8s\n", name, seconds(p.a).c_str(), seconds(p.b).c_str(),
+                  ratio_text(p).c_str());
+  };
+  row("wall", c.wall);
+  row("computation", c.compute);
+  row("MPI", c.mpi);
+  row("  wait", c.wait);
+  row("  processing", Pair{c.mpi.a - c.wait.a, c.mpi.b - c.wait.b});
+  // Which part moved the wall time most.
+  const double d_compute = c.compute.b - c.compute.a;
+  const double d_wait = c.wait.b - c.wait.a;
+  const double d_processing = (c.mpi.b - c.wait.b) - (c.mpi.a - c.wait.a);
+  const char* part =
+      std::abs(d_compute) >= std::abs(d_wait) && std::abs(d_compute) >= std::abs(d_processing)
+          ? "computation: faster cores would help most"
+      : std::abs(d_wait) >= std::abs(d_processing)
+          ? "waiting in MPI: load balance, not hardware, decides"
+          : "MPI processing: the network and the MPI library decide";
+  out += format("most of the difference (%s of wall time) is %s\n",
+                seconds(std::abs(c.wall.b - c.wall.a)).c_str(), part);
+
+  out += format("\nfunctions by change of time\n%-20s %10s %10s %7s %10s %10s %7s %10s %10s %7s\n",
+                "function", "time A", "time B", "B/A", "wait A", "wait B", "B/A", "proc A",
+                "proc B", "B/A");
+  for (std::size_t i = 0; i < c.functions.size() && i < top; ++i) {
+    const auto& f = c.functions[i];
+    out += format("%-20s %10s %10s %7s %10s %10s %7s %10s %10s %7s\n", f.name.c_str(),
+                  seconds(f.time.a).c_str(), seconds(f.time.b).c_str(), ratio_text(f.time).c_str(),
+                  seconds(f.wait.a).c_str(), seconds(f.wait.b).c_str(), ratio_text(f.wait).c_str(),
+                  seconds(f.processing.a).c_str(), seconds(f.processing.b).c_str(),
+                  ratio_text(f.processing).c_str());
+  }
+
+  out += "\ncallsites by change of time (matched by source location)\n";
+  for (std::size_t i = 0; i < c.callsites.size() && i < top; ++i) {
+    const auto& s = c.callsites[i];
+    out += format("%s%-16s %s%s\n", s.changed_most ? ">> " : "   ", s.function.c_str(),
+                  s.location.c_str(),
+                  !s.in_a   ? "  (only in B)"
+                  : !s.in_b ? "  (only in A)"
+                            : "");
+    out += format("     time %s -> %s (%s), wait %s -> %s (%s), processing %s -> %s (%s)\n",
+                  seconds(s.time.a).c_str(), seconds(s.time.b).c_str(), ratio_text(s.time).c_str(),
+                  seconds(s.wait.a).c_str(), seconds(s.wait.b).c_str(), ratio_text(s.wait).c_str(),
+                  seconds(s.processing.a).c_str(), seconds(s.processing.b).c_str(),
+                  ratio_text(s.processing).c_str());
+    out += format("     %s per visit; dominated by %s: %s\n",
+                  bytes_text(std::max(s.bytes_per_visit.a, s.bytes_per_visit.b)).c_str(),
+                  dominant_name(s.dominant), dominant_advice(s.dominant));
+  }
+  if (!c.callsites.empty()) {
+    const auto& s = c.callsites.front();
+    out += format("\n>> changed most: %s at %s, time %s (wait %s)\n", s.function.c_str(),
+                  s.location.c_str(), ratio_text(s.time).c_str(), ratio_text(s.wait).c_str());
+  }
+  return out;
+}
+
+}  // namespace mpidle::report

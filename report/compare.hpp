@@ -1,0 +1,55 @@
+#pragma once
+// Two runs of the same application side by side (two clusters, or two
+// configurations): per function and per callsite, time, wait and processing
+// (time − wait), with ratios B / A, and for every callsite what dominates it:
+// waiting (imbalance), latency (small messages) or bandwidth (large messages);
+// for the program, how computation compares. Callsites are matched by source
+// location, not by address, so two builds of one program still match.
+
+#include <string>
+#include <vector>
+
+#include "model/profile_reader.hpp"
+#include "text_report.hpp"
+
+namespace mpidle::report {
+
+struct Pair {
+  double a = 0, b = 0;
+  // b / a; 0 when both are 0, infinity when only a is.
+  double ratio() const;
+};
+
+enum class Dominant { waiting, latency, bandwidth };
+const char* dominant_name(Dominant d);
+const char* dominant_advice(Dominant d);
+
+// Messages of at most this many bytes per visit count as latency-bound.
+inline constexpr double kLatencyBoundBytes = 16 * 1024;
+
+struct SiteComparison {
+  std::string function;
+  std::string location;  // "file.c:42 (main)": the matching key, with function
+  bool in_a = false, in_b = false;
+  Pair visits, time, wait, processing, bytes_per_visit;
+  Dominant dominant = Dominant::latency;  // in the run where the callsite takes longer
+  bool changed_most = false;              // the largest |time B − time A| of all callsites
+};
+
+struct FunctionComparison {
+  std::string name;
+  Pair calls, time, wait, processing;
+};
+
+struct Comparison {
+  std::string label_a, label_b;               // executable and arguments
+  std::vector<std::string> caveats;           // mismatches, said plainly
+  Pair ranks, wall, mpi, wait, compute;       // per run: sums over ranks
+  std::vector<FunctionComparison> functions;  // by |Δtime|
+  std::vector<SiteComparison> callsites;      // by |Δtime|
+};
+
+Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate);
+std::string format_comparison(const Comparison& c, std::size_t top);
+
+}  // namespace mpidle::report

@@ -1,0 +1,42 @@
+// mpidle compare: two runs of one application, side by side.
+#include <charconv>
+#include <cstdio>
+
+#include "command.hpp"
+#include "compare.hpp"
+
+namespace mpidle::report {
+
+int compare_command(Args args) {
+  std::string a, b;
+  std::size_t top = 10;
+  std::optional<Estimate> estimate;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--top" || arg == "--minimum") {
+      if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
+      const std::string& v = args[++i];
+      if (arg == "--top") {
+        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), top);
+        if (ec != std::errc() || p != v.data() + v.size() || top == 0) {
+          throw UsageError("--top needs a positive number, not \"" + v + "\"");
+        }
+      } else {
+        if (v != "local" && v != "global") throw UsageError("--minimum is local or global");
+        estimate = v == "global" ? Estimate::global : Estimate::local;
+      }
+    } else if (a.empty()) {
+      take_positional(arg, a, "pair of runs");
+    } else {
+      take_positional(arg, b, "pair of runs");
+    }
+  }
+  if (a.empty() || b.empty()) throw UsageError("which two runs? (mpidle compare RUN_A RUN_B)");
+  const auto pa = model::read_profile(a);
+  const auto pb = model::read_profile(b);
+  const Estimate e = estimate.value_or(estimate_of(pa));
+  std::fputs(format_comparison(compare_profiles(pa, pb, e), top).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace mpidle::report

@@ -1,0 +1,87 @@
+// compare_profiles on hand-built profiles: matching by source location, ratios,
+// what dominates each callsite, and mismatches said plainly.
+#include <catch2/catch.hpp>
+
+#include "compare.hpp"
+
+using namespace mpidle;
+using namespace mpidle::report;
+
+namespace {
+
+model::CallsiteRow site(const std::string& fn, int line, std::uint64_t offset, double time,
+                        double wait, double bytes, std::uint64_t visits = 100) {
+  model::CallsiteRow c;
+  c.function = fn;
+  c.frames.push_back({"/bin/app", offset, "main", "app.c", line});
+  c.visits = visits;
+  c.time_s = time;
+  c.wait_s = wait;
+  c.wait_s_global_min = wait;
+  c.bytes = bytes;
+  return c;
+}
+
+model::Profile profile(std::int64_t ranks, std::vector<model::CallsiteRow> sites) {
+  model::Profile p;
+  p.run.executable = "/bin/app";
+  p.run.ranks = ranks;
+  p.run.mpi_library = "MPICH";
+  for (std::int64_t r = 0; r < ranks; ++r) {
+    model::RankRow row;
+    row.rank = r;
+    row.wall_s = 10;
+    row.mpi_s = 2;
+    row.wait_s = 1;
+    p.ranks.push_back(row);
+  }
+  p.callsites = std::move(sites);
+  return p;
+}
+
+const SiteComparison* find(const Comparison& c, const std::string& fn) {
+  for (const auto& s : c.callsites) {
+    if (s.function == fn) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("callsites match by source location, not address, and the largest change is flagged") {
+  // B is another build: every callsite moved, and Alltoall got 3 times slower.
+  const auto a = profile(4, {site("MPI_Alltoall", 10, 0x100, 1.0, 0.1, 100 * 1e6),
+                             site("MPI_Allreduce", 20, 0x200, 0.5, 0.4, 100 * 8),
+                             site("MPI_Send", 30, 0x300, 0.2, 0.0, 100 * 64)});
+  const auto b = profile(4, {site("MPI_Alltoall", 10, 0x180, 3.0, 0.2, 100 * 1e6),
+                             site("MPI_Allreduce", 20, 0x280, 0.5, 0.4, 100 * 8),
+                             site("MPI_Send", 30, 0x380, 0.3, 0.0, 100 * 64)});
+  const auto c = compare_profiles(a, b, Estimate::local);
+  CHECK(c.caveats.empty());
+  REQUIRE(c.callsites.size() == 3);
+  const auto* alltoall = find(c, "MPI_Alltoall");
+  REQUIRE(alltoall);
+  CHECK(alltoall->changed_most);
+  CHECK(alltoall->time.ratio() == Approx(3.0));
+  CHECK(alltoall->processing.ratio() == Approx(2.8 / 0.9));
+  CHECK(alltoall->dominant == Dominant::bandwidth);  // 1 MB per visit
+  CHECK(find(c, "MPI_Allreduce")->dominant == Dominant::waiting);
+  CHECK(find(c, "MPI_Send")->dominant == Dominant::latency);  // 64 B per visit
+  CHECK_FALSE(find(c, "MPI_Send")->changed_most);
+  const std::string text = format_comparison(c, 10);
+  CHECK(text.find(">> changed most: MPI_Alltoall at app.c:10 (main), time x3.00") !=
+        std::string::npos);
+  CHECK(text.find("bandwidth (large messages)") != std::string::npos);
+}
+
+TEST_CASE("mismatched programs and rank counts are said plainly") {
+  auto a = profile(4, {site("MPI_Send", 30, 0x300, 0.2, 0.0, 6400)});
+  auto b = profile(8, {site("MPI_Recv", 40, 0x400, 0.2, 0.1, 6400)});
+  b.run.executable = "/bin/other";
+  const auto c = compare_profiles(a, b, Estimate::local);
+  const std::string text = format_comparison(c, 10);
+  CHECK(text.find("different programs: A runs app, B runs other") != std::string::npos);
+  CHECK(text.find("different rank counts: A has 4 ranks, B has 8") != std::string::npos);
+  CHECK(text.find("1 callsites only in A and 1 only in B") != std::string::npos);
+  CHECK(text.find("(only in B)") != std::string::npos);
+}
