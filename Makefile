@@ -19,6 +19,7 @@ demo: build
 	@sh scripts/demo.sh $(BUILD_DIR)
 
 test: build
+	@sh scripts/setup.sh --test
 	cd $(BUILD_DIR) && ctest --output-on-failure -j 1
 
 bench: build

@@ -20,11 +20,14 @@ const std::vector<Command>& commands() {
        "  --trace             also record a trace: one merged, clock-synchronized file\n",
        "profile an MPI program (mpidle run -- mpiexec -n 4 ./app)", run_command},
       {"report",
-       "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--minimum local|global]\n\n"
+       "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--minimum local|global] [--html OUT]\n\n"
        "Prints who waited where: per-rank wall/MPI/wait, the top callsites by wait\n"
        "with source locations, and the functions table.\n\n"
        "  --top N             callsites and functions to list (default 10)\n"
-       "  --minimum M         wait estimate to show; default: the one the run chose\n",
+       "  --minimum M         wait estimate to show; default: the one the run chose\n"
+       "  --html OUT          write one self-contained HTML page instead: per-rank\n"
+       "                      time bars, top callsites, a rank x callsite heatmap of\n"
+       "                      wait, functions, and for trace runs the loop summary\n",
        "print the text report of a run", report_command},
       {"sync",
        "mpidle sync RUN_DIR [--gamma G] [--latency S]\n\n"
@@ -47,7 +50,7 @@ const std::vector<Command>& commands() {
        "                 size or peer,size (the run used MPIDLE_SUMMARY_SYMBOLS)\n",
        "print the loop summary of a trace run", summary_command},
       {"compare",
-       "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global]\n\n"
+       "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global] [--html OUT]\n\n"
        "The same application on two clusters (or two configurations), side by side:\n"
        "wall, computation, MPI, wait and processing (time - wait) with ratios B/A;\n"
        "per function and per callsite (matched by source location), and for every\n"
@@ -55,7 +58,8 @@ const std::vector<Command>& commands() {
        "bandwidth (large messages), i.e. whether faster links would help at all.\n"
        "Different programs, arguments, rank counts or MPI libraries are stated.\n\n"
        "  --top N        functions and callsites to list (default 10)\n"
-       "  --minimum M    wait estimate (default: the one run A chose)\n",
+       "  --minimum M    wait estimate (default: the one run A chose)\n"
+       "  --html OUT     also write the comparison as one self-contained HTML page\n",
        "compare two runs (clusters, configurations)", compare_command},
       {"export",
        "mpidle export RUN_DIR --chrome OUT.json\n\n"

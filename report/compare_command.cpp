@@ -2,8 +2,11 @@
 #include <charconv>
 #include <cstdio>
 
+#include <fstream>
+
 #include "command.hpp"
 #include "compare.hpp"
+#include "html_report.hpp"
 
 namespace mpidle::report {
 
@@ -11,9 +14,13 @@ int compare_command(Args args) {
   std::string a, b;
   std::size_t top = 10;
   std::optional<Estimate> estimate;
+  std::string html_out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--top" || arg == "--minimum") {
+    if (arg == "--html") {
+      if (i + 1 >= args.size()) throw UsageError("--html needs an output file");
+      html_out = args[++i];
+    } else if (arg == "--top" || arg == "--minimum") {
       if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
       const std::string& v = args[++i];
       if (arg == "--top") {
@@ -35,7 +42,15 @@ int compare_command(Args args) {
   const auto pa = model::read_profile(a);
   const auto pb = model::read_profile(b);
   const Estimate e = estimate.value_or(estimate_of(pa));
-  std::fputs(format_comparison(compare_profiles(pa, pb, e), top).c_str(), stdout);
+  const Comparison comparison = compare_profiles(pa, pb, e);
+  if (!html_out.empty()) {
+    std::ofstream out(html_out);
+    out << html_comparison(comparison, top);
+    out.close();
+    if (!out) throw UsageError("cannot write " + html_out);
+    std::fprintf(stderr, "mpidle compare: wrote %s\n", html_out.c_str());
+  }
+  std::fputs(format_comparison(comparison, top).c_str(), stdout);
   return 0;
 }
 

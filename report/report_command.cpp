@@ -1,19 +1,47 @@
 #include <charconv>
 #include <cstdio>
 
+#include <filesystem>
+#include <fstream>
+
 #include "command.hpp"
+#include "compress/summary_json.hpp"
+#include "compress/summary_text.hpp"
+#include "html_report.hpp"
 #include "model/profile_reader.hpp"
 #include "text_report.hpp"
 
 namespace mpidle::report {
+namespace {
+
+// The loop summary of a trace run as text, or "" (not a trace run, or unreadable:
+// the rest of the report does not depend on it).
+std::string loop_summary_text(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::is_directory(path) ? fs::path(path) / "profile.json" : fs::path(path);
+  std::ifstream in(file);
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("summary")) return "";
+  try {
+    return compress::render_summary_text(compress::summary_from_json(doc["summary"]), {});
+  } catch (const model::ProfileError& e) {
+    return std::string("(the loop summary cannot be read: ") + e.what() + ")";
+  }
+}
+
+}  // namespace
 
 int report_command(Args args) {
   std::string path;
   ReportOptions options;
   bool estimate_given = false;
+  std::string html_out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--top" || a == "--minimum") {
+    if (a == "--html") {
+      if (i + 1 >= args.size()) throw UsageError("--html needs an output file");
+      html_out = args[++i];
+    } else if (a == "--top" || a == "--minimum") {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       const std::string& v = args[++i];
       if (a == "--top") {
@@ -35,6 +63,14 @@ int report_command(Args args) {
   if (path.empty()) throw UsageError("which run? (mpidle report RUN_DIR)");
   const auto profile = model::read_profile(path);
   if (!estimate_given) options.estimate = estimate_of(profile);
+  if (!html_out.empty()) {
+    std::ofstream out(html_out);
+    out << html_report(profile, options, loop_summary_text(path));
+    out.close();
+    if (!out) throw UsageError("cannot write " + html_out);
+    std::fprintf(stderr, "mpidle report: wrote %s\n", html_out.c_str());
+    return 0;
+  }
   std::fputs(format_report(profile, options).c_str(), stdout);
   return 0;
 }

@@ -1,0 +1,95 @@
+#include "html_page.hpp"
+
+#include <algorithm>
+
+#include "text_format.hpp"
+
+namespace mpidle::report::html {
+
+std::string escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string page_start(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" +
+         escape(title) +
+         "</title>\n<style>\n"
+         "body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:1200px;color:#222}\n"
+         "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}\n"
+         "table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 8px;text-align:left;"
+         "border-bottom:1px solid #eee}td.num,th.num{text-align:right;font-variant-numeric:"
+         "tabular-nums}\n"
+         "pre{background:#f6f6f6;padding:8px;overflow-x:auto;font-size:12px}\n"
+         ".note{color:#a33}.legend span{display:inline-block;width:12px;height:12px;margin:0 4px "
+         "0 12px;vertical-align:middle}\n"
+         ".compute{fill:#4c78a8;background:#4c78a8}.processing{fill:#f2a93b;background:#f2a93b}"
+         ".wait{fill:#d62728;background:#d62728}.run-a{fill:#7f7f7f;background:#7f7f7f}"
+         ".run-b{fill:#17becf;background:#17becf}\n"
+         "svg text{font:11px system-ui,sans-serif;fill:#333}\n"
+         "</style></head><body>\n";
+}
+
+std::string page_end() {
+  return "</body></html>\n";
+}
+
+std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_class) {
+  constexpr int kLabel = 150, kWidth = 760, kRow = 18;
+  double longest = 0;
+  for (const auto& b : bars) {
+    double total = 0;
+    for (const auto& s : b.segments) total += std::max(0.0, s.value);
+    longest = std::max(longest, total);
+  }
+  const int height = static_cast<int>(bars.size()) * kRow + 4;
+  std::string out = format("<svg class=\"%s\" width=\"%d\" height=\"%d\" role=\"img\">\n",
+                           css_class.c_str(), kLabel + kWidth + 10, height);
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const int y = static_cast<int>(i) * kRow + 2;
+    out += "<g class=\"bar\" " + bars[i].data_attributes + ">";
+    out += format("<text x=\"0\" y=\"%d\">%s</text>", y + 12, escape(bars[i].label).c_str());
+    double x = kLabel;
+    for (const auto& s : bars[i].segments) {
+      const double w = longest > 0 ? std::max(0.0, s.value) / longest * kWidth : 0;
+      if (w > 0) {
+        out += format(
+            "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
+            "<title>%s</title></rect>",
+            s.css_class, x, y, w, kRow - 4, escape(s.tooltip).c_str());
+      }
+      x += w;
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+std::string legend(const std::vector<std::pair<const char*, std::string>>& items) {
+  std::string out = "<div class=\"legend\">";
+  for (const auto& [css_class, label] : items) {
+    out += "<span class=\"" + std::string(css_class) + "\"></span>" + escape(label);
+  }
+  return out + "</div>\n";
+}
+
+}  // namespace mpidle::report::html
