@@ -97,20 +97,18 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
 
   // Functions by name.
   std::map<std::string, FunctionComparison> functions;
-  for (const auto& f : a.functions) {
-    auto& x = functions[f.name];
-    x.name = f.name;
-    x.calls.a += static_cast<double>(f.calls);
-    x.time.a += f.time_s;
-    x.wait.a += estimate == Estimate::global ? f.wait_s_global_min : f.wait_s;
-  }
-  for (const auto& f : b.functions) {
-    auto& x = functions[f.name];
-    x.name = f.name;
-    x.calls.b += static_cast<double>(f.calls);
-    x.time.b += f.time_s;
-    x.wait.b += estimate == Estimate::global ? f.wait_s_global_min : f.wait_s;
-  }
+  // Adds one run's functions to side a (`side` = &Pair::a) or b.
+  auto add_functions = [&](const model::Profile& p, double Pair::*side) {
+    for (const auto& f : p.functions) {
+      auto& x = functions[f.name];
+      x.name = f.name;
+      x.calls.*side += static_cast<double>(f.calls);
+      x.time.*side += f.time_s;
+      x.wait.*side += estimate == Estimate::global ? f.wait_s_global_min : f.wait_s;
+    }
+  };
+  add_functions(a, &Pair::a);
+  add_functions(b, &Pair::b);
   for (auto& [name, f] : functions) {
     f.processing = {f.time.a - f.wait.a, f.time.b - f.wait.b};
     c.functions.push_back(f);
