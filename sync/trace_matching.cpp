@@ -1,0 +1,128 @@
+#include "trace_matching.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace mpidle::sync {
+namespace {
+
+using model::CollectiveKind;
+using model::TraceRecord;
+using model::TraceRole;
+
+// (communicator, source, destination, tag): MPI's non-overtaking order holds per key.
+using ChannelKey = std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>;
+
+struct Receive {
+  RecordRef posted;    // the receive's posting record: its order on the rank
+  RecordRef complete;  // the record whose exit completes it
+};
+
+CollectiveMember& member_of(CollectiveMatch& c, std::int32_t rank) {
+  for (auto& m : c.members) {
+    if (m.rank == rank) return m;
+  }
+  c.members.push_back(CollectiveMember{rank});
+  return c.members.back();
+}
+
+}  // namespace
+
+bool CollectiveMatch::complete() const {
+  if (members.size() < 2) return false;
+  for (const auto& m : members) {
+    if (!m.has_enter || !m.has_exit) return false;
+  }
+  return true;
+}
+
+TraceMatching match_trace(const model::Trace& trace) {
+  std::map<ChannelKey, std::vector<RecordRef>> sends;
+  std::map<ChannelKey, std::vector<Receive>> receives;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, CollectiveMatch> collectives;
+
+  for (std::uint32_t ri = 0; ri < trace.ranks.size(); ++ri) {
+    const auto& rank = trace.ranks[ri];
+    const std::int32_t me = rank.rank;
+    std::unordered_map<std::uint32_t, std::uint32_t> posted_irecv;  // request serial → record
+    std::uint32_t call = 0;  // the record of the call this record belongs to
+    for (std::uint32_t i = 0; i < rank.records.size(); ++i) {
+      const TraceRecord& rec = rank.records[i];
+      if (rec.extra == 0) call = i;
+      const RecordRef here{ri, i};
+      switch (rec.role) {
+        case TraceRole::send:
+        case TraceRole::isend:
+          // A send is at the enter of its call. For the send half of a Sendrecv
+          // (a further record, after the receive's exit in the rank's order) that
+          // is the call's own enter: taking the further record's would put the
+          // send after the receive and make every exchange a cycle.
+          if (rec.peer >= 0) sends[{rec.comm, me, rec.peer, rec.tag}].push_back({ri, call});
+          break;
+        case TraceRole::recv:
+          if (rec.peer >= 0) receives[{rec.comm, rec.peer, me, rec.tag}].push_back({here, here});
+          break;
+        case TraceRole::irecv:
+          posted_irecv[rec.sequence] = i;
+          break;
+        case TraceRole::completion:
+          if (rec.collective_kind != 0) {
+            auto& c = collectives[{rec.comm, rec.sequence}];
+            auto& m = member_of(c, me);
+            m.exit = here;
+            m.has_exit = true;
+          } else if (auto it = posted_irecv.find(rec.sequence); it != posted_irecv.end()) {
+            if (rec.peer >= 0) {
+              receives[{rec.comm, rec.peer, me, rec.tag}].push_back({{ri, it->second}, here});
+            }
+            posted_irecv.erase(it);
+          }
+          break;
+        case TraceRole::collective:
+        case TraceRole::icollective: {
+          auto& c = collectives[{rec.comm, rec.sequence}];
+          c.kind = static_cast<CollectiveKind>(rec.collective_kind);
+          auto& m = member_of(c, me);
+          if (c.kind == CollectiveKind::scan || c.kind == CollectiveKind::exscan) {
+            m.order = rec.root;  // scans carry the caller's rank in the communicator
+          } else {
+            c.root = rec.root;
+            m.order = me;
+          }
+          m.enter = here;
+          m.has_enter = true;
+          if (rec.role == TraceRole::collective) {
+            m.exit = here;
+            m.has_exit = true;
+          }
+          break;
+        }
+        case TraceRole::other:
+          break;
+      }
+    }
+  }
+
+  TraceMatching out;
+  for (auto& [key, recvs] : receives) {
+    auto it = sends.find(key);
+    if (it == sends.end()) continue;
+    std::stable_sort(recvs.begin(), recvs.end(), [](const Receive& a, const Receive& b) {
+      return a.posted.record < b.posted.record;
+    });
+    const std::size_t n = std::min(recvs.size(), it->second.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      out.messages.push_back({it->second[k], recvs[k].complete, recvs[k].posted});
+    }
+  }
+  for (auto& [key, c] : collectives) {
+    std::sort(c.members.begin(), c.members.end(),
+              [](const auto& a, const auto& b) { return a.order < b.order; });
+    out.collectives.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace mpidle::sync
