@@ -1,0 +1,155 @@
+#include "wait_states.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "sync/trace_matching.hpp"
+
+namespace mpidle::analysis {
+namespace {
+
+using model::CollectiveKind;
+using model::TraceRole;
+using sync::RecordRef;
+
+class Analysis {
+ public:
+  explicit Analysis(const model::Trace& trace) : m_trace(trace) {}
+
+  std::int64_t enter(RecordRef r) const { return m_trace.ranks[r.rank].synced[2 * r.record]; }
+  std::int64_t exit(RecordRef r) const { return m_trace.ranks[r.rank].synced[2 * r.record + 1]; }
+  const model::TraceRecord& record(RecordRef r) const {
+    return m_trace.ranks[r.rank].records[r.record];
+  }
+
+  // Waiting of the call at `at` until `until`, bounded by the call's duration.
+  void wait(Pattern p, RecordRef at, std::int64_t until) {
+    const std::int64_t start = enter(at), end = exit(at);
+    const std::int64_t waited = std::min(until, end) - start;
+    if (waited <= 0) return;
+    const auto& rec = record(at);
+    auto [it, added] = m_index.try_emplace({rec.callsite, rec.function}, m_out.sites.size());
+    if (added) {
+      SiteWaits s;
+      s.callsite = static_cast<std::uint32_t>(rec.callsite);
+      s.function = rec.function;
+      s.by_rank.assign(m_trace.ranks.size(), PatternSeconds{});
+      m_out.sites.push_back(std::move(s));
+    }
+    SiteWaits& s = m_out.sites[it->second];
+    const double seconds = static_cast<double>(waited) * 1e-9;
+    const auto k = static_cast<std::size_t>(p);
+    s.total[k] += seconds;
+    s.by_rank[at.rank][k] += seconds;
+    ++s.instances;
+    m_out.totals[k] += seconds;
+  }
+
+  void message(const sync::MessageMatch& m) {
+    ++m_out.messages;
+    // Late sender: the receive had started when the message left.
+    wait(Pattern::late_sender, m.receive, enter(m.send));
+    // Late receiver: a blocking send held until the receive was posted.
+    if (record(m.send).role == TraceRole::send && record(m.send).extra == 0 &&
+        exit(m.send) > enter(m.posted)) {
+      wait(Pattern::late_receiver, m.send, enter(m.posted));
+    }
+  }
+
+  void collective(const sync::CollectiveMatch& c) {
+    if (!c.complete()) return;
+    // Non-blocking collectives (started here, completed in a Wait) are left out.
+    for (const auto& m : c.members) {
+      if (record(m.enter).role != TraceRole::collective) return;
+    }
+    ++m_out.collectives;
+    std::int64_t last = INT64_MIN;
+    for (const auto& m : c.members) last = std::max(last, enter(m.enter));
+    const auto name = m_trace.functions.at(record(c.members.front().enter).function);
+    switch (c.kind) {
+      case CollectiveKind::n_to_n: {
+        const Pattern p =
+            name.find("Barrier") != std::string::npos ? Pattern::wait_barrier : Pattern::wait_nxn;
+        for (const auto& m : c.members) wait(p, m.enter, last);
+        break;
+      }
+      case CollectiveKind::one_to_n:
+        for (const auto& root : c.members) {
+          if (root.rank != c.root) continue;
+          for (const auto& m : c.members) {
+            if (m.rank != c.root) wait(Pattern::late_broadcast, m.enter, enter(root.enter));
+          }
+        }
+        break;
+      case CollectiveKind::n_to_one: {
+        std::int64_t last_sender = INT64_MIN;
+        for (const auto& m : c.members) {
+          if (m.rank != c.root) last_sender = std::max(last_sender, enter(m.enter));
+        }
+        for (const auto& m : c.members) {
+          if (m.rank == c.root) wait(Pattern::early_reduce, m.enter, last_sender);
+        }
+        break;
+      }
+      case CollectiveKind::scan:
+      case CollectiveKind::exscan: {
+        // Members come by rank in the communicator: wait for the latest before.
+        std::int64_t latest_before = INT64_MIN;
+        for (const auto& m : c.members) {
+          if (latest_before != INT64_MIN) wait(Pattern::early_scan, m.enter, latest_before);
+          latest_before = std::max(latest_before, enter(m.enter));
+        }
+        break;
+      }
+      case CollectiveKind::none:
+        break;
+    }
+  }
+
+  WaitStates run(const Progress& progress) {
+    for (const auto& r : m_trace.ranks) {
+      if (r.synced.size() != 2 * r.records.size()) {
+        throw model::TraceError("rank " + std::to_string(r.rank) +
+                                " has no synchronized timestamps (run mpidle sync first)");
+      }
+      m_out.events += r.records.size();
+    }
+    const auto matching = sync::match_trace(m_trace);
+    const std::size_t work = matching.messages.size() + matching.collectives.size();
+    const std::size_t step = std::max<std::size_t>(work / 20, 1 << 16);
+    std::size_t done = 0;
+    auto tick = [&] {
+      if (progress && ++done % step == 0) progress(static_cast<double>(done) / work);
+    };
+    for (const auto& m : matching.messages) {
+      message(m);
+      tick();
+    }
+    for (const auto& c : matching.collectives) {
+      collective(c);
+      tick();
+    }
+    if (progress) progress(1.0);
+    return std::move(m_out);
+  }
+
+ private:
+  const model::Trace& m_trace;
+  WaitStates m_out;
+  std::map<std::pair<std::uint64_t, std::uint32_t>, std::size_t> m_index;
+};
+
+}  // namespace
+
+const char* pattern_key(Pattern p) {
+  static const char* const keys[kPatterns] = {"late_sender",  "late_receiver",  "wait_nxn",
+                                              "wait_barrier", "late_broadcast", "early_reduce",
+                                              "early_scan"};
+  return keys[static_cast<std::size_t>(p)];
+}
+
+WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress) {
+  return Analysis(trace).run(progress);
+}
+
+}  // namespace mpidle::analysis

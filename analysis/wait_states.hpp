@@ -1,0 +1,63 @@
+#pragma once
+// Exact wait states from a synchronized trace, the patterns as Scalasca defines
+// them. Every waiting time is measured on the controlled-logical-clock timestamps
+// and bounded by the waiting call's own duration:
+//   late_sender     a receive (blocking, or the Wait that completes an Irecv) that
+//                   started before its matching send: send start − receive start
+//   late_receiver   a blocking send that returned only after its receive was
+//                   posted (synchronous or rendezvous): post − send start
+//   wait_nxn        Allreduce, Allgather(v), Alltoall(v/w), Reduce_scatter: last
+//                   enter − own enter
+//   wait_barrier    the same for MPI_Barrier
+//   late_broadcast  Bcast, Scatter(v): the root's enter − own enter
+//   early_reduce    Reduce, Gather(v): the root waits, last sender's enter − root's
+//   early_scan      Scan, Exscan: latest enter of lower ranks − own enter
+// Pure C++, no MPI.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/trace_file.hpp"
+
+namespace mpidle::analysis {
+
+enum class Pattern : std::uint8_t {
+  late_sender,
+  late_receiver,
+  wait_nxn,
+  wait_barrier,
+  late_broadcast,
+  early_reduce,
+  early_scan,
+};
+inline constexpr std::size_t kPatterns = 7;
+const char* pattern_key(Pattern p);  // the JSON key: "late_sender", ...
+
+using PatternSeconds = std::array<double, kPatterns>;
+
+struct SiteWaits {
+  std::uint32_t callsite = 0;  // index into the trace's callsites
+  std::uint32_t function = 0;  // index into the trace's functions
+  PatternSeconds total{};
+  std::vector<PatternSeconds> by_rank;  // by position in trace.ranks
+  std::uint64_t instances = 0;          // waits found (positive), all patterns
+};
+
+struct WaitStates {
+  std::vector<SiteWaits> sites;
+  PatternSeconds totals{};
+  std::uint64_t events = 0;  // records analysed
+  std::uint64_t messages = 0, collectives = 0;
+};
+
+// Called now and then with the share of the work done (0..1).
+using Progress = std::function<void(double)>;
+
+// Needs synchronized timestamps (trace.ranks[*].synced); throws model::TraceError
+// for a trace without them.
+WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress = {});
+
+}  // namespace mpidle::analysis

@@ -1,0 +1,145 @@
+// Every wait-state pattern on hand-built synchronized traces with known waiting.
+#include <catch2/catch.hpp>
+
+#include "analysis/wait_states.hpp"
+
+using namespace mpidle;
+using analysis::Pattern;
+using model::CollectiveKind;
+using model::TraceRecord;
+using model::TraceRole;
+
+namespace {
+
+enum Fn : std::uint32_t { Send, Recv, Allreduce, Barrier, Bcast, Reduce, Scan, Irecv, Wait, Isend };
+
+model::Trace ranks(int n) {
+  model::Trace t;
+  t.functions = {"MPI_Send",   "MPI_Recv", "MPI_Allreduce", "MPI_Barrier", "MPI_Bcast",
+                 "MPI_Reduce", "MPI_Scan", "MPI_Irecv",     "MPI_Wait",    "MPI_Isend"};
+  t.callsites.resize(10);
+  t.ranks.resize(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) t.ranks[static_cast<std::size_t>(r)].rank = r;
+  return t;
+}
+
+// Appends a record with synchronized times equal to its times; the callsite is
+// the function's number, so that sites can be told apart.
+TraceRecord& add(model::Trace& t, int rank, Fn fn, TraceRole role, std::int64_t enter,
+                 std::int64_t exit, std::int32_t peer = -1) {
+  auto& r = t.ranks[static_cast<std::size_t>(rank)];
+  TraceRecord rec;
+  rec.function = fn;
+  rec.callsite = fn;
+  rec.role = role;
+  rec.enter_ns = enter;
+  rec.exit_ns = exit;
+  rec.peer = peer;
+  rec.tag = 0;
+  r.records.push_back(rec);
+  r.synced.push_back(enter);
+  r.synced.push_back(exit);
+  return r.records.back();
+}
+
+void collective(model::Trace& t, Fn fn, CollectiveKind kind, std::int32_t root,
+                const std::vector<std::pair<std::int64_t, std::int64_t>>& times) {
+  for (std::size_t r = 0; r < times.size(); ++r) {
+    auto& rec =
+        add(t, static_cast<int>(r), fn, TraceRole::collective, times[r].first, times[r].second);
+    rec.comm = 1;
+    rec.sequence = 0;
+    rec.collective_kind = static_cast<std::uint8_t>(kind);
+    rec.root = kind == CollectiveKind::scan ? static_cast<std::int32_t>(r) : root;
+  }
+}
+
+double total(const analysis::WaitStates& w, Pattern p) {
+  return w.totals[static_cast<std::size_t>(p)] * 1e9;
+}
+
+}  // namespace
+
+TEST_CASE("late sender: a receive that started before its send waits for it") {
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 500, 510, 1);  // late: the receive started at 100
+  add(t, 1, Recv, TraceRole::recv, 100, 600, 0);
+  add(t, 0, Send, TraceRole::send, 700, 710, 1);  // early: nobody waits
+  add(t, 1, Recv, TraceRole::recv, 800, 820, 0);
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_sender) == Approx(400));
+  CHECK(total(w, Pattern::late_receiver) == 0);
+  REQUIRE(w.sites.size() == 1);
+  CHECK(w.sites[0].function == Recv);
+  CHECK(w.sites[0].by_rank[1][0] * 1e9 == Approx(400));
+  CHECK(w.sites[0].by_rank[0][0] == 0);
+  CHECK(w.messages == 2);
+}
+
+TEST_CASE("late sender at the Wait that completes an Irecv") {
+  auto t = ranks(2);
+  auto& irecv = add(t, 1, Irecv, TraceRole::irecv, 10, 11);
+  irecv.sequence = 7;
+  auto& done = add(t, 1, Wait, TraceRole::completion, 100, 700, 0);
+  done.sequence = 7;
+  add(t, 0, Isend, TraceRole::isend, 300, 301, 1);
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_sender) == Approx(200));
+  REQUIRE(w.sites.size() == 1);
+  CHECK(w.sites[0].function == Wait);
+}
+
+TEST_CASE("late receiver: a blocking send held until the receive was posted") {
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 100, 900, 1);
+  add(t, 1, Recv, TraceRole::recv, 700, 950, 0);
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_receiver) == Approx(600));
+  CHECK(total(w, Pattern::late_sender) == 0);
+}
+
+TEST_CASE("N x N collectives and barriers wait for the last to enter") {
+  auto t = ranks(3);
+  collective(t, Allreduce, CollectiveKind::n_to_n, -1, {{100, 800}, {300, 800}, {700, 800}});
+  auto b = ranks(3);
+  collective(b, Barrier, CollectiveKind::n_to_n, -1, {{100, 800}, {300, 800}, {700, 800}});
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::wait_nxn) == Approx(600 + 400));
+  CHECK(total(w, Pattern::wait_barrier) == 0);
+  const auto wb = analysis::analyze_wait_states(b);
+  CHECK(total(wb, Pattern::wait_barrier) == Approx(1000));
+  CHECK(total(wb, Pattern::wait_nxn) == 0);
+  CHECK(w.collectives == 1);
+}
+
+TEST_CASE("late broadcast, early reduce, early scan") {
+  auto t = ranks(3);
+  // Bcast rooted at 1: ranks 0 and 2 entered before the root.
+  collective(t, Bcast, CollectiveKind::one_to_n, 1, {{100, 600}, {500, 550}, {200, 600}});
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_broadcast) == Approx(400 + 300));
+
+  auto r = ranks(3);
+  // Reduce rooted at 0: the root waits for the last sender (600).
+  collective(r, Reduce, CollectiveKind::n_to_one, 0, {{100, 900}, {400, 410}, {600, 610}});
+  CHECK(total(analysis::analyze_wait_states(r), Pattern::early_reduce) == Approx(500));
+
+  auto s = ranks(3);
+  // Scan: rank 1 waits for rank 0 (500 − 100), rank 2 for the later of 0 and 1 (500 − 300).
+  collective(s, Scan, CollectiveKind::scan, -1, {{500, 900}, {100, 900}, {300, 900}});
+  CHECK(total(analysis::analyze_wait_states(s), Pattern::early_scan) == Approx(400 + 200));
+}
+
+TEST_CASE("waiting never exceeds the waiting call's own duration") {
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 900, 910, 1);
+  add(t, 1, Recv, TraceRole::recv, 100, 400, 0);  // inconsistent: ends before the send
+  CHECK(total(analysis::analyze_wait_states(t), Pattern::late_sender) == Approx(300));
+}
+
+TEST_CASE("a trace without synchronized times is refused") {
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 1, 2, 1);
+  t.ranks[0].synced.clear();
+  CHECK_THROWS_AS(analysis::analyze_wait_states(t), model::TraceError);
+}
