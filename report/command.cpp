@@ -49,6 +49,15 @@ const std::vector<Command>& commands() {
        "  --symbols S    re-summarize the trace with call symbols by callsite, peer,\n"
        "                 size or peer,size (the run used MPIDLE_SUMMARY_SYMBOLS)\n",
        "print the loop summary of a trace run", summary_command},
+      {"analyze",
+       "mpidle analyze RUN_DIR [--top N]\n\n"
+       "Exact wait states of a trace run, on its synchronized clock: late sender,\n"
+       "late receiver, wait at NxN collectives, wait at barrier, late broadcast,\n"
+       "early reduce and early scan, per callsite and rank. Next to them, per\n"
+       "callsite, the minimum method's estimates (local and global minimum) with\n"
+       "their difference and the likely reason. Writes RUN_DIR/analysis.json and\n"
+       "prints the report; mpidle report shows it from then on.\n",
+       "exact wait states of a trace run, and the minimum method's accuracy", analyze_command},
       {"compare",
        "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global] [--html OUT]\n\n"
        "The same application on two clusters (or two configurations), side by side:\n"

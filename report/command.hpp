@@ -30,6 +30,7 @@ int sync_command(Args args);
 int summary_command(Args args);
 int export_command(Args args);
 int compare_command(Args args);
+int analyze_command(Args args);
 
 const std::vector<Command>& commands();
 

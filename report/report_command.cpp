@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/analysis_output.hpp"
 #include "command.hpp"
 #include "compress/summary_json.hpp"
 #include "compress/summary_text.hpp"
@@ -26,6 +27,25 @@ std::string loop_summary_text(const std::string& path) {
     return compress::render_summary_text(compress::summary_from_json(doc["summary"]), {});
   } catch (const model::ProfileError& e) {
     return std::string("(the loop summary cannot be read: ") + e.what() + ")";
+  }
+}
+
+// The analysis report of `mpidle analyze`, when the run has one.
+std::string analysis_text(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::is_directory(path) ? fs::path(path) : fs::path(path).parent_path();
+  std::ifstream in(dir / analysis::kAnalysisFileName);
+  if (!in) return "";
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() ||
+      doc.value("schema", "") != analysis::kAnalysisSchema) {
+    return "\n(" + (dir / analysis::kAnalysisFileName).string() + " is not a readable analysis)\n";
+  }
+  try {
+    return "\n" + analysis::analysis_text(doc, 10);
+  } catch (const nlohmann::json::exception& e) {
+    return "\n(" + (dir / analysis::kAnalysisFileName).string() + " is incomplete: " + e.what() +
+           ")\n";
   }
 }
 
@@ -71,7 +91,7 @@ int report_command(Args args) {
     std::fprintf(stderr, "mpidle report: wrote %s\n", html_out.c_str());
     return 0;
   }
-  std::fputs(format_report(profile, options).c_str(), stdout);
+  std::fputs((format_report(profile, options) + analysis_text(path)).c_str(), stdout);
   return 0;
 }
 

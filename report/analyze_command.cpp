@@ -1,0 +1,56 @@
+// mpidle analyze: exact wait states of a trace run, and how the minimum method's
+// estimates compare with them. Writes RUN/analysis.json and prints the report.
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "analysis/analysis_output.hpp"
+#include "command.hpp"
+#include "model/profile_reader.hpp"
+#include "model/trace_file.hpp"
+
+namespace mpidle::report {
+
+int analyze_command(Args args) {
+  std::string run;
+  std::size_t top = 10;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--top") {
+      if (i + 1 >= args.size()) throw UsageError("--top needs a value");
+      const std::string& v = args[++i];
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), top);
+      if (ec != std::errc() || p != v.data() + v.size() || top == 0) {
+        throw UsageError("--top needs a positive number, not \"" + v + "\"");
+      }
+    } else {
+      take_positional(a, run, "run directory");
+    }
+  }
+  if (run.empty()) throw UsageError("which run? (mpidle analyze RUN_DIR)");
+  namespace fs = std::filesystem;
+  if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
+  const fs::path dir = fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
+  const auto profile = model::read_profile(dir);
+  if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+  const model::Trace trace = model::read_trace(dir / profile.trace->file);
+  const bool show_progress = profile.trace->events >= 1'000'000;
+  const auto waits = analysis::analyze_wait_states(trace, [&](double done) {
+    if (show_progress) std::fprintf(stderr, "mpidle analyze: %3.0f%%\r", 100 * done);
+  });
+  if (show_progress) std::fputs("\n", stderr);
+  const auto accuracy = analysis::compare_with_minimum_method(profile, trace, waits);
+  const auto json = analysis::analysis_json(trace, waits, accuracy);
+  const fs::path out = dir / analysis::kAnalysisFileName;
+  {
+    std::ofstream file(out);
+    file << json.dump(1) << '\n';
+    if (!file) throw UsageError("cannot write " + out.string());
+  }
+  std::fputs(analysis::analysis_text(json, top).c_str(), stdout);
+  std::fprintf(stderr, "mpidle analyze: wrote %s\n", out.c_str());
+  return 0;
+}
+
+}  // namespace mpidle::report
