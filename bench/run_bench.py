@@ -10,7 +10,8 @@ Also times the parts of one call in isolation (bench/hot_path): a TSC read,
 clock_gettime, one call-table update; the floor for "two clock reads and a table
 update" on this machine; and the controlled logical clock's throughput on a
 synthetic 10^7-event, 64-rank trace (bench/clc_throughput); and loop-summary
-compression (bench/compress_throughput): symbols/s on 10^7 regular and random
+compression (bench/compress_throughput), wait-state analysis on a synthetic
+10^7-event, 64-rank trace (bench/analyze_throughput): symbols/s on 10^7 regular and random
 symbols, and the summary's size for one loop body at 10^3..10^7 iterations.
 Prints a table, then one JSON line with the figures.
 """
@@ -76,6 +77,8 @@ def main():
                                       capture_output=True, text=True, check=True).stdout)
     clc = json.loads(subprocess.run([os.path.join(args.build, "bench", "clc_throughput")],
                                     capture_output=True, text=True, check=True).stdout)
+    analyze = json.loads(subprocess.run([os.path.join(args.build, "bench", "analyze_throughput")],
+                                        capture_output=True, text=True, check=True).stdout)
     summary = json.loads(subprocess.run([os.path.join(args.build, "bench", "compress_throughput")],
                                         capture_output=True, text=True, check=True).stdout)
     ib, ip, it = measure(args, "iprobe", args.calls)
@@ -103,7 +106,11 @@ def main():
     print(f"loop summary: {summary['regular_symbols_per_s'] / 1e6:.1f} M symbols/s regular "
           f"(median of 5, peak {summary['regular_peak_bytes'] / 2**20:.1f} MiB), "
           f"{summary['random_symbols_per_s'] / 1e6:.1f} M symbols/s random; size by iterations: {sizes}")
+    print(f"wait-state analysis: {analyze['events']} events on {analyze['ranks']} ranks in "
+          f"{analyze['seconds']:.2f} s = {analyze['events_per_s'] / 1e6:.2f} M events/s, peak "
+          f"memory {analyze['peak_rss_mib']:.0f} MiB (the trace itself {analyze['trace_mib']:.0f} MiB)")
     print(json.dumps({**parts, "clc_events_per_s": clc["events_per_s"],
+        "analyze": analyze,
         "summary": summary,
                       "clc_peak_rss_mib": clc["peak_rss_mib"],
         "repeats": args.repeats,
