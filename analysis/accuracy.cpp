@@ -9,10 +9,6 @@
 namespace mpidle::analysis {
 namespace {
 
-std::string location_of(const std::vector<model::Frame>& frames) {
-  return frames.empty() ? "?" : model::frame_location(frames.front());
-}
-
 bool completes_requests(const std::string& function) {
   return function.rfind("MPI_Wait", 0) == 0 || function.rfind("MPI_Test", 0) == 0;
 }
@@ -44,17 +40,18 @@ Accuracy compare_with_minimum_method(const model::Profile& profile, const model:
                                      const WaitStates& waits) {
   std::map<std::pair<std::string, std::string>, AccuracyRow> rows;
   for (const auto& c : profile.callsites) {
-    auto& row = rows[{c.function, location_of(c.frames)}];
+    auto& row = rows[{c.function, model::innermost_location(c.frames)}];
     row.function = c.function;
-    row.location = location_of(c.frames);
+    row.location = model::innermost_location(c.frames);
     row.minimum_local_s += c.wait_s;
     row.minimum_global_s += c.wait_s_global_min;
   }
   std::map<std::pair<std::string, std::string>, PatternSeconds> by_pattern;
   for (const auto& s : waits.sites) {
     const std::string function = trace.functions.at(s.function);
-    const std::string location =
-        s.callsite < trace.callsites.size() ? location_of(trace.callsites[s.callsite].frames) : "?";
+    const std::string location = s.callsite < trace.callsites.size()
+                                     ? model::innermost_location(trace.callsites[s.callsite].frames)
+                                     : "?";
     auto& row = rows[{function, location}];
     row.function = function;
     row.location = location;

@@ -45,7 +45,7 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
     double sum = 0;
     for (double v : s.total) sum += v;
     sites.push_back({{"function", trace.functions.at(s.function)},
-                     {"location", frames.empty() ? "?" : model::frame_location(frames.front())},
+                     {"location", model::innermost_location(frames)},
                      {"frames", model::frames_json(model::Callsite{frames})},
                      {"wait_s", sum},
                      {"patterns", patterns_json(s.total)},

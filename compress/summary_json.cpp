@@ -49,9 +49,7 @@ class TreeWriter {
                {"label", terminal_label(t, m_numbers[n.a])},
                {"function", t.function},
                {"callsite", m_numbers[n.a]},
-               {"location", t.callsite.frames.empty()
-                                ? std::string("?")
-                                : model::frame_location(t.callsite.frames.front())}};
+               {"location", model::innermost_location(t.callsite.frames)}};
         if (t.peer != kNotInSymbol) out["peer"] = t.peer;
         if (t.size_class != kNotInSymbol) out["size_class"] = t.size_class;
         break;
@@ -164,9 +162,7 @@ json summary_to_json(const SummarySet& set) {
     listed[n - 1] = true;
     const Terminal& term = set.terminals[t];
     callsites.push_back({{"id", n},
-                         {"location", term.callsite.frames.empty()
-                                          ? std::string("?")
-                                          : model::frame_location(term.callsite.frames.front())},
+                         {"location", model::innermost_location(term.callsite.frames)},
                          {"frames", model::frames_json(term.callsite)}});
   }
   std::sort(callsites.begin(), callsites.end(),

@@ -170,8 +170,7 @@ std::string render_summary_text(const SummarySet& set, const TextOptions& option
   for (std::size_t n = 0; n < by_number.size(); ++n) {
     if (!by_number[n]) continue;
     const Terminal& t = *by_number[n];
-    const std::string location =
-        t.callsite.frames.empty() ? "?" : model::frame_location(t.callsite.frames.front());
+    const std::string location = model::innermost_location(t.callsite.frames);
     char line[64];
     std::snprintf(line, sizeof line, "# %4zu  %-22s ", n + 1, t.function.c_str());
     out += line + location + "\n";

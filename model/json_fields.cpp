@@ -40,4 +40,8 @@ std::string frame_location(const Frame& f) {
   return function + " (" + basename_of(f.module) + "+0x" + offset + ")";
 }
 
+std::string innermost_location(const std::vector<Frame>& frames) {
+  return frames.empty() ? "?" : frame_location(frames.front());
+}
+
 }  // namespace mpidle::model

@@ -75,5 +75,7 @@ Frame parse_frame(const Fields& f);
 nlohmann::json frames_json(const Callsite& c);
 // "file.c:42 (function)", or "function (module+0xoffset)" without line information.
 std::string frame_location(const Frame& f);
+// The location of a callsite's innermost frame, or "?" without frames.
+std::string innermost_location(const std::vector<Frame>& frames);
 
 }  // namespace mpidle::model

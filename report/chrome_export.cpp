@@ -30,8 +30,7 @@ class Writer {
     }
     if (m_t0 == std::numeric_limits<std::int64_t>::max()) m_t0 = 0;
     for (const auto& c : trace.callsites) {
-      m_locations.push_back(
-          nlohmann::json(c.frames.empty() ? "?" : model::frame_location(c.frames.front())).dump());
+      m_locations.push_back(nlohmann::json(model::innermost_location(c.frames)).dump());
     }
     for (const auto& f : trace.functions) m_names.push_back(nlohmann::json(f).dump());
   }

@@ -43,7 +43,7 @@ Estimate estimate_of(const model::Profile& profile) {
 }
 
 std::string callsite_location(const model::CallsiteRow& c) {
-  return c.frames.empty() ? "?" : model::frame_location(c.frames.front());
+  return model::innermost_location(c.frames);
 }
 
 std::string format_report(const model::Profile& p, const ReportOptions& o) {
