@@ -17,10 +17,6 @@ std::string label_of(const model::Profile& p) {
   return s;
 }
 
-double wait_of(const model::CallsiteRow& c, Estimate e) {
-  return e == Estimate::global ? c.wait_s_global_min : c.wait_s;
-}
-
 std::string ratio_text(const Pair& p) {
   const double r = p.ratio();
   if (std::isinf(r)) return "new";
@@ -88,7 +84,7 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
     for (const auto& r : p.ranks) {
       wall += r.wall_s;
       mpi += r.mpi_s;
-      wait += estimate == Estimate::global ? r.wait_s_global_min : r.wait_s;
+      wait += wait_of(r, estimate);
     }
   };
   totals(a, c.wall.a, c.mpi.a, c.wait.a);
@@ -104,7 +100,7 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
       x.name = f.name;
       x.calls.*side += static_cast<double>(f.calls);
       x.time.*side += f.time_s;
-      x.wait.*side += estimate == Estimate::global ? f.wait_s_global_min : f.wait_s;
+      x.wait.*side += wait_of(f, estimate);
     }
   };
   add_functions(a, &Pair::a);

@@ -30,14 +30,6 @@ std::string bin_label(const model::Profile& p, const RankBin& b) {
          std::to_string(p.ranks[b.last].rank);
 }
 
-double wait_of(const model::RankRow& r, Estimate e) {
-  return e == Estimate::global ? r.wait_s_global_min : r.wait_s;
-}
-
-double wait_of(const model::CallsiteRow& c, Estimate e) {
-  return e == Estimate::global ? c.wait_s_global_min : c.wait_s;
-}
-
 std::string run_section(const model::Profile& p, Estimate e) {
   const auto& r = p.run;
   std::string args;
@@ -102,16 +94,6 @@ std::string ranks_section(const model::Profile& p, Estimate e) {
                        {"processing", "MPI processing"},
                        {"wait", "wait in MPI"}}) +
          html::stacked_bars(bars, "rank-bars") + "</section>\n";
-}
-
-std::vector<const model::CallsiteRow*> top_callsites(const model::Profile& p, Estimate e,
-                                                     std::size_t top) {
-  std::vector<const model::CallsiteRow*> order;
-  for (const auto& c : p.callsites) order.push_back(&c);
-  std::stable_sort(order.begin(), order.end(),
-                   [e](const auto* a, const auto* b) { return wait_of(*a, e) > wait_of(*b, e); });
-  if (order.size() > top) order.resize(top);
-  return order;
 }
 
 std::string callsites_section(Estimate e, const std::vector<const model::CallsiteRow*>& top) {
@@ -202,7 +184,7 @@ std::string functions_section(const model::Profile& p, Estimate e) {
       "<th class=\"num\">calls</th><th class=\"num\">time</th><th class=\"num\">wait</th>"
       "<th class=\"num\">bytes</th></tr>\n";
   for (const auto& f : p.functions) {
-    const double wait = e == Estimate::global ? f.wait_s_global_min : f.wait_s;
+    const double wait = wait_of(f, e);
     out += format(
         "<tr data-function=\"%s\" data-calls=\"%llu\" data-time-s=\"%.9g\"><td>%s</td>"
         "<td class=\"num\">%llu</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
@@ -234,7 +216,8 @@ std::string sync_section(const model::SyncSection& s) {
 
 std::string html_report(const model::Profile& p, const ReportOptions& o,
                         const std::string& summary_text) {
-  const auto top = top_callsites(p, o.estimate, std::max<std::size_t>(o.top, 1));
+  auto top = callsites_by_wait(p, o.estimate);
+  top.resize(std::min(top.size(), std::max<std::size_t>(o.top, 1)));
   std::string out = html::page_start("mpidle: " + p.run.executable);
   out += "<h1>mpidle profile of " + escape(p.run.executable) + "</h1>\n";
   out += run_section(p, o.estimate);

@@ -18,15 +18,13 @@ Totals totals(const model::Profile& p, Estimate e) {
   for (const auto& r : p.ranks) {
     t.wall += r.wall_s;
     t.mpi += r.mpi_s;
-    t.wait += e == Estimate::global ? r.wait_s_global_min : r.wait_s;
+    t.wait += wait_of(r, e);
     t.first_call_wait += r.first_call_wait_s;
   }
   return t;
 }
 
-double wait_of(const model::CallsiteRow& c, Estimate e) {
-  return e == Estimate::global ? c.wait_s_global_min : c.wait_s;
-}
+}  // namespace
 
 std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e) {
   std::vector<const model::CallsiteRow*> order;
@@ -35,8 +33,6 @@ std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p
                    [e](const auto* a, const auto* b) { return wait_of(*a, e) > wait_of(*b, e); });
   return order;
 }
-
-}  // namespace
 
 Estimate estimate_of(const model::Profile& profile) {
   return profile.run.minimum == "global" ? Estimate::global : Estimate::local;
@@ -75,7 +71,7 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
   out += format("  %5s  %-16s %10s %10s %10s %7s %12s %10s\n", "rank", "host", "wall", "MPI",
                 "wait", "wait%", "first-call", "memory");
   for (const auto& r : p.ranks) {
-    const double w = e == Estimate::global ? r.wait_s_global_min : r.wait_s;
+    const double w = wait_of(r, e);
     out +=
         format("  %5lld  %-16s %10s %10s %10s %6.1f%% %12s %10s\n", static_cast<long long>(r.rank),
                r.host.c_str(), seconds(r.wall_s).c_str(), seconds(r.mpi_s).c_str(),
@@ -151,7 +147,7 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
   std::size_t shown = 0;
   for (const auto& f : p.functions) {
     if (shown++ >= o.top) break;
-    const double w = e == Estimate::global ? f.wait_s_global_min : f.wait_s;
+    const double w = wait_of(f, e);
     out += format("  %-24s %10llu %10s %10s %5.1f%% %12s\n", f.name.c_str(),
                   static_cast<unsigned long long>(f.calls), seconds(f.time_s).c_str(),
                   seconds(w).c_str(), percent(w, f.time_s), bytes_text(f.bytes).c_str());
@@ -169,13 +165,12 @@ std::string format_summary(const model::Profile& p, const std::string& where) {
                 percent(t.wait, t.wall), e == Estimate::global ? "global" : "local");
   const model::RankRow* worst = nullptr;
   for (const auto& r : p.ranks) {
-    const double w = e == Estimate::global ? r.wait_s_global_min : r.wait_s;
-    const double best =
-        worst ? (e == Estimate::global ? worst->wait_s_global_min : worst->wait_s) : -1;
+    const double w = wait_of(r, e);
+    const double best = worst ? wait_of(*worst, e) : -1;
     if (w > best) worst = &r;
   }
   if (worst) {
-    const double w = e == Estimate::global ? worst->wait_s_global_min : worst->wait_s;
+    const double w = wait_of(*worst, e);
     out +=
         format("  most waiting rank: %lld, %s (%.1f%% of its wall time)\n",
                static_cast<long long>(worst->rank), seconds(w).c_str(), percent(w, worst->wall_s));

@@ -2,6 +2,7 @@
 // The text forms of a profile: the full report and the five-line run summary.
 
 #include <string>
+#include <vector>
 
 #include "model/profile_reader.hpp"
 
@@ -15,6 +16,13 @@ struct ReportOptions {
 };
 
 Estimate estimate_of(const model::Profile& profile);
+// The wait a rank, function or callsite row shows under the chosen estimate.
+template <typename Row>
+double wait_of(const Row& row, Estimate e) {
+  return e == Estimate::global ? row.wait_s_global_min : row.wait_s;
+}
+// Every callsite, most waiting first.
+std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e);
 std::string format_report(const model::Profile& profile, const ReportOptions& options);
 std::string format_summary(const model::Profile& profile, const std::string& where);
 // "file.c:42 (main)" where debug information exists, else "main+0x1a2 (app)".
