@@ -29,11 +29,8 @@ int analyze_command(Args args) {
     }
   }
   if (run.empty()) throw UsageError("which run? (mpidle analyze RUN_DIR)");
-  namespace fs = std::filesystem;
-  if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
-  const fs::path dir = fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
-  const auto profile = model::read_profile(dir);
-  if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+  const auto dir = run_directory(run);
+  const auto profile = read_trace_run(dir);
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
   const bool show_progress = profile.trace->events >= 1'000'000;
   const auto waits = analysis::analyze_wait_states(trace, [&](double done) {
@@ -42,7 +39,7 @@ int analyze_command(Args args) {
   if (show_progress) std::fputs("\n", stderr);
   const auto accuracy = analysis::compare_with_minimum_method(profile, trace, waits);
   const auto json = analysis::analysis_json(trace, waits, accuracy);
-  const fs::path out = dir / analysis::kAnalysisFileName;
+  const std::filesystem::path out = dir / analysis::kAnalysisFileName;
   {
     std::ofstream file(out);
     file << json.dump(1) << '\n';

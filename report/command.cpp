@@ -90,6 +90,18 @@ void take_positional(const std::string& arg, std::string& target, const char* wh
   target = arg;
 }
 
+std::filesystem::path run_directory(const std::string& run) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
+  return fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
+}
+
+model::Profile read_trace_run(const std::filesystem::path& dir) {
+  auto profile = model::read_profile(dir);
+  if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+  return profile;
+}
+
 bool wants_help(const Command& command, Args args) {
   for (const auto& a : args) {
     if (a == "--") break;

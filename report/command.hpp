@@ -1,10 +1,13 @@
 #pragma once
 // The `mpidle` subcommands: one table drives dispatch, `mpidle --help` and errors.
 
+#include <filesystem>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "model/profile_reader.hpp"
 
 namespace mpidle::report {
 
@@ -37,6 +40,12 @@ const std::vector<Command>& commands();
 // A command's one positional argument: stores `arg` in `target`; throws for an
 // unknown option or a second positional argument (`what` names the expected one).
 void take_positional(const std::string& arg, std::string& target, const char* what);
+
+// The directory of a run named on the command line (a run directory, or a
+// file in it such as its profile.json); throws UsageError if it does not exist.
+std::filesystem::path run_directory(const std::string& run);
+// The profile of a trace run; throws UsageError for a profile-mode run.
+model::Profile read_trace_run(const std::filesystem::path& dir);
 
 // True if args hold -h/--help; then prints the command's help.
 bool wants_help(const Command& command, Args args);

@@ -23,11 +23,8 @@ int export_command(Args args) {
   }
   if (run.empty()) throw UsageError("which run? (mpidle export RUN_DIR --chrome OUT.json)");
   if (chrome.empty()) throw UsageError("which format? (--chrome OUT.json)");
-  namespace fs = std::filesystem;
-  if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
-  const fs::path dir = fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
-  const auto profile = model::read_profile(dir);
-  if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+  const auto dir = run_directory(run);
+  const auto profile = read_trace_run(dir);
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
   std::ofstream out(chrome);
   if (!out) throw UsageError("cannot write " + chrome);

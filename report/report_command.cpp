@@ -32,8 +32,7 @@ std::string loop_summary_text(const std::string& path) {
 
 // The analysis report of `mpidle analyze`, when the run has one.
 std::string analysis_text(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::is_directory(path) ? fs::path(path) : fs::path(path).parent_path();
+  const auto dir = run_directory(path);
   std::ifstream in(dir / analysis::kAnalysisFileName);
   if (!in) return "";
   const auto doc = nlohmann::json::parse(in, nullptr, false);

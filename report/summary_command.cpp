@@ -67,12 +67,10 @@ int summary_command(Args args) {
     }
   }
   if (run.empty()) throw UsageError("which run? (mpidle summary RUN_DIR)");
-  if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
-  const fs::path dir = fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
+  const fs::path dir = run_directory(run);
   compress::SummarySet set;
   if (symbols) {
-    const auto profile = model::read_profile(dir);
-    if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+    const auto profile = read_trace_run(dir);
     std::fprintf(stderr, "mpidle summary: summarizing %s by %s\n",
                  (dir / profile.trace->file).c_str(),
                  compress::symbol_options_name(*symbols).c_str());

@@ -45,9 +45,8 @@ int sync_command(Args args) {
     }
   }
   if (run.empty()) throw UsageError("which run? (mpidle sync RUN_DIR)");
-  const fs::path dir = fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
-  const auto profile = model::read_profile(dir);
-  if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+  const fs::path dir = run_directory(run);
+  const auto profile = read_trace_run(dir);
 
   model::Trace trace = model::read_trace(dir / profile.trace->file);
   const auto result = sync::synchronize_trace(trace, params);
