@@ -1,8 +1,5 @@
 #include "analysis_output.hpp"
 
-#include <cstdarg>
-#include <cstdio>
-
 #include "model/json_fields.hpp"
 
 namespace mpidle::analysis {
@@ -14,16 +11,6 @@ json patterns_json(const PatternSeconds& s) {
   json out = json::object();
   for (std::size_t k = 0; k < kPatterns; ++k) out[pattern_key(static_cast<Pattern>(k))] = s[k];
   return out;
-}
-
-std::string line(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string line(const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
 }
 
 }  // namespace
@@ -88,53 +75,6 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
             {"agreement_global", agreement(accuracy.minimum_global_s, accuracy.trace_s)},
             {"by_pattern", std::move(per_pattern)},
             {"callsites", std::move(rows)}}}};
-}
-
-std::string analysis_text(const json& a, std::size_t top) {
-  std::string out = line(
-      "wait states from the synchronized trace (%llu events, %llu messages, "
-      "%llu collectives)\n",
-      a["events"].get<unsigned long long>(), a["messages"].get<unsigned long long>(),
-      a["collectives"].get<unsigned long long>());
-  for (const auto& [key, value] : a["totals"].items()) {
-    out += line("  %-16s %12.6f s\n", key.c_str(), value.get<double>());
-  }
-  out += "\ncallsites by waiting\n";
-  std::size_t n = 0;
-  for (const auto& s : a["callsites"]) {
-    if (n++ == top) break;
-    std::string patterns;
-    for (const auto& [key, value] : s["patterns"].items()) {
-      if (value.get<double>() > 0) patterns += line(" %s %.6f s", key.c_str(), value.get<double>());
-    }
-    out +=
-        line("  %-16s %-36s %.6f s:%s\n", s["function"].get<std::string>().c_str(),
-             s["location"].get<std::string>().c_str(), s["wait_s"].get<double>(), patterns.c_str());
-  }
-  const auto& acc = a["accuracy"];
-  out += line(
-      "\naccuracy of the minimum method: trace %.6f s, local minimum %.6f s (agreement "
-      "%.0f%%), global minimum %.6f s (agreement %.0f%%)\n",
-      acc["trace_s"].get<double>(), acc["minimum_local_s"].get<double>(),
-      100 * acc["agreement_local"].get<double>(), acc["minimum_global_s"].get<double>(),
-      100 * acc["agreement_global"].get<double>());
-  for (const auto& [key, p] : acc["by_pattern"].items()) {
-    out += line("  %-16s trace %.6f s, local minimum %.6f s, agreement %.0f%%\n", key.c_str(),
-                p["trace_s"].get<double>(), p["minimum_local_s"].get<double>(),
-                100 * p["agreement"].get<double>());
-  }
-  out += line("  %-16s %-30s %11s %11s %11s %11s  %s\n", "function", "location", "local min",
-              "global min", "trace", "difference", "reason");
-  n = 0;
-  for (const auto& r : acc["callsites"]) {
-    if (n++ == top) break;
-    out += line("  %-16s %-30s %11.6f %11.6f %11.6f %+11.6f  %s\n",
-                r["function"].get<std::string>().c_str(), r["location"].get<std::string>().c_str(),
-                r["minimum_local_s"].get<double>(), r["minimum_global_s"].get<double>(),
-                r["trace_s"].get<double>(), r["difference_s"].get<double>(),
-                r["reason"].get<std::string>().c_str());
-  }
-  return out;
 }
 
 }  // namespace mpidle::analysis

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "analysis/analysis_output.hpp"
+#include "analysis_text.hpp"
 #include "command.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
@@ -45,7 +46,7 @@ int analyze_command(Args args) {
     file << json.dump(1) << '\n';
     if (!file) throw UsageError("cannot write " + out.string());
   }
-  std::fputs(analysis::analysis_text(json, top).c_str(), stdout);
+  std::fputs(analysis_text(json, top).c_str(), stdout);
   std::fprintf(stderr, "mpidle analyze: wrote %s\n", out.c_str());
   return 0;
 }

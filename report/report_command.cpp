@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "analysis/analysis_output.hpp"
+#include "analysis_text.hpp"
 #include "command.hpp"
 #include "compress/summary_json.hpp"
 #include "compress/summary_text.hpp"
@@ -31,7 +32,7 @@ std::string loop_summary_text(const std::string& path) {
 }
 
 // The analysis report of `mpidle analyze`, when the run has one.
-std::string analysis_text(const std::string& path) {
+std::string analysis_of_run(const std::string& path) {
   const auto dir = run_directory(path);
   std::ifstream in(dir / analysis::kAnalysisFileName);
   if (!in) return "";
@@ -41,7 +42,7 @@ std::string analysis_text(const std::string& path) {
     return "\n(" + (dir / analysis::kAnalysisFileName).string() + " is not a readable analysis)\n";
   }
   try {
-    return "\n" + analysis::analysis_text(doc, 10);
+    return "\n" + analysis_text(doc, 10);
   } catch (const nlohmann::json::exception& e) {
     return "\n(" + (dir / analysis::kAnalysisFileName).string() + " is incomplete: " + e.what() +
            ")\n";
@@ -90,7 +91,7 @@ int report_command(Args args) {
     std::fprintf(stderr, "mpidle report: wrote %s\n", html_out.c_str());
     return 0;
   }
-  std::fputs((format_report(profile, options) + analysis_text(path)).c_str(), stdout);
+  std::fputs((format_report(profile, options) + analysis_of_run(path)).c_str(), stdout);
   return 0;
 }
 

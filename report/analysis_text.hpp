@@ -1,0 +1,14 @@
+#pragma once
+// The text report of `mpidle analyze`, from analysis.json (also appended by
+// `mpidle report` to a run that has one).
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace mpidle::report {
+
+// Throws nlohmann::json::exception for a document missing fields.
+std::string analysis_text(const nlohmann::json& analysis, std::size_t top);
+
+}  // namespace mpidle::report
