@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "html_page.hpp"
 #include "text_format.hpp"
@@ -127,15 +128,17 @@ std::string heatmap_section(const model::Profile& p,
   const std::size_t columns = std::min<std::size_t>(top.size(), 16);
   // Mean wait per rank of each (rank row, callsite); by_rank holds the local minimum's.
   std::vector<std::vector<double>> cell(bins.size(), std::vector<double>(columns, 0));
+  std::map<std::int64_t, std::size_t> bin_of_rank;
+  for (std::size_t b = 0; b < bins.size(); ++b) {
+    for (std::size_t i = bins[b].first; i <= bins[b].last; ++i) bin_of_rank[p.ranks[i].rank] = b;
+  }
   double peak = 0;
   for (std::size_t col = 0; col < columns; ++col) {
     for (const auto& share : top[col]->by_rank) {
-      for (std::size_t b = 0; b < bins.size(); ++b) {
-        if (share.rank >= p.ranks[bins[b].first].rank && share.rank <= p.ranks[bins[b].last].rank) {
-          cell[b][col] += share.wait_s / static_cast<double>(bins[b].last - bins[b].first + 1);
-          break;
-        }
-      }
+      auto it = bin_of_rank.find(share.rank);
+      if (it == bin_of_rank.end()) continue;
+      const auto& bin = bins[it->second];
+      cell[it->second][col] += share.wait_s / static_cast<double>(bin.last - bin.first + 1);
     }
   }
   for (const auto& row : cell) {
