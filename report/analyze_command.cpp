@@ -1,6 +1,5 @@
 // mpidle analyze: exact wait states of a trace run, and how the minimum method's
 // estimates compare with them. Writes RUN/analysis.json and prints the report.
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,11 +19,7 @@ int analyze_command(Args args) {
     const std::string& a = args[i];
     if (a == "--top") {
       if (i + 1 >= args.size()) throw UsageError("--top needs a value");
-      const std::string& v = args[++i];
-      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), top);
-      if (ec != std::errc() || p != v.data() + v.size() || top == 0) {
-        throw UsageError("--top needs a positive number, not \"" + v + "\"");
-      }
+      top = top_option(args[++i]);
     } else {
       take_positional(a, run, "run directory");
     }

@@ -1,5 +1,6 @@
 #include "command.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <string>
 
@@ -88,6 +89,15 @@ void take_positional(const std::string& arg, std::string& target, const char* wh
   if (!arg.empty() && arg[0] == '-') throw UsageError("unknown option " + arg);
   if (!target.empty()) throw UsageError(std::string("one ") + what + ", please");
   target = arg;
+}
+
+std::size_t top_option(const std::string& text) {
+  std::size_t n = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || p != text.data() + text.size() || n == 0) {
+    throw UsageError("--top needs a positive integer, not \"" + text + "\"");
+  }
+  return n;
 }
 
 std::filesystem::path run_directory(const std::string& run) {

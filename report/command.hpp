@@ -41,6 +41,9 @@ const std::vector<Command>& commands();
 // unknown option or a second positional argument (`what` names the expected one).
 void take_positional(const std::string& arg, std::string& target, const char* what);
 
+// The value of --top: a positive integer, else UsageError.
+std::size_t top_option(const std::string& text);
+
 // The directory of a run named on the command line (a run directory, or a
 // file in it such as its profile.json); throws UsageError if it does not exist.
 std::filesystem::path run_directory(const std::string& run);

@@ -1,5 +1,4 @@
 // mpidle compare: two runs of one application, side by side.
-#include <charconv>
 #include <cstdio>
 
 #include <fstream>
@@ -24,10 +23,7 @@ int compare_command(Args args) {
       if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
       const std::string& v = args[++i];
       if (arg == "--top") {
-        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), top);
-        if (ec != std::errc() || p != v.data() + v.size() || top == 0) {
-          throw UsageError("--top needs a positive number, not \"" + v + "\"");
-        }
+        top = top_option(v);
       } else {
         if (v != "local" && v != "global") throw UsageError("--minimum is local or global");
         estimate = v == "global" ? Estimate::global : Estimate::local;

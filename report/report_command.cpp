@@ -1,4 +1,3 @@
-#include <charconv>
 #include <cstdio>
 
 #include <filesystem>
@@ -65,12 +64,7 @@ int report_command(Args args) {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       const std::string& v = args[++i];
       if (a == "--top") {
-        std::size_t n = 0;
-        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-        if (ec != std::errc() || p != v.data() + v.size() || n == 0) {
-          throw UsageError("--top needs a positive integer, not \"" + v + "\"");
-        }
-        options.top = n;
+        options.top = top_option(v);
       } else {
         if (v != "local" && v != "global") throw UsageError("--minimum is local or global");
         options.estimate = v == "global" ? Estimate::global : Estimate::local;
