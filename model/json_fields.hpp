@@ -46,6 +46,17 @@ class Fields {
     }
     return v.get<T>();
   }
+  // An optional field: `fallback` when absent (fields newer than the schema's first version).
+  template <typename T>
+  T get_or(const char* key, T fallback) const {
+    if (!has(key)) return fallback;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!at(key).is_boolean()) fail(key, "a boolean");
+      return at(key).get<bool>();
+    } else {
+      return get<T>(key);
+    }
+  }
   const json& array(const char* key) const {
     const json& v = at(key);
     if (!v.is_array()) fail(key, "an array");

@@ -50,7 +50,7 @@ Profile parse_profile(const json& doc) {
   Profile p;
   p.run = parse_run(Fields(top.at("run"), "run"));
   p.ranks = rows<RankRow>(top, "ranks", [](const Fields& f) {
-    return RankRow{f.get<std::int64_t>("rank"),
+    RankRow row{f.get<std::int64_t>("rank"),
                    f.get<std::string>("host"),
                    f.get<double>("wall_s"),
                    f.get<double>("mpi_s"),
@@ -60,6 +60,8 @@ Profile parse_profile(const json& doc) {
                    f.get<std::uint64_t>("calls"),
                    f.get<std::uint64_t>("dropped_calls"),
                    f.get<std::uint64_t>("memory_bytes")};
+    row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
+    return row;
   });
   p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
     return FunctionRow{f.get<std::string>("name"),
@@ -134,12 +136,19 @@ Profile parse_profile(const json& doc) {
     s.max_shift_s = f.get<double>("max_shift_s");
     s.mean_shift_s = f.get<double>("mean_shift_s");
     s.interval_change_mean = f.get<double>("interval_change_mean");
+    s.messages = f.get_or<std::uint64_t>("messages", 0);
+    s.unmatched_sends = f.get_or<std::uint64_t>("unmatched_sends", 0);
+    s.unmatched_receives = f.get_or<std::uint64_t>("unmatched_receives", 0);
+    s.cancelled = f.get_or<std::uint64_t>("cancelled", 0);
     p.sync = std::move(s);
   }
   p.minima = rows<MinimumRow>(top, "minima", [](const Fields& f) {
-    return MinimumRow{f.get<std::string>("function"), f.get<std::int64_t>("size_class"),
-                      f.get<std::int64_t>("peer"),    f.get<std::int64_t>("rank"),
-                      f.get<double>("min_s"),         f.get<std::uint64_t>("count")};
+    MinimumRow m{f.get<std::string>("function"), f.get<std::int64_t>("size_class"),
+                 f.get<std::int64_t>("peer"),    f.get<std::int64_t>("rank"),
+                 f.get<double>("min_s"),         f.get<std::uint64_t>("count")};
+    m.comm_size = f.get_or<std::int64_t>("comm_size", 0);
+    m.intercomm = f.get_or<bool>("intercomm", false);
+    return m;
   });
   return p;
 }

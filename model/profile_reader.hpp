@@ -41,6 +41,7 @@ struct RankRow {
   std::uint64_t calls = 0;
   std::uint64_t dropped_calls = 0;
   std::uint64_t memory_bytes = 0;
+  std::uint64_t untracked_requests = 0;
 };
 
 struct FunctionRow {
@@ -71,6 +72,8 @@ struct MinimumRow {
   std::int64_t size_class = 0, peer = 0, rank = 0;
   double min_s = 0;
   std::uint64_t count = 0;
+  std::int64_t comm_size = 0;  // 0: keyed by peer alone (profiles before it existed too)
+  bool intercomm = false;
 };
 
 // Trace mode only.
@@ -95,6 +98,8 @@ struct SyncSection {
   double min_latency_s = 0, gamma = 0;
   std::uint64_t violations_raw = 0, violations_before = 0, violations_after = 0, events_moved = 0;
   double max_shift_s = 0, mean_shift_s = 0, interval_change_mean = 0;
+  // Message matching (absent before they existed: 0).
+  std::uint64_t messages = 0, unmatched_sends = 0, unmatched_receives = 0, cancelled = 0;
 };
 
 struct Profile {

@@ -15,6 +15,20 @@ inline constexpr std::int32_t kSizeClassIncomplete = -1;
 // Peer for calls without a single partner (the world rank otherwise).
 inline constexpr std::int32_t kNoPeer = -1;
 
+// The communicator's shape in a minimum's key (docs/profile-format.md, "The
+// minimum's key"): 0 for calls keyed by their peer alone (point-to-point) or
+// without a communicator, n for an intracommunicator of n ranks, and −(local +
+// remote group size) for an intercommunicator. A collective's cost depends on how
+// many ranks take part, so an Allreduce on a one-rank communicator must not set
+// the minimum of the same Allreduce on MPI_COMM_WORLD.
+inline constexpr std::int32_t kNoCommShape = 0;
+constexpr std::int32_t comm_size_of(std::int32_t shape) {
+  return shape < 0 ? -shape : shape;
+}
+constexpr bool is_intercomm(std::int32_t shape) {
+  return shape < 0;
+}
+
 constexpr std::int32_t size_class(std::uint64_t bytes) {
   return bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
 }
@@ -43,6 +57,7 @@ struct Entry {
   double time_s = 0;
   double min_s = 0;
   double bytes = 0;
+  std::int32_t comm_shape = kNoCommShape;
 };
 
 // The first call of a function on a rank: its wait is mostly startup skew.
@@ -51,6 +66,7 @@ struct FirstCall {
   std::int32_t size_class = 0;
   std::int32_t peer = kNoPeer;
   double time_s = 0;
+  std::int32_t comm_shape = kNoCommShape;
 };
 
 struct RankData {
@@ -59,6 +75,9 @@ struct RankData {
   double wall_s = 0;
   std::uint64_t dropped_calls = 0;  // calls not recorded because a table was full
   std::uint64_t memory_bytes = 0;   // the profiler's tables on this rank
+  // Requests and matched-probe messages that found no slot in the request table:
+  // their completions were recorded without peer and received bytes.
+  std::uint64_t untracked_requests = 0;
   std::vector<Entry> entries;
   std::vector<FirstCall> first_calls;
 };

@@ -75,7 +75,8 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
     const auto& rank = tables.ranks[ri];
     double mpi_s = 0, wait_s = 0, wait_g = 0;
     std::uint64_t calls = 0;
-    std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t>, std::uint64_t> key_visits;
+    std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, std::uint64_t>
+        key_visits;
     for (const auto& e : rank.entries) {
       const double w = minima.wait_local(ri, e);
       const double wg = minima.wait_global(e);
@@ -83,7 +84,7 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
       wait_s += w;
       wait_g += wg;
       calls += e.visits;
-      key_visits[{e.function, e.size_class, e.peer}] += e.visits;
+      key_visits[{e.function, e.size_class, e.peer, e.comm_shape}] += e.visits;
 
       auto& c = callsites[{e.callsite, e.function}];
       c.visits += e.visits;
@@ -106,16 +107,18 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
     }
     double first_call_wait_s = 0;
     for (const auto& fc : rank.first_calls) {
-      const double m = minima.local(ri, fc.function, fc.size_class, fc.peer);
+      const double m = minima.local(ri, fc.function, fc.size_class, fc.peer, fc.comm_shape);
       first_call_wait_s += std::max(0.0, fc.time_s - m);
     }
     for (const auto& [key, visits] : key_visits) {
-      const auto& [fn, sc, peer] = key;
+      const auto& [fn, sc, peer, shape] = key;
       minima_rows.push_back({{"function", tables.functions[fn]},
                              {"size_class", sc},
                              {"peer", peer},
+                             {"comm_size", comm_size_of(shape)},
+                             {"intercomm", is_intercomm(shape)},
                              {"rank", rank.rank},
-                             {"min_s", minima.local(ri, fn, sc, peer)},
+                             {"min_s", minima.local(ri, fn, sc, peer, shape)},
                              {"count", visits}});
     }
     total_calls += calls;
@@ -128,7 +131,8 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
                      {"first_call_wait_s", first_call_wait_s},
                      {"calls", calls},
                      {"dropped_calls", rank.dropped_calls},
-                     {"memory_bytes", rank.memory_bytes}});
+                     {"memory_bytes", rank.memory_bytes},
+                     {"untracked_requests", rank.untracked_requests}});
   }
 
   json function_rows = json::array();

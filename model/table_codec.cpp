@@ -30,11 +30,13 @@ void put_entry(ByteWriter& w, const Entry& e) {
   w.put(e.time_s);
   w.put(e.min_s);
   w.put(e.bytes);
+  w.put(e.comm_shape);
 }
 
 bool get_entry(ByteReader& r, Entry& e) {
   return r.get(e.callsite) && r.get(e.function) && r.get(e.size_class) && r.get(e.peer) &&
-         r.get(e.visits) && r.get(e.time_s) && r.get(e.min_s) && r.get(e.bytes);
+         r.get(e.visits) && r.get(e.time_s) && r.get(e.min_s) && r.get(e.bytes) &&
+         r.get(e.comm_shape);
 }
 
 void put_first_call(ByteWriter& w, const FirstCall& c) {
@@ -42,10 +44,12 @@ void put_first_call(ByteWriter& w, const FirstCall& c) {
   w.put(c.size_class);
   w.put(c.peer);
   w.put(c.time_s);
+  w.put(c.comm_shape);
 }
 
 bool get_first_call(ByteReader& r, FirstCall& c) {
-  return r.get(c.function) && r.get(c.size_class) && r.get(c.peer) && r.get(c.time_s);
+  return r.get(c.function) && r.get(c.size_class) && r.get(c.peer) && r.get(c.time_s) &&
+         r.get(c.comm_shape);
 }
 
 template <typename T, typename GetItem>
@@ -80,6 +84,7 @@ std::vector<std::byte> encode_tables(const ProfileTables& tables) {
     w.put(r.wall_s);
     w.put(r.dropped_calls);
     w.put(r.memory_bytes);
+    w.put(r.untracked_requests);
     put_vector(w, r.entries, put_entry);
     put_vector(w, r.first_calls, put_first_call);
   });
@@ -99,6 +104,7 @@ std::optional<ProfileTables> decode_tables(std::span<const std::byte> bytes) {
   ok = ok && get_vector(r, t.ranks, 32, [](ByteReader& r, RankData& d) {
          return r.get(d.rank) && r.get_string(d.host) && r.get(d.wall_s) &&
                 r.get(d.dropped_calls) && r.get(d.memory_bytes) &&
+                r.get(d.untracked_requests) &&
                 get_vector(r, d.entries, 48, get_entry) &&
                 get_vector(r, d.first_calls, 20, get_first_call);
        });

@@ -20,7 +20,11 @@ enum class TraceRole : std::uint8_t {
   completion = 5,   // one completed request (peer, tag, bytes of the receive it finishes)
   collective = 6,   // a blocking collective instance (comm, sequence number, root)
   icollective = 7,  // a non-blocking collective started; its exit is a completion record
+  cancelled = 8,    // a request that completed as cancelled: `sequence` names its isend/irecv
 };
+
+// TraceRecord::flags
+inline constexpr std::uint8_t kTraceSynchronous = 1;  // a synchronous-mode send (Ssend, Issend)
 
 inline constexpr std::int32_t kTraceNoRoot = -1;
 
@@ -34,13 +38,14 @@ struct TraceRecord {
   std::int32_t tag = -1;
   std::uint32_t comm = 0;  // communicator id, equal on every member rank
   // Collective instance on `comm` (collective, icollective, and the completion of
-  // an icollective), or the request serial linking an irecv to its completion.
+  // an icollective), or the request serial linking an isend/irecv to its completion
+  // (serials are unique within a rank, whichever thread made them).
   std::uint32_t sequence = 0;
   std::int32_t root = kTraceNoRoot;  // world rank of a rooted collective's root
   TraceRole role = TraceRole::other;
   std::uint8_t collective_kind = 0;  // CollectiveKind of a collective record
   std::uint8_t extra = 0;            // 1: a further record of the same call (not a call of its own)
-  std::uint8_t reserved = 0;
+  std::uint8_t flags = 0;  // kTraceSynchronous
 };
 static_assert(std::is_trivially_copyable_v<TraceRecord>);
 static_assert(sizeof(TraceRecord) == 64);

@@ -46,6 +46,11 @@ class Call {
   void record(std::uint64_t bytes, std::int32_t peer) {
     record_as(static_cast<std::int16_t>(model::size_class(bytes)), bytes, peer);
   }
+  // A collective (or another call whose cost depends on its communicator's shape).
+  void record_on(std::uint64_t bytes, std::int32_t peer, std::int32_t comm_shape) {
+    m_comm_shape = comm_shape;
+    record(bytes, peer);
+  }
   // A Test-family call that completed nothing.
   void record_incomplete(std::int32_t peer) {
     record_as(static_cast<std::int16_t>(model::kSizeClassIncomplete), 0, peer);
@@ -70,14 +75,15 @@ class Call {
   void record_as(std::int16_t size_class, std::uint64_t bytes, std::int32_t peer) {
     ThreadState* state = thread_state();
     if (state == nullptr) return;
-    m_site =
-        state->record(m_fn, m_return_address, size_class, peer, bytes, m_start, m_stop - m_start);
+    m_site = state->record(m_fn, m_return_address, size_class, peer, m_comm_shape, bytes, m_start,
+                           m_stop - m_start);
     if (tracing()) state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, m_trace, false);
   }
 
   MpiFn m_fn;
   void* m_return_address;
   std::uintptr_t m_site = 0;
+  std::int32_t m_comm_shape = 0;
   Ticks m_start = 0;
   Ticks m_stop = 0;
   union {  // a union so that profile mode skips its initialization

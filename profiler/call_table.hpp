@@ -1,5 +1,6 @@
 #pragma once
-// Per-thread table of (callsite, function, size class, peer) → visits, time, minimum.
+// Per-thread table of (callsite, function, size class, peer, communicator shape) →
+// visits, time, minimum.
 // Fixed capacity, open addressing with linear probing, allocated once per thread:
 // an update is a hash, a probe or two and four stores, with no allocation or lock.
 
@@ -15,6 +16,7 @@ struct CallKey {
   std::uint16_t function = 0;
   std::int16_t size_class = 0;
   std::int32_t peer = 0;
+  std::int32_t comm_shape = 0;  // model::kNoCommShape, n ranks, or −(both groups) if inter
 
   bool operator==(const CallKey&) const = default;
 };
@@ -73,7 +75,8 @@ class CallTable {
     std::uint64_t h = static_cast<std::uint64_t>(k.callsite) ^
                       (static_cast<std::uint64_t>(k.function) << 48) ^
                       (static_cast<std::uint64_t>(static_cast<std::uint16_t>(k.size_class)) << 32) ^
-                      static_cast<std::uint32_t>(k.peer);
+                      static_cast<std::uint32_t>(k.peer) ^
+                      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.comm_shape)) << 20);
     h ^= h >> 33;  // murmur3 finalizer: spreads nearby addresses over the table
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;

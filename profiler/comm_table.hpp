@@ -13,8 +13,13 @@ namespace mpidle::profiler {
 
 class CommInfo {
  public:
-  explicit CommInfo(std::vector<std::int32_t> world_ranks, std::uint32_t id = 0, int my_rank = -1)
-      : m_world(std::move(world_ranks)), m_id(id), m_my_rank(my_rank) {}
+  explicit CommInfo(std::vector<std::int32_t> world_ranks, std::uint32_t id = 0, int my_rank = -1,
+                    std::int32_t shape = 0, int out_degree = -1)
+      : m_world(std::move(world_ranks)),
+        m_id(id),
+        m_my_rank(my_rank),
+        m_shape(shape),
+        m_out_degree(out_degree) {}
 
   // World rank of `local` in the (remote, for intercommunicators) group, or -1.
   std::int32_t world_rank(int local) const {
@@ -24,6 +29,13 @@ class CommInfo {
   // Trace mode: the same id on every member rank, and this process' rank in it.
   std::uint32_t id() const { return m_id; }
   int my_rank() const { return m_my_rank; }
+  // The communicator's shape in a minimum's key (model::kNoCommShape and friends):
+  // its size, or −(local + remote size) for an intercommunicator.
+  std::int32_t shape() const { return m_shape; }
+  // Out-neighbours of this process in the communicator's topology (cartesian,
+  // graph, distributed graph), or -1 without one: the length of the count arrays
+  // of Neighbor_alltoallv/w.
+  int out_degree() const { return m_out_degree; }
   // Collective instances on this communicator, numbered in call order (which MPI
   // requires to be the same on every member).
   std::uint32_t next_collective() { return m_collectives.fetch_add(1, std::memory_order_relaxed); }
@@ -32,6 +44,8 @@ class CommInfo {
   std::vector<std::int32_t> m_world;
   std::uint32_t m_id;
   int m_my_rank;
+  std::int32_t m_shape;
+  int m_out_degree;
   std::atomic<std::uint32_t> m_collectives{0};
 };
 
@@ -56,7 +70,8 @@ class CommTable {
 
   // Adds or replaces; returns the stored info, or nullptr when the table is full.
   CommInfo* insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks,
-                   std::uint32_t id = 0, int my_rank = -1);
+                   std::uint32_t id = 0, int my_rank = -1, std::int32_t shape = 0,
+                   int out_degree = -1);
   // Forgets a handle (freed communicator) so that a reuse is rebuilt.
   void forget(std::uint64_t handle);
 

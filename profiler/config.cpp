@@ -16,6 +16,7 @@ struct CountRange {
 CountRange range_of(std::string_view member) {
   if (member == "callsite_depth") return {1, 16};
   if (member == "table_entries") return {64, 1 << 24};
+  if (member == "request_entries") return {64, 1 << 24};
   if (member == "verbose") return {0, 2};
   if (member == "trace_mem_mib") return {1, 1 << 20};
   if (member == "test_clock_offset_us") return {-1'000'000, 1'000'000};
@@ -91,6 +92,7 @@ Config parse_config(const EnvLookup& lookup, std::vector<std::string>& warnings)
       const auto r = range_of(m);
       std::int64_t& field = m == "callsite_depth"         ? c.callsite_depth
                             : m == "table_entries"        ? c.table_entries
+                            : m == "request_entries"      ? c.request_entries
                             : m == "trace_mem_mib"        ? c.trace_mem_mib
                             : m == "test_clock_offset_us" ? c.test_clock_offset_us
                             : m == "test_clock_drift_ppm" ? c.test_clock_drift_ppm
@@ -128,6 +130,7 @@ std::vector<std::pair<std::string, std::string>> describe_config(const Config& c
           {"MPIDLE_GLOBAL_MIN", c.global_min ? "1" : "0"},
           {"MPIDLE_TIMER", timers[static_cast<int>(c.timer)]},
           {"MPIDLE_TABLE_ENTRIES", std::to_string(c.table_entries)},
+          {"MPIDLE_REQUEST_ENTRIES", std::to_string(c.request_entries)},
           {"MPIDLE_SYMBOLIZE", c.symbolize ? "1" : "0"},
           {"MPIDLE_VERBOSE", std::to_string(c.verbose)},
           {"MPIDLE_TRACE", c.trace ? "1" : "0"},

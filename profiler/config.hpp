@@ -18,6 +18,7 @@ struct Config {
   bool global_min = false;
   TimerChoice timer = TimerChoice::automatic;
   std::int64_t table_entries = 16384;
+  std::int64_t request_entries = 16384;
   bool symbolize = true;
   std::int64_t verbose = 0;
   bool trace = false;

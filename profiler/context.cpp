@@ -35,7 +35,9 @@ Context::Context(Config config, MPI_Comm own_comm, int rank, int size)
       m_size(size),
       m_host(host_name()),
       m_start_ns(monotonic_ns()),
-      m_start_time(std::time(nullptr)) {
+      m_start_time(std::time(nullptr)),
+      m_requests(static_cast<std::size_t>(m_config.request_entries)),
+      m_messages(static_cast<std::size_t>(m_config.request_entries) / 8) {
   m_start_iso = iso_utc(m_start_time);
   m_tick_rate.start();
 }

@@ -16,6 +16,7 @@
 #include "clock.hpp"
 #include "comm_table.hpp"
 #include "config.hpp"
+#include "handle_table.hpp"
 #include "model/trace_file.hpp"
 #include "papi_probe.hpp"
 #include "thread_state.hpp"
@@ -36,6 +37,12 @@ class Context {
   int size() const { return m_size; }
   MPI_Comm own_comm() const { return m_own_comm; }
   CommTable& comms() { return m_comms; }
+  // Pending requests and matched-probe messages of every thread (a request may
+  // complete on another thread than the one that started it).
+  HandleTable& requests() { return m_requests; }
+  HandleTable& messages() { return m_messages; }
+  // RMA windows' members as world ranks (a window's group is its communicator's).
+  CommTable& windows() { return m_windows; }
   TickRate& tick_rate() { return m_tick_rate; }
   const std::string& host() const { return m_host; }
   const std::string& start_iso() const { return m_start_iso; }
@@ -60,6 +67,12 @@ class Context {
   // same order on every member).
   std::uint32_t comm_id(bool world, const std::vector<std::int32_t>& world_ranks);
 
+  // Trace mode: links a non-blocking send or receive to the record of its
+  // completion, on whichever thread that happens.
+  std::uint32_t next_request_serial() {
+    return m_request_serial.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
   void set_paused(bool paused);
   bool paused() const { return m_paused; }
 
@@ -80,8 +93,12 @@ class Context {
   PapiStatus m_papi;
   std::uint32_t m_threads_made = 0;
   CommTable m_comms;
+  HandleTable m_requests;
+  HandleTable m_messages;
+  CommTable m_windows;
   std::atomic<std::uint32_t> m_type_generation{1};
   bool m_paused = false;
+  std::atomic<std::uint32_t> m_request_serial{0};
 
   std::mutex m_comm_ids_mutex;
   std::map<std::uint64_t, std::uint32_t> m_comm_groups_seen;

@@ -5,6 +5,11 @@
 // lookups here never count as MPI time. Role order per kind: gen/gen_wrappers.py.
 // In trace mode the hooks also say what the call's trace record means
 // (call.trace()), and completion calls add one record per request they finish.
+//
+// Receives are classed by the bytes they received (their status), not by the
+// buffer they posted: a program that posts 1 MiB and receives 8 B must not put
+// both sizes in one minimum. Where the program ignores statuses, mpidle passes
+// its own to MPI.
 
 #include <mpi.h>
 
@@ -28,13 +33,13 @@ void on_type_change();
 namespace detail {
 
 inline HandleTable* requests() {
-  ThreadState* s = thread_state();
-  return s ? &s->requests() : nullptr;
+  Context* context = Context::current();
+  return context ? &context->requests() : nullptr;
 }
 
 inline HandleTable* messages() {
-  ThreadState* s = thread_state();
-  return s ? &s->messages() : nullptr;
+  Context* context = Context::current();
+  return context ? &context->messages() : nullptr;
 }
 
 inline std::uint32_t comm_id(MPI_Comm comm) {
@@ -42,12 +47,15 @@ inline std::uint32_t comm_id(MPI_Comm comm) {
   return info ? info->id() : 0;
 }
 
+inline std::uint32_t next_serial() {
+  Context* context = Context::current();
+  return context ? context->next_request_serial() : 0;
+}
+
 // A peer given as a rank in `comm`; ANY_SOURCE is resolved from the status later,
 // through the communicator's translation (looked up only once it is needed).
-inline PendingOp pending(std::uint64_t bytes, int rank, int tag, MPI_Comm comm, bool receive,
-                         bool persistent) {
+inline PendingOp pending(int rank, int tag, MPI_Comm comm, bool receive, bool persistent) {
   PendingOp op;
-  op.bytes = bytes;
   op.receive = receive;
   op.send = !receive;
   op.persistent = persistent;
@@ -78,46 +86,103 @@ inline void track(HandleTable* table, std::uint64_t handle, const PendingOp& op)
   if (table) table->put(handle, op);
 }
 
-// Trace mode: the record of one completed receive or non-blocking collective.
-inline void trace_completion(Call& call, const PendingOp& op, const MPI_Status* status) {
-  if (!tracing() || (!op.receive && op.collective_kind == 0)) return;
+// A status of our own where the program passed MPI_STATUS_IGNORE.
+inline MPI_Status* own_status_if_ignored(MPI_Status* status, MPI_Status& own) {
+  return status == MPI_STATUS_IGNORE ? &own : status;
+}
+
+// Room for `count` statuses where the program passed MPI_STATUSES_IGNORE.
+inline MPI_Status* own_statuses_if_ignored(MPI_Status* statuses, int count) {
+  if (statuses != MPI_STATUSES_IGNORE || count <= 0) return statuses;
+  ThreadState* state = thread_state();
+  try {
+    MPI_Status* own = state ? state->scratch<MPI_Status>(1, static_cast<std::size_t>(count)) : nullptr;
+    return own ? own : statuses;
+  } catch (...) {
+    return statuses;  // no room: completions of wildcard receives lose their peer
+  }
+}
+
+// What one completed request moved, and how its completion is traced.
+struct Completed {
+  PendingOp op;
+  const MPI_Status* status = nullptr;
+  bool known = false;
+  bool cancelled = false;
+  // Bytes the request sent plus, for a receive, the bytes it received.
+  std::uint64_t bytes() const {
+    if (cancelled) return 0;
+    return op.bytes + (op.receive ? received_bytes(status, op.posted_bytes) : 0);
+  }
+  std::int32_t peer() const { return cancelled ? -1 : peer_of(op, status); }
+};
+
+// Trace mode: the record of one completed receive, non-blocking collective or
+// cancelled request.
+inline void trace_completion(Call& call, const Completed& c) {
+  if (!tracing() || !c.known) return;
+  const PendingOp& op = c.op;
+  if (c.cancelled) {
+    if (!op.send && !op.receive) return;
+    TraceInfo info;
+    info.role = TraceRole::cancelled;
+    info.comm = op.comm_id;
+    info.sequence = op.serial;
+    call.trace_extra(info, -1, 0);
+    return;
+  }
+  if (!op.receive && op.collective_kind == 0) return;
   TraceInfo info;
   info.role = TraceRole::completion;
   info.comm = op.comm_id;
   info.sequence = op.serial;
   info.kind = static_cast<CollectiveKind>(op.collective_kind);
   info.root = op.root;
-  info.tag = op.receive ? tag_of(op.tag, status) : -1;
-  call.trace_extra(info, op.receive ? peer_of(op, status) : -1, op.bytes);
+  info.tag = op.receive ? tag_of(op.tag, c.status) : -1;
+  call.trace_extra(info, op.receive ? c.peer() : -1,
+                   op.receive ? received_bytes(c.status, op.posted_bytes) : op.bytes);
 }
 
-// Requests handed to a multiple-completion call, read before MPI nulls them.
+// Requests handed to a completion call, read before MPI nulls them. One request
+// is kept inline; more go to the thread's scratch room (no fixed cap).
 class RequestSnapshot {
  public:
-  static constexpr int kMax = 256;
-
   void take(int count, const MPI_Request* requests) {
-    m_count = std::clamp(count, 0, kMax);
+    m_count = count > 0 && requests != nullptr ? count : 0;
+    m_handles = &m_one;
+    if (m_count > 1) {
+      ThreadState* state = thread_state();
+      try {
+        m_handles =
+            state ? state->scratch<std::uint64_t>(0, static_cast<std::size_t>(m_count)) : nullptr;
+      } catch (...) {
+        m_handles = nullptr;
+      }
+      if (m_handles == nullptr) {
+        m_handles = &m_one;
+        m_count = 0;
+      }
+    }
     for (int i = 0; i < m_count; ++i) m_handles[i] = handle_key(requests[i]);
   }
 
-  // What the request at `index` was (an empty op when unknown).
-  PendingOp peek(int index) const {
+  // Completes the request at `index` with its status: what it was, forgotten
+  // unless persistent (a persistent request is forgotten at MPI_Request_free).
+  Completed complete(int index, const MPI_Status* status) {
+    Completed c;
+    c.status = status;
     if (index < 0 || index >= m_count || m_handles[index] == handle_key(MPI_REQUEST_NULL)) {
-      return PendingOp{};
+      return c;
     }
     HandleTable* table = requests();
-    auto found = table ? table->find(m_handles[index]) : std::nullopt;
-    return found ? *found : PendingOp{};
-  }
-
-  // Completes the request at `index`: returns what it was, forgets it if done for good.
-  PendingOp complete(int index) {
-    const PendingOp op = peek(index);
-    if (!op.persistent && index >= 0 && index < m_count) {
-      if (HandleTable* table = requests()) table->erase(m_handles[index]);
-    }
-    return op;
+    if (table == nullptr) return c;
+    const auto found = table->find(m_handles[index]);
+    if (!found) return c;
+    if (!found->persistent) table->erase(m_handles[index]);
+    c.op = *found;
+    c.known = true;
+    c.cancelled = c.op.cancel_requested && was_cancelled(status);
+    return c;
   }
 
   int count() const { return m_count; }
@@ -125,14 +190,16 @@ class RequestSnapshot {
 
  private:
   int m_count = 0;
-  std::uint64_t m_handles[kMax];
+  std::uint64_t m_one = 0;
+  std::uint64_t* m_handles = &m_one;
 };
 
 }  // namespace detail
 
 // ---- point-to-point -------------------------------------------------------------
 
-struct Send {
+template <bool kSynchronous>
+struct SendOf {
   std::uint64_t m_bytes;
   std::int32_t m_peer;
   void before(Call& call, std::uint64_t bytes, int dest, int tag, MPI_Comm comm) {
@@ -142,92 +209,135 @@ struct Send {
       call.trace().role = TraceRole::send;
       call.trace().tag = tag;
       call.trace().comm = detail::comm_id(comm);
+      if (kSynchronous) call.trace().flags = model::kTraceSynchronous;
     }
   }
   void after(Call& call, int) { call.record(m_bytes, m_peer); }
 };
+using Send = SendOf<false>;
+using Ssend = SendOf<true>;
 
 struct Recv {
   PendingOp m_op;
   MPI_Comm m_comm;
   MPI_Status m_own_status;
   MPI_Status* m_status;
-  void before(Call& call, std::uint64_t bytes, int source, int tag, MPI_Comm comm,
+  void before(Call& call, std::uint64_t posted, int source, int tag, MPI_Comm comm,
               MPI_Status*& status) {
-    m_op = detail::pending(bytes, source, tag, comm, true, false);
+    m_op = detail::pending(source, tag, comm, true, false);
+    m_op.posted_bytes = posted;
     m_comm = comm;
-    // Wildcards need the status to name the sender, even if the caller ignores it.
-    const bool wildcard = m_op.peer == kPeerFromStatus || (tracing() && tag == MPI_ANY_TAG);
-    if (wildcard && status == MPI_STATUS_IGNORE) status = &m_own_status;
+    // The status names the sender of a wildcard receive and the bytes received.
+    status = detail::own_status_if_ignored(status, m_own_status);
     m_status = status;
     if (tracing()) {
       call.trace().role = TraceRole::recv;
       call.trace().comm = detail::comm_id(comm);
     }
   }
+  std::uint64_t received() const { return received_bytes(m_status, m_op.posted_bytes); }
   void after(Call& call, int rc) {
     if (tracing()) call.trace().tag = detail::tag_of(m_op.tag, m_status);
-    call.record(m_op.bytes,
+    call.record(rc == MPI_SUCCESS ? received() : m_op.posted_bytes,
                 rc == MPI_SUCCESS ? detail::peer_from_status(m_op, m_status, m_comm) : -1);
   }
 };
 
-// Sendrecv: a receive (the call's record, keyed by its source: waiting is for the
-// receive) and, in trace mode, a further record for its send half.
+// Sendrecv: keyed by its source (waiting is for the receive) and classed by the
+// bytes sent plus the bytes received; in trace mode a further record for its
+// send half.
 struct Sendrecv {
   Recv m_recv;
+  std::uint64_t m_sent;
   std::int32_t m_dest;
   std::int32_t m_sendtag;
-  void before(Call& call, std::uint64_t bytes, int dest, int sendtag, int source, int recvtag,
-              MPI_Comm comm, MPI_Status*& status) {
-    m_recv.before(call, bytes, source, recvtag, comm, status);
+  void before(Call& call, std::uint64_t sent, std::uint64_t posted, int dest, int sendtag,
+              int source, int recvtag, MPI_Comm comm, MPI_Status*& status) {
+    m_recv.before(call, posted, source, recvtag, comm, status);
+    m_sent = sent;
     m_dest = world_peer(dest, comm);
     m_sendtag = sendtag;
   }
   void after(Call& call, int rc) {
-    m_recv.after(call, rc);
+    if (tracing()) call.trace().tag = detail::tag_of(m_recv.m_op.tag, m_recv.m_status);
+    const std::uint64_t received = rc == MPI_SUCCESS ? m_recv.received() : 0;
+    call.record(m_sent + received,
+                rc == MPI_SUCCESS ? detail::peer_from_status(m_recv.m_op, m_recv.m_status,
+                                                             m_recv.m_comm)
+                                  : -1);
     if (!tracing()) return;
     TraceInfo send = call.trace();
     send.role = TraceRole::send;
     send.tag = m_sendtag;
-    call.trace_extra(send, m_dest, m_recv.m_op.bytes);
+    call.trace_extra(send, m_dest, m_sent);
   }
 };
 
-template <bool kReceive, bool kPersistent>
+template <bool kReceive, bool kPersistent, bool kSynchronous = false>
 struct StartP2P {
   PendingOp m_op;
   MPI_Comm m_comm;
   MPI_Request* m_request;
   void before(Call& call, std::uint64_t bytes, int peer, int tag, MPI_Comm comm,
               MPI_Request* request) {
-    m_op = detail::pending(bytes, peer, tag, comm, kReceive, kPersistent);
+    m_op = detail::pending(peer, tag, comm, kReceive, kPersistent);
+    (kReceive ? m_op.posted_bytes : m_op.bytes) = bytes;
+    m_op.synchronous = kSynchronous;
     m_comm = comm;
     m_request = request;
     if (tracing()) {
       m_op.comm_id = detail::comm_id(comm);
       call.trace().comm = m_op.comm_id;
       call.trace().tag = tag;
+      if (kSynchronous) call.trace().flags = model::kTraceSynchronous;
       // Persistent requests start traffic only at MPI_Start.
-      if (!kPersistent) call.trace().role = kReceive ? TraceRole::irecv : TraceRole::isend;
-      if (!kPersistent && kReceive) {
-        ThreadState* state = thread_state();
-        m_op.serial = state ? state->next_request_serial() : 0;
+      if (!kPersistent) {
+        call.trace().role = kReceive ? TraceRole::irecv : TraceRole::isend;
+        m_op.serial = detail::next_serial();
         call.trace().sequence = m_op.serial;
       }
     }
   }
   void after(Call& call, int rc) {
-    call.record(m_op.bytes, m_op.peer == kPeerFromStatus ? -1 : m_op.peer);
+    call.record(bytes(), m_op.peer == kPeerFromStatus ? -1 : m_op.peer);
     if (rc != MPI_SUCCESS) return;
     if (m_op.peer == kPeerFromStatus) m_op.comm = comm_info(m_comm);
     detail::track(detail::requests(), handle_key(*m_request), m_op);
   }
+  std::uint64_t bytes() const { return kReceive ? m_op.posted_bytes : m_op.bytes; }
 };
 using Isend = StartP2P<false, false>;
+using Issend = StartP2P<false, false, true>;
 using Irecv = StartP2P<true, false>;
 using SendInit = StartP2P<false, true>;
+using SsendInit = StartP2P<false, true, true>;
 using RecvInit = StartP2P<true, true>;
+
+// Isendrecv: one request for both halves. Traced as the receive it posts (the
+// call's record) and a further record for its send half; it completes as the
+// receive, and its bytes are the sent plus the received ones.
+struct Isendrecv {
+  StartP2P<true, false> m_recv;
+  std::int32_t m_dest;
+  std::int32_t m_sendtag;
+  void before(Call& call, std::uint64_t sent, std::uint64_t posted, int dest, int sendtag,
+              int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+    m_recv.before(call, posted, source, recvtag, comm, request);
+    m_recv.m_op.bytes = sent;
+    m_dest = world_peer(dest, comm);
+    m_sendtag = sendtag;
+  }
+  void after(Call& call, int rc) {
+    const std::uint64_t sent = m_recv.m_op.bytes;
+    m_recv.after(call, rc);
+    if (!tracing() || rc != MPI_SUCCESS) return;
+    TraceInfo send = call.trace();
+    send.role = TraceRole::isend;
+    send.tag = m_sendtag;
+    send.sequence = 0;  // the request completes as the receive
+    call.trace_extra(send, m_dest, sent);
+  }
+};
 
 // Starting a persistent request: traced as the isend/irecv it stands for.
 inline void start_persistent(Call& call, std::uint64_t handle, PendingOp& op, bool own_record) {
@@ -236,17 +346,16 @@ inline void start_persistent(Call& call, std::uint64_t handle, PendingOp& op, bo
   info.role = op.receive ? TraceRole::irecv : TraceRole::isend;
   info.comm = op.comm_id;
   info.tag = op.tag;
-  if (op.receive) {
-    ThreadState* state = thread_state();
-    op.serial = state ? state->next_request_serial() : 0;
-    info.sequence = op.serial;
-    if (HandleTable* table = detail::requests()) table->put(handle, op);
-  }
+  info.flags = op.synchronous ? model::kTraceSynchronous : 0;
+  op.serial = detail::next_serial();
+  op.cancel_requested = false;
+  info.sequence = op.serial;
+  if (HandleTable* table = detail::requests()) table->put(handle, op);
   const std::int32_t peer = op.peer < 0 ? -1 : op.peer;
   if (own_record) {
     call.trace() = info;
   } else {
-    call.trace_extra(info, peer, op.bytes);
+    call.trace_extra(info, peer, op.receive ? op.posted_bytes : op.bytes);
   }
 }
 
@@ -260,7 +369,9 @@ struct Start {
     m_op = found ? *found : PendingOp{};
     if (found) start_persistent(call, m_handle, m_op, true);
   }
-  void after(Call& call, int) { call.record(m_op.bytes, m_op.peer < 0 ? -1 : m_op.peer); }
+  void after(Call& call, int) {
+    call.record(m_op.receive ? m_op.posted_bytes : m_op.bytes, m_op.peer < 0 ? -1 : m_op.peer);
+  }
 };
 
 struct Startall {
@@ -290,6 +401,37 @@ struct RequestFree {
   }
 };
 
+// MPI_Cancel: the request still completes in a Wait or Test; its status then says
+// whether the cancellation succeeded (only then is it traced as cancelled).
+struct Cancel {
+  std::uint64_t m_handle;
+  void before(Call&, MPI_Request* request) { m_handle = handle_key(*request); }
+  void after(Call& call, int rc) {
+    if (HandleTable* table = detail::requests(); table && rc == MPI_SUCCESS) {
+      table->mark_cancelled(m_handle);
+    }
+    call.record(0, -1);
+  }
+};
+
+// A call that starts a request carrying no message (file I/O, generalized and
+// partitioned requests, Comm_idup): known, so that its completion never takes it
+// for an older request that had the same handle.
+template <bool kPersistent>
+struct RequestOtherOf {
+  MPI_Request* m_request;
+  void before(Call&, MPI_Request* request) { m_request = request; }
+  void after(Call& call, int rc) {
+    call.record(0, -1);
+    if (rc != MPI_SUCCESS) return;
+    PendingOp op;
+    op.persistent = kPersistent;
+    detail::track(detail::requests(), handle_key(*m_request), op);
+  }
+};
+using RequestOther = RequestOtherOf<false>;
+using RequestOtherInit = RequestOtherOf<true>;
+
 // ---- probe and matched receive -------------------------------------------------------
 
 struct Probe {
@@ -298,9 +440,9 @@ struct Probe {
   MPI_Status m_own_status;
   MPI_Status* m_status;
   void before(Call&, int source, int tag, MPI_Comm comm, MPI_Status*& status) {
-    m_op = detail::pending(0, source, tag, comm, true, false);
+    m_op = detail::pending(source, tag, comm, true, false);
     m_comm = comm;
-    if (status == MPI_STATUS_IGNORE) status = &m_own_status;
+    status = detail::own_status_if_ignored(status, m_own_status);
     m_status = status;
   }
   std::int32_t peer() const { return detail::peer_from_status(m_op, m_status, m_comm); }
@@ -339,6 +481,7 @@ struct Mprobe {
       PendingOp op;
       op.peer = m_probe.peer();
       op.tag = m_probe.m_status->MPI_TAG;
+      op.posted_bytes = received_bytes(m_probe.m_status, 0);
       if (tracing()) op.comm_id = detail::comm_id(m_probe.m_comm);
       detail::track(detail::messages(), handle_key(*m_message), op);
     }
@@ -364,42 +507,42 @@ struct Improbe {
 };
 
 inline PendingOp take_message(MPI_Message message) {
-  PendingOp op;
   HandleTable* table = detail::messages();
-  if (table == nullptr) return op;
-  if (auto found = table->find(handle_key(message))) {
-    op = *found;
-    table->erase(handle_key(message));
-  }
-  return op;
+  if (table == nullptr) return PendingOp{};
+  return table->take(handle_key(message)).value_or(PendingOp{});
 }
 
 struct Mrecv {
-  std::uint64_t m_bytes;
   PendingOp m_message;
-  void before(Call& call, std::uint64_t bytes, MPI_Message* message, MPI_Status*&) {
-    m_bytes = bytes;
+  MPI_Status m_own_status;
+  MPI_Status* m_status;
+  void before(Call& call, std::uint64_t posted, MPI_Message* message, MPI_Status*& status) {
     m_message = take_message(*message);
+    // The probe saw the message's size; the posted buffer is the last resort.
+    if (m_message.posted_bytes == 0) m_message.posted_bytes = posted;
+    status = detail::own_status_if_ignored(status, m_own_status);
+    m_status = status;
     if (tracing()) {
       call.trace().role = TraceRole::recv;
       call.trace().tag = m_message.tag;
       call.trace().comm = m_message.comm_id;
     }
   }
-  void after(Call& call, int) { call.record(m_bytes, m_message.peer); }
+  void after(Call& call, int) {
+    call.record(received_bytes(m_status, m_message.posted_bytes), m_message.peer);
+  }
 };
 
 struct Imrecv {
   PendingOp m_op;
   MPI_Request* m_request;
-  void before(Call& call, std::uint64_t bytes, MPI_Message* message, MPI_Request* request) {
+  void before(Call& call, std::uint64_t posted, MPI_Message* message, MPI_Request* request) {
     m_op = take_message(*message);
-    m_op.bytes = bytes;
+    if (m_op.posted_bytes == 0) m_op.posted_bytes = posted;
     m_op.receive = true;
     m_request = request;
     if (tracing()) {
-      ThreadState* state = thread_state();
-      m_op.serial = state ? state->next_request_serial() : 0;
+      m_op.serial = detail::next_serial();
       call.trace().role = TraceRole::irecv;
       call.trace().sequence = m_op.serial;
       call.trace().comm = m_op.comm_id;
@@ -407,13 +550,14 @@ struct Imrecv {
     }
   }
   void after(Call& call, int rc) {
-    call.record(m_op.bytes, m_op.peer);
+    call.record(m_op.posted_bytes, m_op.peer);
     if (rc == MPI_SUCCESS) detail::track(detail::requests(), handle_key(*m_request), m_op);
   }
 };
 
 // ---- completion -------------------------------------------------------------------
-// One completed request: its peer and bytes. Several: peer -1 and the bytes received.
+// One completed request: its peer and bytes. Several: peer -1 and the sum of the
+// bytes they sent and received.
 
 struct Wait {
   detail::RequestSnapshot m_snapshot;
@@ -421,13 +565,13 @@ struct Wait {
   MPI_Status* m_status;
   void before(Call&, MPI_Request* request, MPI_Status*& status) {
     m_snapshot.take(1, request);
-    if (status == MPI_STATUS_IGNORE) status = &m_own_status;
+    status = detail::own_status_if_ignored(status, m_own_status);
     m_status = status;
   }
-  void after(Call& call, int) {
-    const PendingOp op = m_snapshot.complete(0);
-    call.record(op.bytes, detail::peer_of(op, m_status));
-    detail::trace_completion(call, op, m_status);
+  void after(Call& call, int rc) {
+    const auto done = rc == MPI_SUCCESS ? m_snapshot.complete(0, m_status) : detail::Completed{};
+    call.record(done.bytes(), done.peer());
+    detail::trace_completion(call, done);
   }
 };
 
@@ -454,14 +598,15 @@ struct Waitany {
   int* m_index;
   void before(Call&, int count, MPI_Request* requests, int* index, MPI_Status*& status) {
     m_snapshot.take(count, requests);
-    if (status == MPI_STATUS_IGNORE) status = &m_own_status;
+    status = detail::own_status_if_ignored(status, m_own_status);
     m_status = status;
     m_index = index;
   }
   void after(Call& call, int rc) {
-    const PendingOp op = rc == MPI_SUCCESS ? m_snapshot.complete(*m_index) : PendingOp{};
-    call.record(op.bytes, detail::peer_of(op, m_status));
-    detail::trace_completion(call, op, m_status);
+    const auto done =
+        rc == MPI_SUCCESS ? m_snapshot.complete(*m_index, m_status) : detail::Completed{};
+    call.record(done.bytes(), done.peer());
+    detail::trace_completion(call, done);
   }
 };
 
@@ -482,42 +627,56 @@ struct Testany {
   }
 };
 
-// Several requests (Waitall, Testall, Waitsome, Testsome). Statuses are not
-// substituted here: wildcard receives completed this way keep peer/tag unknown.
+// Several requests (Waitall, Testall, Waitsome, Testsome). The i-th completed
+// request is indices[i] (request i without indices), and its status is always
+// statuses[i]: MPI fills Waitsome's statuses in completion order and Waitall's in
+// request order.
 inline void record_completed_set(Call& call, detail::RequestSnapshot& snapshot, const int* indices,
-                                 int completed) {
-  // The call's record first (trace records of the requests need its callsite),
-  // then each request is completed; nothing is copied aside in between.
-  const int n = std::min(completed, detail::RequestSnapshot::kMax);
-  if (n == 1) {
-    const PendingOp op = snapshot.peek(indices ? indices[0] : 0);
-    call.record(op.bytes, op.peer == kPeerFromStatus ? -1 : op.peer);
-  } else {
-    std::uint64_t received = 0;
-    for (int i = 0; i < n; ++i) {
-      const PendingOp op = snapshot.peek(indices ? indices[i] : i);
-      if (op.receive) received += op.bytes;
-    }
-    call.record(received, -1);
+                                 int completed, MPI_Status* statuses) {
+  auto status_at = [&](int i) -> const MPI_Status* {
+    return statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i];
+  };
+  // Each request is completed once and its result kept only long enough to count
+  // it: nothing is copied aside. The call's record goes first (trace records of
+  // the requests need its callsite), so the bytes are summed in a first pass over
+  // the statuses, before the table entries are consumed.
+  std::uint64_t bytes = 0;
+  std::int32_t peer = -1;
+  HandleTable* table = detail::requests();
+  for (int i = 0; i < completed; ++i) {
+    const int index = indices ? indices[i] : i;
+    if (index < 0 || index >= snapshot.count() || table == nullptr) continue;
+    const auto op = table->find(snapshot.handle(index));
+    if (!op) continue;
+    detail::Completed c{*op, status_at(i), true, false};
+    c.cancelled = op->cancel_requested && was_cancelled(c.status);
+    bytes += c.bytes();
+    if (completed == 1) peer = c.peer();
   }
-  for (int i = 0; i < n; ++i) {
-    detail::trace_completion(call, snapshot.complete(indices ? indices[i] : i), nullptr);
+  call.record(bytes, peer);
+  for (int i = 0; i < completed; ++i) {
+    detail::trace_completion(call, snapshot.complete(indices ? indices[i] : i, status_at(i)));
   }
 }
 
 struct Waitall {
   detail::RequestSnapshot m_snapshot;
-  void before(Call&, int count, MPI_Request* requests) { m_snapshot.take(count, requests); }
+  MPI_Status* m_statuses;
+  void before(Call&, int count, MPI_Request* requests, MPI_Status*& statuses) {
+    m_snapshot.take(count, requests);
+    statuses = detail::own_statuses_if_ignored(statuses, count);
+    m_statuses = statuses;
+  }
   void after(Call& call, int) {
-    record_completed_set(call, m_snapshot, nullptr, m_snapshot.count());
+    record_completed_set(call, m_snapshot, nullptr, m_snapshot.count(), m_statuses);
   }
 };
 
 struct Testall {
   Waitall m_waitall;
   int* m_flag;
-  void before(Call& call, int count, MPI_Request* requests, int* flag) {
-    m_waitall.before(call, count, requests);
+  void before(Call& call, int count, MPI_Request* requests, int* flag, MPI_Status*& statuses) {
+    m_waitall.before(call, count, requests, statuses);
     m_flag = flag;
   }
   void after(Call& call, int rc) {
@@ -533,10 +692,14 @@ struct Waitsome {
   detail::RequestSnapshot m_snapshot;
   int* m_outcount;
   int* m_indices;
-  void before(Call&, int count, MPI_Request* requests, int* outcount, int* indices) {
+  MPI_Status* m_statuses;
+  void before(Call&, int count, MPI_Request* requests, int* outcount, int* indices,
+              MPI_Status*& statuses) {
     m_snapshot.take(count, requests);
     m_outcount = outcount;
     m_indices = indices;
+    statuses = detail::own_statuses_if_ignored(statuses, count);
+    m_statuses = statuses;
   }
   void after(Call& call, int rc) {
     const int n = rc == MPI_SUCCESS && *m_outcount != MPI_UNDEFINED ? *m_outcount : 0;
@@ -544,21 +707,25 @@ struct Waitsome {
       call.record_incomplete(-1);
       return;
     }
-    record_completed_set(call, m_snapshot, m_indices, n);
+    record_completed_set(call, m_snapshot, m_indices, n, m_statuses);
   }
 };
 using Testsome = Waitsome;
 
 // ---- collectives --------------------------------------------------------------------
+// Keyed by the communicator's shape as well: a collective's cost depends on how
+// many ranks take part.
 
 struct Coll {
   std::uint64_t m_bytes;
   std::int32_t m_peer;
+  std::int32_t m_shape;
   void before(Call& call, std::uint64_t bytes, int root, MPI_Comm comm, CollectiveKind kind) {
     m_bytes = bytes;
+    CommInfo* info = comm_info(comm);
+    m_shape = info ? info->shape() : 0;
     m_peer = root == kNoRoot ? -1 : world_peer(root, comm);
     if (tracing()) {
-      CommInfo* info = comm_info(comm);
       TraceInfo& t = call.trace();
       t.role = TraceRole::collective;
       t.kind = kind;
@@ -569,7 +736,7 @@ struct Coll {
       t.root = scan ? (info ? info->my_rank() : -1) : m_peer;
     }
   }
-  void after(Call& call, int) { call.record(m_bytes, m_peer); }
+  void after(Call& call, int) { call.record_on(m_bytes, m_peer, m_shape); }
 };
 
 template <bool kPersistent>
@@ -590,6 +757,7 @@ struct StartColl {
       op.bytes = m_coll.m_bytes;
       op.peer = m_coll.m_peer;
       op.persistent = kPersistent;
+      op.comm_shape = m_coll.m_shape;
       if (tracing() && !kPersistent) {
         op.collective_kind = static_cast<std::uint8_t>(call.trace().kind);
         op.comm_id = call.trace().comm;
@@ -603,13 +771,72 @@ struct StartColl {
 using Icoll = StartColl<false>;
 using CollInit = StartColl<true>;
 
+// ---- one-sided communication and file I/O ----------------------------------------
+
+struct Rma {
+  std::uint64_t m_bytes;
+  std::int32_t m_peer;
+  void before(Call&, std::uint64_t bytes, int target, MPI_Win win) {
+    m_bytes = bytes;
+    const CommInfo* info = target >= 0 ? win_info(win) : nullptr;
+    m_peer = info ? info->world_rank(target) : -1;
+  }
+  void after(Call& call, int) { call.record(m_bytes, m_peer); }
+};
+
+struct RmaRequest {
+  Rma m_rma;
+  MPI_Request* m_request;
+  void before(Call& call, std::uint64_t bytes, int target, MPI_Win win, MPI_Request* request) {
+    m_rma.before(call, bytes, target, win);
+    m_request = request;
+  }
+  void after(Call& call, int rc) {
+    m_rma.after(call, rc);
+    if (rc != MPI_SUCCESS) return;
+    PendingOp op;
+    op.peer = m_rma.m_peer;
+    detail::track(detail::requests(), handle_key(*m_request), op);
+  }
+};
+
+struct WinFree {
+  std::uint64_t m_handle;
+  void before(Call&, MPI_Win* win) { m_handle = handle_key(*win); }
+  void after(Call& call, int) {
+    call.record(0, -1);
+    if (Context* context = Context::current()) context->windows().forget(m_handle);
+  }
+};
+
+struct Io {
+  std::uint64_t m_bytes;
+  void before(Call&, std::uint64_t bytes) { m_bytes = bytes; }
+  void after(Call& call, int) { call.record(m_bytes, -1); }
+};
+
+struct IoRequest {
+  std::uint64_t m_bytes;
+  MPI_Request* m_request;
+  void before(Call&, std::uint64_t bytes, MPI_Request* request) {
+    m_bytes = bytes;
+    m_request = request;
+  }
+  void after(Call& call, int rc) {
+    call.record(m_bytes, -1);
+    if (rc != MPI_SUCCESS) return;
+    PendingOp op;
+    op.bytes = m_bytes;  // completes with the bytes it moved
+    detail::track(detail::requests(), handle_key(*m_request), op);
+  }
+};
+
 // ---- communicators, datatypes, everything else --------------------------------------
 
 // A new or freed communicator handle may be a reused one: drop what was cached
 // for it. In trace mode the new communicator's translation (and id) is built at
 // once, in creation order, which is the same on every member.
-template <bool kEager>
-struct CommMake {
+struct CommCreate {
   MPI_Comm* m_comm;
   void before(Call&, MPI_Comm* comm) { m_comm = comm; }
   void after(Call& call, int rc) {
@@ -617,11 +844,25 @@ struct CommMake {
     Context* context = Context::current();
     if (rc != MPI_SUCCESS || context == nullptr) return;
     context->comms().forget(handle_key(*m_comm));
-    if (kEager && tracing() && *m_comm != MPI_COMM_NULL) build_comm_info(*m_comm);
+    if (tracing() && *m_comm != MPI_COMM_NULL) build_comm_info(*m_comm);
   }
 };
-using CommCreate = CommMake<true>;
-using CommIcreate = CommMake<false>;
+
+// Comm_idup: the handle is valid only once the request completes; its cache entry
+// is dropped now and built on first use.
+struct CommIcreate {
+  MPI_Comm* m_comm;
+  RequestOther m_request;
+  void before(Call& call, MPI_Comm* comm, MPI_Request* request) {
+    m_comm = comm;
+    m_request.before(call, request);
+  }
+  void after(Call& call, int rc) {
+    m_request.after(call, rc);
+    Context* context = Context::current();
+    if (rc == MPI_SUCCESS && context != nullptr) context->comms().forget(handle_key(*m_comm));
+  }
+};
 
 struct CommFree {
   std::uint64_t m_handle;

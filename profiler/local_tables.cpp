@@ -17,7 +17,7 @@ struct Totals {
 };
 
 using Stack = std::vector<std::uintptr_t>;
-using Key = std::tuple<Stack, std::uint16_t, std::int16_t, std::int32_t>;
+using Key = std::tuple<Stack, std::uint16_t, std::int16_t, std::int32_t, std::int32_t>;
 
 }  // namespace
 
@@ -31,7 +31,8 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   for (const ThreadState* thread : threads) {
     memory += thread->memory_bytes();
     thread->calls().for_each([&](const CallKey& k, const CallStats& s) {
-      Totals& t = merged[Key{stack_of(*thread, k.callsite), k.function, k.size_class, k.peer}];
+      Totals& t = merged[Key{stack_of(*thread, k.callsite), k.function, k.size_class, k.peer,
+                             k.comm_shape}];
       t.visits += s.visits;
       t.total += s.total;
       t.minimum = std::min(t.minimum, s.minimum);
@@ -73,15 +74,16 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   rank.wall_s = identity.wall_s;
   rank.dropped_calls = dropped;
   rank.memory_bytes = memory;
+  rank.untracked_requests = identity.untracked_requests;
   for (const auto& [key, t] : merged) {
-    const auto& [stack, fn, size_class, peer] = key;
+    const auto& [stack, fn, size_class, peer, shape] = key;
     rank.entries.push_back(model::Entry{callsite_id(stack), function_id(fn), size_class, peer,
                                         t.visits, rate.seconds(t.total), rate.seconds(t.minimum),
-                                        static_cast<double>(t.bytes)});
+                                        static_cast<double>(t.bytes), shape});
   }
   for (const auto& [fn, f] : first_calls) {
-    rank.first_calls.push_back(
-        model::FirstCall{function_id(fn), f.size_class, f.peer, rate.seconds(f.duration)});
+    rank.first_calls.push_back(model::FirstCall{function_id(fn), f.size_class, f.peer,
+                                                rate.seconds(f.duration), f.comm_shape});
   }
   tables.ranks.push_back(std::move(rank));
   return tables;

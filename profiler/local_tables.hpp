@@ -13,6 +13,7 @@ struct RankIdentity {
   int rank = 0;
   std::string host;
   double wall_s = 0;
+  std::uint64_t untracked_requests = 0;
 };
 
 // The frames behind a call table key: a return address, or a stack the thread interned.

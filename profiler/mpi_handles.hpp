@@ -26,13 +26,33 @@ std::uint64_t handle_key(Handle h) {
 }
 
 CommInfo* build_comm_info(MPI_Comm comm);
+CommInfo* build_win_info(MPI_Win win);
 std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot);
+
+// Bytes a completed receive got, from its status; `fallback` (the posted buffer)
+// when the status has no count. Called behind the second clock read.
+std::uint64_t received_bytes(const MPI_Status* status, std::uint64_t fallback);
+// Whether the operation behind a completed status was cancelled.
+bool was_cancelled(const MPI_Status* status);
 
 inline CommInfo* comm_info(MPI_Comm comm) {
   Context* context = Context::current();
   if (context == nullptr) return nullptr;
   CommInfo* info = context->comms().find(handle_key(comm));
   return info ? info : build_comm_info(comm);
+}
+
+inline CommInfo* win_info(MPI_Win win) {
+  Context* context = Context::current();
+  if (context == nullptr) return nullptr;
+  CommInfo* info = context->windows().find(handle_key(win));
+  return info ? info : build_win_info(win);
+}
+
+// The shape of `comm` in a minimum's key (model::kNoCommShape when unknown).
+inline std::int32_t comm_shape(MPI_Comm comm) {
+  const CommInfo* info = comm_info(comm);
+  return info ? info->shape() : 0;
 }
 
 // World rank of `local` in `comm`; -1 for MPI_PROC_NULL, MPI_ANY_SOURCE and the like.
@@ -75,6 +95,26 @@ std::uint64_t bytes_of_sumw(const Count* counts, const MPI_Datatype* types, MPI_
   if (info == nullptr) return 0;
   std::uint64_t total = 0;
   for (int i = 0; i < info->size(); ++i) total += bytes_of(counts[i], types[i]);
+  return total;
+}
+
+// Neighborhood collectives: one count per out-neighbour of the topology.
+template <typename Count>
+std::uint64_t bytes_of_neighbor_sum(const Count* counts, MPI_Datatype type, MPI_Comm comm) {
+  const CommInfo* info = counts ? comm_info(comm) : nullptr;
+  if (info == nullptr || type == MPI_DATATYPE_NULL) return 0;
+  std::uint64_t total = 0;
+  for (int i = 0; i < info->out_degree(); ++i) total += counts[i] > 0 ? counts[i] : 0;
+  return total * type_size(type);
+}
+
+template <typename Count>
+std::uint64_t bytes_of_neighbor_sumw(const Count* counts, const MPI_Datatype* types,
+                                     MPI_Comm comm) {
+  const CommInfo* info = counts && types ? comm_info(comm) : nullptr;
+  if (info == nullptr) return 0;
+  std::uint64_t total = 0;
+  for (int i = 0; i < info->out_degree(); ++i) total += bytes_of(counts[i], types[i]);
   return total;
 }
 

@@ -136,8 +136,15 @@ void write_run_directory(Context& context, model::ProfileTables& tables, double 
 void finalize_profile(Context& context) {
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
-  auto local = collect_local_tables(context.threads(), context.tick_rate(),
-                                    RankIdentity{context.rank(), context.host(), wall_s});
+  const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
+  auto local = collect_local_tables(
+      context.threads(), context.tick_rate(),
+      RankIdentity{context.rank(), context.host(), wall_s, untracked});
+  if (untracked > 0) {
+    warn(std::to_string(untracked) +
+         " requests found no slot in the request table; their completions have no peer or "
+         "received bytes (raise MPIDLE_REQUEST_ENTRIES)");
+  }
   if (context.config().verbose >= 2) warn("finalize: local tables collected");
   std::uint64_t dropped = local.ranks.empty() ? 0 : local.ranks.front().dropped_calls;
   if (dropped > 0) {

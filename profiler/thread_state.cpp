@@ -5,7 +5,6 @@
 
 namespace mpidle::profiler {
 namespace {
-constexpr std::size_t kPendingOps = 8192;
 constexpr std::size_t kStacks = 8192;
 // Frames of mpidle itself above the application's call (wrapper, hook, record).
 constexpr int kMaxOwnFrames = 8;
@@ -15,8 +14,6 @@ ThreadState::ThreadState(std::size_t table_entries, int callsite_depth,
                          std::unique_ptr<TraceBuffer> trace_buffer,
                          std::unique_ptr<PapiCounters> papi)
     : m_calls(table_entries),
-      m_requests(kPendingOps),
-      m_messages(kPendingOps / 8),
       m_depth(callsite_depth),
       m_stacks(callsite_depth > 1 ? std::make_unique<StackTable>(kStacks) : nullptr),
       m_trace(std::move(trace_buffer)),

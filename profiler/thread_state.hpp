@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
+#include <vector>
 
 #include "call_table.hpp"
 #include "clock.hpp"
@@ -23,6 +25,7 @@ struct FirstCallRecord {
   Ticks duration = 0;
   std::int16_t size_class = 0;
   std::int32_t peer = -1;
+  std::int32_t comm_shape = 0;
 };
 
 struct TypeSizeSlot {
@@ -39,13 +42,14 @@ class ThreadState {
 
   // Returns the callsite key used (a return address or an interned stack).
   std::uintptr_t record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
-                        std::uint64_t bytes, Ticks start, Ticks duration) {
+                        std::int32_t comm_shape, std::uint64_t bytes, Ticks start,
+                        Ticks duration) {
     const auto f = static_cast<std::uint16_t>(fn);
     std::uintptr_t site = reinterpret_cast<std::uintptr_t>(return_address);
     if (m_stacks) site = capture_stack(return_address);
-    if (!m_calls.add(CallKey{site, f, size_class, peer}, duration, bytes)) ++m_dropped;
+    if (!m_calls.add(CallKey{site, f, size_class, peer, comm_shape}, duration, bytes)) ++m_dropped;
     FirstCallRecord& first = m_first_calls[f];
-    if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer};
+    if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer, comm_shape};
     return site;
   }
 
@@ -67,6 +71,7 @@ class ThreadState {
     r.role = info.role;
     r.collective_kind = static_cast<std::uint8_t>(info.kind);
     r.extra = extra ? 1 : 0;
+    r.flags = info.flags;
     m_trace->append(r);
     if (m_papi && !extra) {
       // The burst read when the call began belongs to the call's own record.
@@ -90,8 +95,6 @@ class ThreadState {
   const std::vector<std::int64_t>& counters() const { return m_counters; }
   std::size_t counter_count() const { return m_papi ? m_papi->count() : 0; }
   TraceBuffer* trace_buffer() const { return m_trace.get(); }
-  // Links a non-blocking receive to the record of its completion.
-  std::uint32_t next_request_serial() { return ++m_request_serial; }
 
   const CallTable& calls() const { return m_calls; }
   const std::array<FirstCallRecord, kMpiFnCount>& first_calls() const { return m_first_calls; }
@@ -99,13 +102,25 @@ class ThreadState {
   const StackTable* stacks() const { return m_stacks.get(); }
   // Everything this thread's tables hold; fixed when the thread starts.
   std::size_t memory_bytes() const {
-    return sizeof(*this) + m_calls.memory_bytes() + m_requests.memory_bytes() +
-           m_messages.memory_bytes() + (m_stacks ? m_stacks->memory_bytes() : 0) +
-           (m_trace ? m_trace->memory_bytes() : 0);
+    return sizeof(*this) + m_calls.memory_bytes() + (m_stacks ? m_stacks->memory_bytes() : 0) +
+           (m_trace ? m_trace->memory_bytes() : 0) + m_scratch_bytes;
   }
 
-  HandleTable& requests() { return m_requests; }
-  HandleTable& messages() { return m_messages; }
+  // Scratch room for a completion call's request handles and statuses, kept
+  // between calls: it grows only when a call hands over more requests than any
+  // before it, so steady state allocates nothing. One completion call at a time
+  // runs per thread (nested MPI calls are not recorded).
+  template <typename T>
+  T* scratch(std::size_t slot, std::size_t count) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    auto& buffer = m_scratch[slot];
+    const std::size_t bytes = count * sizeof(T);
+    if (buffer.size() < bytes) {
+      m_scratch_bytes += bytes - buffer.size();
+      buffer.resize(bytes);
+    }
+    return reinterpret_cast<T*>(buffer.data());
+  }
   TypeSizeSlot& type_size_slot(std::uint64_t handle) {
     return m_type_sizes[(handle ^ (handle >> 8)) % m_type_sizes.size()];
   }
@@ -116,8 +131,9 @@ class ThreadState {
   CallTable m_calls;
   std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
   std::uint64_t m_dropped = 0;
-  HandleTable m_requests;
-  HandleTable m_messages;
+  // Aligned for any scalar type (operator new's alignment).
+  std::array<std::vector<std::byte>, 2> m_scratch;
+  std::size_t m_scratch_bytes = 0;
   std::array<TypeSizeSlot, 256> m_type_sizes{};
   int m_depth;
   std::unique_ptr<StackTable> m_stacks;  // only when callsite_depth > 1
@@ -125,7 +141,6 @@ class ThreadState {
   std::unique_ptr<PapiCounters> m_papi;  // only when counting PAPI events
   std::vector<std::int64_t> m_pending_burst;
   std::vector<std::int64_t> m_counters;  // counter_count() per main trace record
-  std::uint32_t m_request_serial = 0;
 };
 
 }  // namespace mpidle::profiler

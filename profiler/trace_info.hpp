@@ -14,6 +14,7 @@ struct TraceInfo {
   std::uint32_t sequence = 0;
   std::int32_t root = model::kTraceNoRoot;
   model::CollectiveKind kind = model::CollectiveKind::none;
+  std::uint8_t flags = 0;
 };
 
 }  // namespace mpidle::profiler

@@ -217,6 +217,11 @@ nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::file
   params.gamma = gamma;
   params.min_latency_ns = -1;  // as measured
   const auto result = sync::synchronize_trace(trace, params);
+  if (result.unmatched_sends + result.unmatched_receives > 0) {
+    warn(std::to_string(result.unmatched_sends) + " sends and " +
+         std::to_string(result.unmatched_receives) +
+         " receives found no partner in the trace; trace-based waits are not exact");
+  }
   model::write_trace(dir / kTraceFileName, trace);
 
   const auto per_rank = sync::events_by_rank(trace);

@@ -212,6 +212,16 @@ std::string sync_section(const model::SyncSection& s) {
                 seconds(s.mean_shift_s).c_str()) +
          format("<tr><th>minimum latency, gamma</th><td>%s, %g</td></tr>\n",
                 seconds(s.min_latency_s).c_str(), s.gamma) +
+         format("<tr><th>messages matched</th><td>%llu (%llu cancelled)</td></tr>\n",
+                static_cast<unsigned long long>(s.messages),
+                static_cast<unsigned long long>(s.cancelled)) +
+         (s.unmatched_sends + s.unmatched_receives > 0
+              ? format("<tr><th class=\"warning\">unmatched</th><td class=\"warning\">%llu "
+                       "sends, %llu receives found no partner: trace-based waits are not "
+                       "exact</td></tr>\n",
+                       static_cast<unsigned long long>(s.unmatched_sends),
+                       static_cast<unsigned long long>(s.unmatched_receives))
+              : std::string()) +
          "</table></section>\n";
 }
 

@@ -75,6 +75,13 @@ int sync_command(Args args) {
       static_cast<unsigned long long>(result.clc.violations_after),
       static_cast<unsigned long long>(result.clc.events_moved),
       static_cast<double>(result.clc.max_shift_ns) * 1e-9);
+  if (result.unmatched_sends + result.unmatched_receives > 0) {
+    std::fprintf(stderr,
+                 "mpidle sync: warning: %llu sends and %llu receives found no partner; "
+                 "messages after them may be paired wrongly\n",
+                 static_cast<unsigned long long>(result.unmatched_sends),
+                 static_cast<unsigned long long>(result.unmatched_receives));
+  }
   return 0;
 }
 

@@ -122,6 +122,16 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
         static_cast<unsigned long long>(s.violations_after), s.gamma,
         seconds(s.min_latency_s).c_str(), static_cast<unsigned long long>(s.events_moved),
         seconds(s.max_shift_s).c_str(), seconds(s.mean_shift_s).c_str());
+    out += format("  %llu messages matched, %llu cancelled\n",
+                  static_cast<unsigned long long>(s.messages),
+                  static_cast<unsigned long long>(s.cancelled));
+    if (s.unmatched_sends + s.unmatched_receives > 0) {
+      out += format(
+          "  WARNING: %llu sends and %llu receives found no partner in the trace; messages "
+          "after them may be paired wrongly, and trace-based waits are not exact\n",
+          static_cast<unsigned long long>(s.unmatched_sends),
+          static_cast<unsigned long long>(s.unmatched_receives));
+    }
   }
 
   out += format("\nTop callsites by wait\n  %4s  %-18s %-44s %9s %10s %10s %6s\n", "id", "function",

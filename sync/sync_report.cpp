@@ -24,7 +24,11 @@ nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& re
           {"max_shift_s", static_cast<double>(c.max_shift_ns) * 1e-9},
           {"mean_shift_s", c.mean_shift_ns * 1e-9},
           {"interval_change_mean", c.interval_change_mean_ns * 1e-9},
-          {"unresolved", c.unresolved}};
+          {"unresolved", c.unresolved},
+          {"messages", result.messages},
+          {"unmatched_sends", result.unmatched_sends},
+          {"unmatched_receives", result.unmatched_receives},
+          {"cancelled", result.cancelled}};
 }
 
 std::vector<std::uint64_t> events_by_rank(const model::Trace& trace) {

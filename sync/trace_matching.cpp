@@ -18,6 +18,12 @@ using ChannelKey = std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::in
 struct Receive {
   RecordRef posted;    // the receive's posting record: its order on the rank
   RecordRef complete;  // the record whose exit completes it
+  RecordRef call;      // the first record of the call that completed it
+};
+
+struct Send {
+  RecordRef call;
+  bool cancelled = false;
 };
 
 CollectiveMember& member_of(CollectiveMatch& c, std::int32_t rank) {
@@ -39,14 +45,17 @@ bool CollectiveMatch::complete() const {
 }
 
 TraceMatching match_trace(const model::Trace& trace) {
-  std::map<ChannelKey, std::vector<RecordRef>> sends;
+  std::map<ChannelKey, std::vector<Send>> sends;
   std::map<ChannelKey, std::vector<Receive>> receives;
   std::map<std::pair<std::uint32_t, std::uint32_t>, CollectiveMatch> collectives;
+  TraceMatching out;
 
   for (std::uint32_t ri = 0; ri < trace.ranks.size(); ++ri) {
     const auto& rank = trace.ranks[ri];
     const std::int32_t me = rank.rank;
     std::unordered_map<std::uint32_t, std::uint32_t> posted_irecv;  // request serial → record
+    // Request serial of a started isend → where its send sits in `sends`.
+    std::unordered_map<std::uint32_t, std::pair<ChannelKey, std::size_t>> started_isend;
     std::uint32_t call = 0;  // the record of the call this record belongs to
     for (std::uint32_t i = 0; i < rank.records.size(); ++i) {
       const TraceRecord& rec = rank.records[i];
@@ -59,10 +68,20 @@ TraceMatching match_trace(const model::Trace& trace) {
           // (a further record, after the receive's exit in the rank's order) that
           // is the call's own enter: taking the further record's would put the
           // send after the receive and make every exchange a cycle.
-          if (rec.peer >= 0) sends[{rec.comm, me, rec.peer, rec.tag}].push_back({ri, call});
+          if (rec.peer >= 0) {
+            auto& channel = sends[{rec.comm, me, rec.peer, rec.tag}];
+            if (rec.role == TraceRole::isend && rec.sequence != 0) {
+              started_isend[rec.sequence] = {{rec.comm, me, rec.peer, rec.tag}, channel.size()};
+            }
+            channel.push_back({{ri, call}});
+          }
           break;
         case TraceRole::recv:
-          if (rec.peer >= 0) receives[{rec.comm, rec.peer, me, rec.tag}].push_back({here, here});
+          if (rec.peer >= 0) {
+            receives[{rec.comm, rec.peer, me, rec.tag}].push_back({here, here, {ri, call}});
+          } else {
+            ++out.unmatched_receives;
+          }
           break;
         case TraceRole::irecv:
           posted_irecv[rec.sequence] = i;
@@ -75,9 +94,23 @@ TraceMatching match_trace(const model::Trace& trace) {
             m.has_exit = true;
           } else if (auto it = posted_irecv.find(rec.sequence); it != posted_irecv.end()) {
             if (rec.peer >= 0) {
-              receives[{rec.comm, rec.peer, me, rec.tag}].push_back({{ri, it->second}, here});
+              receives[{rec.comm, rec.peer, me, rec.tag}].push_back(
+                  {{ri, it->second}, here, {ri, call}});
+            } else {
+              ++out.unmatched_receives;
             }
             posted_irecv.erase(it);
+          }
+          break;
+        case TraceRole::cancelled:
+          // A cancelled receive never matched; a cancelled send was never sent.
+          if (auto it = posted_irecv.find(rec.sequence); it != posted_irecv.end()) {
+            posted_irecv.erase(it);
+            ++out.cancelled;
+          } else if (auto s = started_isend.find(rec.sequence); s != started_isend.end()) {
+            sends[s->second.first][s->second.second].cancelled = true;
+            started_isend.erase(s);
+            ++out.cancelled;
           }
           break;
         case TraceRole::collective:
@@ -105,17 +138,24 @@ TraceMatching match_trace(const model::Trace& trace) {
     }
   }
 
-  TraceMatching out;
+  for (auto& [key, channel] : sends) {
+    std::erase_if(channel, [](const Send& s) { return s.cancelled; });
+    auto it = receives.find(key);
+    if (it == receives.end()) out.unmatched_sends += channel.size();
+  }
   for (auto& [key, recvs] : receives) {
     auto it = sends.find(key);
-    if (it == sends.end()) continue;
+    const std::size_t n_sends = it == sends.end() ? 0 : it->second.size();
     std::stable_sort(recvs.begin(), recvs.end(), [](const Receive& a, const Receive& b) {
       return a.posted.record < b.posted.record;
     });
-    const std::size_t n = std::min(recvs.size(), it->second.size());
+    const std::size_t n = std::min(recvs.size(), n_sends);
     for (std::size_t k = 0; k < n; ++k) {
-      out.messages.push_back({it->second[k], recvs[k].complete, recvs[k].posted});
+      out.messages.push_back({it->second[k].call, recvs[k].complete, recvs[k].posted,
+                              recvs[k].call});
     }
+    out.unmatched_receives += recvs.size() - n;
+    out.unmatched_sends += n_sends - n;
   }
   for (auto& [key, c] : collectives) {
     std::sort(c.members.begin(), c.members.end(),

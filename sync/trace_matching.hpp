@@ -22,6 +22,9 @@ struct MessageMatch {
   RecordRef send;     // the sending call's record: the message leaves at its enter
   RecordRef receive;  // the record whose exit completes the receive (recv or completion)
   RecordRef posted;   // where the receive was posted (the recv itself, or the irecv)
+  // The call that completed the receive (its first record): one Waitall that
+  // completes several receives is one call, and waits once.
+  RecordRef receive_call;
 };
 
 struct CollectiveMember {
@@ -42,6 +45,12 @@ struct CollectiveMatch {
 struct TraceMatching {
   std::vector<MessageMatch> messages;
   std::vector<CollectiveMatch> collectives;
+  // What found no partner. Non-zero means the trace lost or garbled records (or a
+  // message was still in flight at MPI_Finalize): every later pair of the same
+  // channel may then be wrong, so reports must say so loudly.
+  std::uint64_t unmatched_sends = 0;
+  std::uint64_t unmatched_receives = 0;  // including receives whose sender is unknown
+  std::uint64_t cancelled = 0;           // sends and receives cancelled (not messages)
 };
 
 TraceMatching match_trace(const model::Trace& trace);

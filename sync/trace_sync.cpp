@@ -38,10 +38,13 @@ void add_collective(EventGraph& g, const CollectiveMatch& c) {
 }  // namespace
 
 EventGraph build_event_graph(const model::Trace& trace) {
+  return build_event_graph(trace, match_trace(trace));
+}
+
+EventGraph build_event_graph(const model::Trace& trace, const TraceMatching& matching) {
   std::vector<std::size_t> sizes;
   for (const auto& r : trace.ranks) sizes.push_back(2 * r.records.size());
   EventGraph g(sizes);
-  const TraceMatching matching = match_trace(trace);
   for (const auto& m : matching.messages) {
     g.message({m.send.rank, 2 * m.send.record}, {m.receive.rank, 2 * m.receive.record + 1});
   }
@@ -71,7 +74,12 @@ TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params) {
   if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
   result.params = params;
   RankTimes times = interpolated_times(trace, result.models);
-  const EventGraph graph = build_event_graph(trace);
+  const TraceMatching matching = match_trace(trace);
+  result.messages = matching.messages.size();
+  result.unmatched_sends = matching.unmatched_sends;
+  result.unmatched_receives = matching.unmatched_receives;
+  result.cancelled = matching.cancelled;
+  const EventGraph graph = build_event_graph(trace, matching);
   RankTimes raw;
   for (const auto& r : trace.ranks) {
     auto& t = raw.emplace_back();

@@ -13,15 +13,22 @@ import sys
 # Hook parameter order per kind; roles left out of a table line get the default.
 KIND_ROLES = {
     "send": ["bytes", "peer", "tag", "comm"],
+    "ssend": ["bytes", "peer", "tag", "comm"],
     "recv": ["bytes", "peer", "tag", "comm", "status"],
-    "sendrecv": ["bytes", "peer", "tag", "source", "recvtag", "comm", "status"],
+    "sendrecv": ["bytes", "recvbytes", "peer", "tag", "source", "recvtag", "comm", "status"],
     "isend": ["bytes", "peer", "tag", "comm", "request"],
+    "issend": ["bytes", "peer", "tag", "comm", "request"],
     "irecv": ["bytes", "peer", "tag", "comm", "request"],
+    "isendrecv": ["bytes", "recvbytes", "peer", "tag", "source", "recvtag", "comm", "request"],
     "send_init": ["bytes", "peer", "tag", "comm", "request"],
+    "ssend_init": ["bytes", "peer", "tag", "comm", "request"],
     "recv_init": ["bytes", "peer", "tag", "comm", "request"],
     "start": ["request"],
     "startall": ["count", "requests"],
     "request_free": ["request"],
+    "cancel": ["request"],
+    "request_other": ["request"],
+    "request_other_init": ["request"],
     "probe": ["peer", "tag", "comm", "status"],
     "iprobe": ["peer", "tag", "comm", "flag", "status"],
     "mprobe": ["peer", "tag", "comm", "message", "status"],
@@ -32,25 +39,31 @@ KIND_ROLES = {
     "test": ["request", "flag", "status"],
     "waitany": ["count", "requests", "index", "status"],
     "testany": ["count", "requests", "index", "flag", "status"],
-    "waitall": ["count", "requests"],
-    "testall": ["count", "requests", "flag"],
-    "waitsome": ["count", "requests", "outcount", "indices"],
-    "testsome": ["count", "requests", "outcount", "indices"],
+    "waitall": ["count", "requests", "statuses"],
+    "testall": ["count", "requests", "flag", "statuses"],
+    "waitsome": ["count", "requests", "outcount", "indices", "statuses"],
+    "testsome": ["count", "requests", "outcount", "indices", "statuses"],
     "coll": ["bytes", "root", "comm", "coll"],
     "icoll": ["bytes", "root", "comm", "coll", "request"],
     "coll_init": ["bytes", "root", "comm", "coll", "request"],
     "comm_create": ["newcomm"],
-    "comm_icreate": ["newcomm"],
+    "comm_icreate": ["newcomm", "request"],
     "comm_free": ["newcomm"],
+    "rma": ["bytes", "peer", "win"],
+    "rma_request": ["bytes", "peer", "win", "request"],
+    "win_free": ["win"],
+    "io": ["bytes"],
+    "io_request": ["bytes", "request"],
     "type_change": [],
     "time_only": [],
 }
 SPECIAL_KINDS = {"init", "finalize", "pcontrol"}
-ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "root": "mpidle::profiler::kNoRoot",
+ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "recvbytes": "std::uint64_t{0}",
+                 "root": "mpidle::profiler::kNoRoot",
                  "coll": "mpidle::model::CollectiveKind::none"}
-ROLE_NAMES = {"bytes", "inplace", "peer", "root", "comm", "status", "request", "flag", "count",
-              "requests", "index", "indices", "outcount", "message", "newcomm", "tag", "source",
-              "recvtag", "coll"}
+ROLE_NAMES = {"bytes", "recvbytes", "inplace", "peer", "root", "comm", "status", "statuses",
+              "request", "flag", "count", "requests", "index", "indices", "outcount", "message",
+              "newcomm", "tag", "source", "recvtag", "coll", "win"}
 # How a collective's ranks depend on each other (a constant, not an argument).
 COLLECTIVE_KINDS = {"none", "one_to_n", "n_to_one", "n_to_n", "scan", "exscan"}
 
@@ -107,29 +120,31 @@ def bytes_expr(expr, args, where):
         if term == "0":
             terms.append("std::uint64_t{0}")
             continue
-        m = re.fullmatch(r"(?:(sum|sumw):)?(\w+)\*(\w+)", term)
+        m = re.fullmatch(r"(?:(sum|sumw|nsum|nsumw):)?(\w+)\*(\w+)", term)
         if not m:
             raise TableError(f"{where}: bad bytes term '{term}'")
         op, count, dtype = m.groups()
         for a in (count, dtype):
-            if a not in args:
+            # A literal count (1*datatype) names one element.
+            if a not in args and not (a is count and a.isdigit() and op is None):
                 raise TableError(f"{where}: '{a}' is not an argument")
         if op is None:
             terms.append(f"mpidle::profiler::bytes_of({count}, {dtype})")
         else:
             if "comm" not in args:
                 raise TableError(f"{where}: {op} needs a 'comm' argument")
-            fn = "bytes_of_sum" if op == "sum" else "bytes_of_sumw"
+            fn = {"sum": "bytes_of_sum", "sumw": "bytes_of_sumw",
+                  "nsum": "bytes_of_neighbor_sum", "nsumw": "bytes_of_neighbor_sumw"}[op]
             terms.append(f"mpidle::profiler::{fn}({count}, {dtype}, comm)")
     return " + ".join(terms)
 
 
 def role_value(role, roles, args, where):
-    if role == "bytes":
-        if "bytes" not in roles:
-            return ROLE_DEFAULTS["bytes"]
-        main = bytes_expr(roles["bytes"], args, where)
-        if "inplace" in roles:
+    if role in ("bytes", "recvbytes"):
+        if role not in roles:
+            return ROLE_DEFAULTS[role]
+        main = bytes_expr(roles[role], args, where)
+        if role == "bytes" and "inplace" in roles:
             buf, _, alt = roles["inplace"].partition(":")
             if buf not in args:
                 raise TableError(f"{where}: '{buf}' is not an argument")
