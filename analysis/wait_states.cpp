@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "sync/trace_matching.hpp"
 
@@ -45,15 +46,48 @@ class Analysis {
     m_out.totals[k] += seconds;
   }
 
-  void message(const sync::MessageMatch& m) {
+  // Late sender, per receiving call: the latest send start among the messages
+  // it completed. A blocking receive completes one; a Waitall may complete many.
+  void note_receive(const sync::MessageMatch& m) {
     ++m_out.messages;
-    // Late sender: the receive had started when the message left.
-    wait(Pattern::late_sender, m.receive, enter(m.send));
-    // Late receiver: a blocking send held until the receive was posted.
-    if (record(m.send).role == TraceRole::send && record(m.send).extra == 0 &&
-        exit(m.send) > enter(m.posted)) {
-      wait(Pattern::late_receiver, m.send, enter(m.posted));
+    const std::uint64_t key = key_of(m.receive_call);
+    auto [it, added] = m_latest_send.try_emplace(key, m.receive_call, enter(m.send));
+    if (!added) it->second.second = std::max(it->second.second, enter(m.send));
+  }
+
+  void late_senders() {
+    for (const auto& [key, call] : m_latest_send) {
+      wait(Pattern::late_sender, call.first, call.second);
     }
+  }
+
+  // Fastest duration of each (function, size class) of blocking sends in the trace.
+  void note_send_cost(const sync::MessageMatch& m) {
+    const auto& rec = record(m.send);
+    if (rec.role != TraceRole::send || rec.extra != 0) return;
+    const auto k = std::pair{rec.function, model::size_class(rec.bytes)};
+    const std::int64_t d = exit(m.send) - enter(m.send);
+    auto [it, added] = m_fastest_send.try_emplace(k, d);
+    if (!added) it->second = std::min(it->second, d);
+  }
+
+  // Late receiver: a blocking send held until its receive was posted.
+  void late_receiver(const sync::MessageMatch& m) {
+    const auto& rec = record(m.send);
+    if (rec.role != TraceRole::send || rec.extra != 0) return;
+    const std::int64_t post = enter(m.posted);
+    if (exit(m.send) <= post || post <= enter(m.send)) return;
+    const bool synchronous = (rec.flags & model::kTraceSynchronous) != 0;
+    if (!synchronous) {
+      const auto it = m_fastest_send.find({rec.function, model::size_class(rec.bytes)});
+      const std::int64_t fastest = it == m_fastest_send.end() ? 0 : it->second;
+      if (exit(m.send) - enter(m.send) <= 2 * fastest) return;
+    }
+    wait(Pattern::late_receiver, m.send, post);
+  }
+
+  static std::uint64_t key_of(RecordRef r) {
+    return (static_cast<std::uint64_t>(r.rank) << 32) | r.record;
   }
 
   void collective(const sync::CollectiveMatch& c) {
@@ -82,12 +116,13 @@ class Analysis {
         }
         break;
       case CollectiveKind::n_to_one: {
-        std::int64_t last_sender = INT64_MIN;
+        // The root can receive as soon as the first sender has entered.
+        std::int64_t first_sender = INT64_MAX;
         for (const auto& m : c.members) {
-          if (m.rank != c.root) last_sender = std::max(last_sender, enter(m.enter));
+          if (m.rank != c.root) first_sender = std::min(first_sender, enter(m.enter));
         }
         for (const auto& m : c.members) {
-          if (m.rank == c.root) wait(Pattern::early_reduce, m.enter, last_sender);
+          if (m.rank == c.root) wait(Pattern::early_reduce, m.enter, first_sender);
         }
         break;
       }
@@ -121,10 +156,13 @@ class Analysis {
     auto tick = [&] {
       if (progress && ++done % step == 0) progress(static_cast<double>(done) / work);
     };
+    for (const auto& m : matching.messages) note_send_cost(m);
     for (const auto& m : matching.messages) {
-      message(m);
+      note_receive(m);
+      late_receiver(m);
       tick();
     }
+    late_senders();
     for (const auto& c : matching.collectives) {
       collective(c);
       tick();
@@ -137,6 +175,9 @@ class Analysis {
   const model::Trace& m_trace;
   WaitStates m_out;
   std::map<std::pair<std::uint64_t, std::uint32_t>, std::size_t> m_index;
+  // Receiving call → (its record, the latest start of a send it received).
+  std::unordered_map<std::uint64_t, std::pair<RecordRef, std::int64_t>> m_latest_send;
+  std::map<std::pair<std::uint32_t, std::int32_t>, std::int64_t> m_fastest_send;
 };
 
 }  // namespace

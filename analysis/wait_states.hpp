@@ -2,15 +2,23 @@
 // Exact wait states from a synchronized trace, the patterns as Scalasca defines
 // them. Every waiting time is measured on the controlled-logical-clock timestamps
 // and bounded by the waiting call's own duration:
-//   late_sender     a receive (blocking, or the Wait that completes an Irecv) that
-//                   started before its matching send: send start − receive start
-//   late_receiver   a blocking send that returned only after its receive was
-//                   posted (synchronous or rendezvous): post − send start
+//   late_sender     a receive (blocking, or the Wait/Waitall/Waitsome that
+//                   completes Irecvs) that started before its matching send. A call
+//                   that completes several receives waits once, for the latest of
+//                   their senders: min(latest send start, call end) − call start
+//   late_receiver   a blocking send that waited for its receive to be posted:
+//                   post − send start. Counted for synchronous sends (Ssend), and
+//                   for other blocking sends only with evidence that they waited:
+//                   they ended after the post and took more than twice the
+//                   fastest send of their function and size class in the trace
+//                   (an eager send that happened to overlap the post is not late
+//                   receiver waiting)
 //   wait_nxn        Allreduce, Allgather(v), Alltoall(v/w), Reduce_scatter: last
 //                   enter − own enter
 //   wait_barrier    the same for MPI_Barrier
 //   late_broadcast  Bcast, Scatter(v): the root's enter − own enter
-//   early_reduce    Reduce, Gather(v): the root waits, last sender's enter − root's
+//   early_reduce    Reduce, Gather(v): the root entered before any sender could
+//                   send: first sender's enter − root's enter
 //   early_scan      Scan, Exscan: latest enter of lower ranks − own enter
 // Pure C++, no MPI.
 

@@ -89,13 +89,52 @@ TEST_CASE("late sender at the Wait that completes an Irecv") {
   CHECK(w.sites[0].function == Wait);
 }
 
-TEST_CASE("late receiver: a blocking send held until the receive was posted") {
+TEST_CASE("late sender: a Waitall of several receives waits once, for the latest sender") {
+  auto t = ranks(3);
+  auto& a = add(t, 2, Irecv, TraceRole::irecv, 10, 11);
+  a.sequence = 1;
+  auto& b = add(t, 2, Irecv, TraceRole::irecv, 12, 13);
+  b.sequence = 2;
+  // One call (Waitall, 100..900) completing both: the call's record, then one
+  // further record per request, all with the call's times.
+  add(t, 2, Wait, TraceRole::other, 100, 900);
+  auto& da = add(t, 2, Wait, TraceRole::completion, 100, 900, 0);
+  da.sequence = 1;
+  da.extra = 1;
+  auto& db = add(t, 2, Wait, TraceRole::completion, 100, 900, 1);
+  db.sequence = 2;
+  db.extra = 1;
+  add(t, 0, Isend, TraceRole::isend, 300, 301, 2);
+  add(t, 1, Isend, TraceRole::isend, 600, 601, 2);
+  const auto w = analysis::analyze_wait_states(t);
+  // Not 200 + 500: the call waited from 100 until the later send at 600.
+  CHECK(total(w, Pattern::late_sender) == Approx(500));
+  CHECK(w.messages == 2);
+}
+
+TEST_CASE("late receiver: a synchronous send held until the receive was posted") {
   auto t = ranks(2);
-  add(t, 0, Send, TraceRole::send, 100, 900, 1);
+  auto& s = add(t, 0, Send, TraceRole::send, 100, 900, 1);
+  s.flags = model::kTraceSynchronous;
   add(t, 1, Recv, TraceRole::recv, 700, 950, 0);
   const auto w = analysis::analyze_wait_states(t);
   CHECK(total(w, Pattern::late_receiver) == Approx(600));
   CHECK(total(w, Pattern::late_sender) == 0);
+}
+
+TEST_CASE("late receiver: a standard send counts only when it demonstrably waited") {
+  auto t = ranks(2);
+  // A fast send (receive already posted): the cost of this kind of send is 10.
+  add(t, 0, Send, TraceRole::send, 100, 110, 1);
+  add(t, 1, Recv, TraceRole::recv, 50, 120, 0);
+  // An eager send that the post happened to overlap: 12 long, not waiting.
+  add(t, 0, Send, TraceRole::send, 200, 212, 1);
+  add(t, 1, Recv, TraceRole::recv, 205, 230, 0);
+  // A send held 700 until the post at 1600: waited 600.
+  add(t, 0, Send, TraceRole::send, 1000, 1700, 1);
+  add(t, 1, Recv, TraceRole::recv, 1600, 1710, 0);
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_receiver) == Approx(600));
 }
 
 TEST_CASE("N x N collectives and barriers wait for the last to enter") {
@@ -120,9 +159,10 @@ TEST_CASE("late broadcast, early reduce, early scan") {
   CHECK(total(w, Pattern::late_broadcast) == Approx(400 + 300));
 
   auto r = ranks(3);
-  // Reduce rooted at 0: the root waits for the last sender (600).
+  // Reduce rooted at 0: as Scalasca defines it, the root waits until the first
+  // sender enters (400), not the last (600).
   collective(r, Reduce, CollectiveKind::n_to_one, 0, {{100, 900}, {400, 410}, {600, 610}});
-  CHECK(total(analysis::analyze_wait_states(r), Pattern::early_reduce) == Approx(500));
+  CHECK(total(analysis::analyze_wait_states(r), Pattern::early_reduce) == Approx(300));
 
   auto s = ranks(3);
   // Scan: rank 1 waits for rank 0 (500 − 100), rank 2 for the later of 0 and 1 (500 − 300).

@@ -1,7 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "handle_table.hpp"
 
@@ -48,9 +52,61 @@ TEST_CASE("erasing keeps every other entry reachable (random churn)", "[profiler
   }
 }
 
-TEST_CASE("a full handle table forgets instead of failing", "[profiler]") {
-  HandleTable t(8);  // 6 usable slots
+TEST_CASE("a full handle table forgets instead of failing, and counts it", "[profiler]") {
+  HandleTable t(HandleTable::kMaxProbe);
   int stored = 0;
-  for (std::uint64_t h = 1; h <= 10; ++h) stored += t.put(h, PendingOp{});
-  CHECK(stored == 6);
+  for (std::uint64_t h = 1; h <= 100; ++h) stored += t.put(0xac000000 + h, PendingOp{});
+  CHECK(stored == static_cast<int>(HandleTable::kMaxProbe));
+  CHECK(t.dropped() == 100 - HandleTable::kMaxProbe);
+  CHECK(t.size() == HandleTable::kMaxProbe);
+}
+
+TEST_CASE("a reused handle replaces its stale entry instead of matching it", "[profiler]") {
+  HandleTable t(1024);
+  PendingOp old_op;
+  old_op.peer = 1;
+  REQUIRE(t.put(0xac000001, old_op));
+  // Churn so that tombstones lie before the stale entry's slot.
+  for (std::uint64_t h = 2; h < 200; ++h) {
+    t.put(0xac000000 + h, PendingOp{});
+    t.erase(0xac000000 + h);
+  }
+  PendingOp new_op;
+  new_op.peer = 2;
+  REQUIRE(t.put(0xac000001, new_op));
+  CHECK(t.size() == 1);
+  CHECK(t.take(0xac000001)->peer == 2);
+  CHECK_FALSE(t.find(0xac000001));
+}
+
+TEST_CASE("requests started on one thread complete on another", "[profiler]") {
+  HandleTable t(1 << 14);
+  constexpr int kThreads = 4, kPerThread = 2000;  // 8,000 live: half the table
+  std::atomic<int> found{0};
+  std::vector<std::thread> threads;
+  // Thread k starts requests with handles of its own and completes those that
+  // thread (k + 1) mod 4 started, once that thread says they are all in.
+  std::array<std::atomic<bool>, kThreads> started{};
+  for (int k = 0; k < kThreads; ++k) {
+    threads.emplace_back([&, k] {
+      for (int i = 0; i < kPerThread; ++i) {
+        PendingOp op;
+        op.peer = k;
+        op.serial = static_cast<std::uint32_t>(i);
+        t.put(0x1000000ull * (k + 1) + static_cast<std::uint64_t>(i) * 8, op);
+        if (i % 64 == 63) std::this_thread::yield();
+      }
+      started[k] = true;
+      const int other = (k + 1) % kThreads;
+      while (!started[other]) std::this_thread::yield();
+      for (int i = 0; i < kPerThread; ++i) {
+        auto op = t.take(0x1000000ull * (other + 1) + static_cast<std::uint64_t>(i) * 8);
+        if (op && op->peer == other && op->serial == static_cast<std::uint32_t>(i)) ++found;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(found + static_cast<int>(t.dropped()) == kThreads * kPerThread);
+  CHECK(t.dropped() == 0);
+  CHECK(t.size() == 0);
 }
