@@ -33,7 +33,7 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
     for (double v : s.total) sum += v;
     sites.push_back({{"function", trace.functions.at(s.function)},
                      {"location", model::innermost_location(frames)},
-                     {"frames", model::frames_json(model::Callsite{frames})},
+                     {"frames", model::frames_json(model::Callsite{frames, {}})},
                      {"wait_s", sum},
                      {"patterns", patterns_json(s.total)},
                      {"by_rank", std::move(by_rank)}});

@@ -43,8 +43,18 @@ struct Frame {
   std::int32_t line = 0;
 };
 
+// A frame as captured: where the return address lies, before symbolization.
+struct RawFrame {
+  std::string module;
+  std::uint64_t offset = 0;
+  bool operator==(const RawFrame&) const = default;
+};
+
 struct Callsite {
   std::vector<Frame> frames;  // innermost first
+  // Set when several raw callsites symbolized to the same frames and were merged
+  // into this one (callsite_merge.hpp): the raw stacks, this one's first.
+  std::vector<std::vector<RawFrame>> merged_from;
 };
 
 // Aggregate of all visits that share (callsite, function, size class, peer) on one rank.

@@ -175,6 +175,16 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
                              {"wait_s", totals->wait_s},
                              {"wait_s_global_min", totals->wait_s_global_min},
                              {"by_rank", std::move(by_rank)}});
+    const auto& merged = tables.callsites[key->first].merged_from;
+    if (!merged.empty()) {
+      json addresses = json::array();
+      for (const auto& stack : merged) {
+        json frames = json::array();
+        for (const auto& f : stack) frames.push_back({{"module", f.module}, {"offset", f.offset}});
+        addresses.push_back(std::move(frames));
+      }
+      callsite_rows.back()["addresses"] = std::move(addresses);
+    }
   }
 
   return {{"schema", kProfileSchema},

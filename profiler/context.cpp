@@ -37,7 +37,8 @@ Context::Context(Config config, MPI_Comm own_comm, int rank, int size)
       m_start_ns(monotonic_ns()),
       m_start_time(std::time(nullptr)),
       m_requests(static_cast<std::size_t>(m_config.request_entries)),
-      m_messages(static_cast<std::size_t>(m_config.request_entries) / 8) {
+      m_messages(static_cast<std::size_t>(m_config.request_entries) / 8),
+      m_mpi_code(CodeRanges::of_mpi_library()) {
   m_start_iso = iso_utc(m_start_time);
   m_tick_rate.start();
 }
@@ -70,7 +71,7 @@ ThreadState* Context::create_thread_state() {
     if (m_config.trace && m_papi.available) papi = std::make_unique<PapiCounters>(m_papi.events);
     auto state = std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
                                                static_cast<int>(m_config.callsite_depth),
-                                               std::move(trace), std::move(papi));
+                                               std::move(trace), std::move(papi), &m_mpi_code);
     ThreadState* raw = state.get();
     m_threads.push_back(std::move(state));
     detail::tls_thread_state = raw;

@@ -43,6 +43,8 @@ class Context {
   HandleTable& messages() { return m_messages; }
   // RMA windows' members as world ranks (a window's group is its communicator's).
   CommTable& windows() { return m_windows; }
+  // The MPI library's own code: callsites skip its frames (Fortran bindings).
+  const CodeRanges& mpi_code() const { return m_mpi_code; }
   TickRate& tick_rate() { return m_tick_rate; }
   const std::string& host() const { return m_host; }
   const std::string& start_iso() const { return m_start_iso; }
@@ -96,6 +98,7 @@ class Context {
   HandleTable m_requests;
   HandleTable m_messages;
   CommTable m_windows;
+  CodeRanges m_mpi_code;
   std::atomic<std::uint32_t> m_type_generation{1};
   bool m_paused = false;
   std::atomic<std::uint32_t> m_request_serial{0};

@@ -9,6 +9,7 @@
 
 #include "local_tables.hpp"
 #include "log.hpp"
+#include "model/callsite_merge.hpp"
 #include "model/profile_writer.hpp"
 #include "real_function.hpp"
 #include "symbolizer.hpp"
@@ -81,6 +82,8 @@ void write_run_directory(Context& context, model::ProfileTables& tables, double 
   if (context.config().symbolize && !symbolize(tables.callsites)) {
     warn("addr2line could not be run; callsites show module and offset only");
   }
+  // One callsite per source line, however often the compiler duplicated the call.
+  model::merge_alike_callsites(tables);
   model::RunInfo run;
   run.executable = executable;
   run.args.assign(args.size() > 1 ? args.begin() + 1 : args.end(), args.end());

@@ -8,29 +8,47 @@ namespace {
 constexpr std::size_t kStacks = 8192;
 // Frames of mpidle itself above the application's call (wrapper, hook, record).
 constexpr int kMaxOwnFrames = 8;
+// Frames of the MPI library between the application and mpidle (Fortran bindings).
+constexpr int kMaxMpiFrames = 6;
 }  // namespace
 
 ThreadState::ThreadState(std::size_t table_entries, int callsite_depth,
                          std::unique_ptr<TraceBuffer> trace_buffer,
-                         std::unique_ptr<PapiCounters> papi)
+                         std::unique_ptr<PapiCounters> papi, const CodeRanges* mpi_code)
     : m_calls(table_entries),
       m_depth(callsite_depth),
+      m_mpi_code(mpi_code && !mpi_code->empty() ? mpi_code : nullptr),
       m_stacks(callsite_depth > 1 ? std::make_unique<StackTable>(kStacks) : nullptr),
       m_trace(std::move(trace_buffer)),
       m_papi(papi && papi->count() > 0 ? std::move(papi) : nullptr) {}
 
 std::uintptr_t ThreadState::capture_stack(void* return_address) {
-  void* frames[kMaxStackDepth + kMaxOwnFrames];
-  const int n = unw_backtrace(frames, m_depth + kMaxOwnFrames);
+  void* frames[kMaxStackDepth + kMaxOwnFrames + kMaxMpiFrames];
+  const int n = unw_backtrace(frames, m_depth + kMaxOwnFrames + (m_mpi_code ? kMaxMpiFrames : 0));
   // The application's frames start at the wrapper's return address; the frames
-  // before it are mpidle's own, however much the compiler inlined.
+  // before it are mpidle's own, however much the compiler inlined. Frames in the
+  // MPI library (a Fortran binding) are skipped too.
   int first = 0;
   while (first < n && frames[first] != return_address) ++first;
   if (first == n) return reinterpret_cast<std::uintptr_t>(return_address);
+  while (m_mpi_code && first + 1 < n &&
+         m_mpi_code->contains(reinterpret_cast<std::uintptr_t>(frames[first]))) {
+    ++first;
+  }
   const int depth = std::min(m_depth, n - first);
   const std::uintptr_t id =
       m_stacks->intern(std::span<void* const>(frames + first, static_cast<std::size_t>(depth)));
   return id != 0 ? id : reinterpret_cast<std::uintptr_t>(return_address);
+}
+
+std::uintptr_t ThreadState::caller_outside_mpi(void* return_address) {
+  void* frames[kMaxOwnFrames + kMaxMpiFrames];
+  const int n = unw_backtrace(frames, kMaxOwnFrames + kMaxMpiFrames);
+  int i = 0;
+  while (i < n && frames[i] != return_address) ++i;
+  while (i < n && m_mpi_code->contains(reinterpret_cast<std::uintptr_t>(frames[i]))) ++i;
+  return i < n ? reinterpret_cast<std::uintptr_t>(frames[i])
+               : reinterpret_cast<std::uintptr_t>(return_address);
 }
 
 }  // namespace mpidle::profiler

@@ -11,7 +11,7 @@
 
 #include "call_table.hpp"
 #include "clock.hpp"
-#include "handle_table.hpp"
+#include "code_ranges.hpp"
 #include "mpi_fn.hpp"
 #include "papi_counters.hpp"
 #include "stack_table.hpp"
@@ -37,8 +37,10 @@ struct TypeSizeSlot {
 class ThreadState {
  public:
   // `trace_buffer` only in trace mode; `papi` only when counting PAPI events.
+  // `mpi_code`: the MPI library's own code (callsites skip its frames); may be null.
   ThreadState(std::size_t table_entries, int callsite_depth,
-              std::unique_ptr<TraceBuffer> trace_buffer, std::unique_ptr<PapiCounters> papi);
+              std::unique_ptr<TraceBuffer> trace_buffer, std::unique_ptr<PapiCounters> papi,
+              const CodeRanges* mpi_code = nullptr);
 
   // Returns the callsite key used (a return address or an interned stack).
   std::uintptr_t record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
@@ -46,7 +48,13 @@ class ThreadState {
                         Ticks duration) {
     const auto f = static_cast<std::uint16_t>(fn);
     std::uintptr_t site = reinterpret_cast<std::uintptr_t>(return_address);
-    if (m_stacks) site = capture_stack(return_address);
+    if (m_stacks) {
+      site = capture_stack(return_address);
+    } else if (m_mpi_code && __builtin_expect(m_mpi_code->contains(site), 0)) {
+      // Called by the MPI library itself (a Fortran binding): the callsite is the
+      // first frame outside it. Costs a short stack walk, only for such calls.
+      site = caller_outside_mpi(return_address);
+    }
     if (!m_calls.add(CallKey{site, f, size_class, peer, comm_shape}, duration, bytes)) ++m_dropped;
     FirstCallRecord& first = m_first_calls[f];
     if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer, comm_shape};
@@ -127,6 +135,7 @@ class ThreadState {
 
  private:
   std::uintptr_t capture_stack(void* return_address);
+  std::uintptr_t caller_outside_mpi(void* return_address);
 
   CallTable m_calls;
   std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
@@ -136,6 +145,7 @@ class ThreadState {
   std::size_t m_scratch_bytes = 0;
   std::array<TypeSizeSlot, 256> m_type_sizes{};
   int m_depth;
+  const CodeRanges* m_mpi_code;
   std::unique_ptr<StackTable> m_stacks;  // only when callsite_depth > 1
   std::unique_ptr<TraceBuffer> m_trace;  // only in trace mode
   std::unique_ptr<PapiCounters> m_papi;  // only when counting PAPI events

@@ -13,6 +13,7 @@
 #include "compress/trace_symbols.hpp"
 #include "local_tables.hpp"
 #include "log.hpp"
+#include "model/callsite_merge.hpp"
 #include "module_map.hpp"
 #include "offset_tree.hpp"
 #include "symbolizer.hpp"
@@ -205,7 +206,13 @@ nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::file
   if (!symbolize(trace.callsites)) {
     warn("addr2line could not be run; trace callsites show module and offset only");
   }
-  symbolize_like(gathered.summary, trace);
+  if (model::merge_alike_callsites(trace)) {
+    // Calls the compiler duplicated (an unrolled loop) are one symbol now: the
+    // ranks' summaries, made from raw addresses, are made again from the trace.
+    gathered.summary = compress::summarize_trace(trace, gathered.summary.symbols);
+  } else {
+    symbolize_like(gathered.summary, trace);
+  }
   {
     std::ofstream out(dir / kSummaryFileName);
     compress::TextOptions text;

@@ -2,6 +2,7 @@
 // interfaces, and a program built by others (Debian's NetPIPE).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "process.hpp"
@@ -41,6 +42,23 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
     CHECK(calls_of(p, "MPI_Comm_rank") == 2);
     CHECK(calls_of(p, "MPI_Comm_size") == 2);
     CHECK(p.functions.size() == 4);
+    // Callsites are the Fortran source lines, not frames of the MPI library's
+    // Fortran bindings: each names the .f90 file and the line of its `call`.
+    const std::string source = std::string(name) + ".f90";
+    const std::string text =
+        read_text(std::string(MPIDLE_SOURCE_DIR) + "/tests/programs/" + source);
+    auto line_of = [&](const std::string& call) {
+      std::size_t at = text.find("call " + call + "(");
+      return at == std::string::npos ? -1 : static_cast<int>(std::count(text.begin(),
+                                                                          text.begin() + at, '\n')) + 1;
+    };
+    REQUIRE_FALSE(p.callsites.empty());
+    for (const auto& c : p.callsites) {
+      INFO(c.function);
+      REQUIRE_FALSE(c.frames.empty());
+      CHECK_THAT(c.frames[0].file, Catch::EndsWith(source));
+      CHECK(c.frames[0].line == line_of(c.function));
+    }
   }
 }
 

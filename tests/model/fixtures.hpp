@@ -22,8 +22,8 @@ inline model::ProfileTables tables_for_rank(std::int32_t rank, double recv_time,
                                             const std::string& module = "/bin/app") {
   model::ProfileTables t;
   t.functions = {"MPI_Recv", "MPI_Barrier"};
-  t.callsites = {model::Callsite{{model::Frame{module, 0x1000, "", "", 0}}},
-                 model::Callsite{{model::Frame{module, 0x2000, "", "", 0}}}};
+  t.callsites = {model::Callsite{{model::Frame{module, 0x1000, "", "", 0}}, {}},
+                 model::Callsite{{model::Frame{module, 0x2000, "", "", 0}}, {}}};
   t.ranks.push_back(rank_with(rank, recv_time, recv_min));
   return t;
 }

@@ -42,7 +42,7 @@ TEST_CASE("the global minimum exposes a rank that always waits", "[model]") {
 TEST_CASE("rounding never yields negative wait", "[model]") {
   model::ProfileTables t;
   t.functions = {"MPI_Send"};
-  t.callsites = {model::Callsite{{model::Frame{"/bin/app", 1, "", "", 0}}}};
+  t.callsites = {model::Callsite{{model::Frame{"/bin/app", 1, "", "", 0}}, {}}};
   model::RankData r;
   r.entries.push_back(model::Entry{0, 0, 1, 1, 3, 0.3, 0.1, 3});  // 0.3 − 3×0.1 < 0 in binary
   t.ranks.push_back(r);

@@ -12,7 +12,7 @@ namespace {
 Trace sample_trace() {
   Trace t;
   t.functions = {"MPI_Send", "MPI_Recv"};
-  t.callsites = {Callsite{{Frame{"/bin/app", 0x1234, "main", "app.c", 42}}}};
+  t.callsites = {Callsite{{Frame{"/bin/app", 0x1234, "main", "app.c", 42}}, {}}};
   t.min_latency_ns = 900;
   for (std::int32_t r = 0; r < 2; ++r) {
     RankTrace rank;

@@ -1,0 +1,94 @@
+#include "callsite_merge.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace mpidle::model {
+namespace {
+
+// A frame's identity after symbolization: its source location when it has one.
+using FrameKey = std::tuple<std::string, std::string, std::int32_t, std::uint64_t>;
+
+std::vector<FrameKey> key_of(const Callsite& c) {
+  std::vector<FrameKey> key;
+  key.reserve(c.frames.size());
+  for (const auto& f : c.frames) {
+    if (!f.file.empty() && f.line > 0) {
+      key.emplace_back(f.function, f.file, f.line, 0);
+    } else {
+      key.emplace_back(f.module, std::string(), 0, f.offset);
+    }
+  }
+  return key;
+}
+
+std::vector<RawFrame> raw_of(const Callsite& c) {
+  std::vector<RawFrame> raw;
+  for (const auto& f : c.frames) raw.push_back({f.module, f.offset});
+  return raw;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> merge_alike_callsites(std::vector<Callsite>& callsites) {
+  std::map<std::vector<FrameKey>, std::uint32_t> first;
+  std::vector<std::uint32_t> remap(callsites.size());
+  std::vector<Callsite> kept;
+  bool merged = false;
+  for (std::uint32_t i = 0; i < callsites.size(); ++i) {
+    auto [it, added] =
+        first.try_emplace(key_of(callsites[i]), static_cast<std::uint32_t>(kept.size()));
+    remap[i] = it->second;
+    if (added) {
+      kept.push_back(callsites[i]);  // a copy: nothing changes when nothing merges
+      continue;
+    }
+    merged = true;
+    Callsite& into = kept[it->second];
+    if (into.merged_from.empty()) into.merged_from.push_back(raw_of(into));
+    into.merged_from.push_back(raw_of(callsites[i]));
+  }
+  if (!merged) return {};
+  callsites = std::move(kept);
+  return remap;
+}
+
+bool merge_alike_callsites(ProfileTables& tables) {
+  const auto remap = merge_alike_callsites(tables.callsites);
+  if (remap.empty()) return false;
+  for (auto& rank : tables.ranks) {
+    using Key = std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::int32_t, std::int32_t>;
+    std::map<Key, Entry> combined;
+    for (const auto& e : rank.entries) {
+      Entry moved = e;
+      moved.callsite = remap.at(e.callsite);
+      auto [it, added] = combined.try_emplace(
+          Key{moved.callsite, moved.function, moved.size_class, moved.peer, moved.comm_shape},
+          moved);
+      if (added) continue;
+      Entry& into = it->second;
+      into.visits += e.visits;
+      into.time_s += e.time_s;
+      into.bytes += e.bytes;
+      into.min_s = std::min(into.min_s, e.min_s);
+    }
+    rank.entries.clear();
+    for (auto& [key, e] : combined) rank.entries.push_back(e);
+  }
+  return true;
+}
+
+bool merge_alike_callsites(Trace& trace) {
+  const auto remap = merge_alike_callsites(trace.callsites);
+  if (remap.empty()) return false;
+  for (auto& rank : trace.ranks) {
+    for (auto& r : rank.records) {
+      if (r.callsite < remap.size()) r.callsite = remap[r.callsite];
+    }
+  }
+  return true;
+}
+
+}  // namespace mpidle::model
