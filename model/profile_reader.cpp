@@ -51,15 +51,15 @@ Profile parse_profile(const json& doc) {
   p.run = parse_run(Fields(top.at("run"), "run"));
   p.ranks = rows<RankRow>(top, "ranks", [](const Fields& f) {
     RankRow row{f.get<std::int64_t>("rank"),
-                   f.get<std::string>("host"),
-                   f.get<double>("wall_s"),
-                   f.get<double>("mpi_s"),
-                   f.get<double>("wait_s"),
-                   f.get<double>("wait_s_global_min"),
-                   f.get<double>("first_call_wait_s"),
-                   f.get<std::uint64_t>("calls"),
-                   f.get<std::uint64_t>("dropped_calls"),
-                   f.get<std::uint64_t>("memory_bytes")};
+                f.get<std::string>("host"),
+                f.get<double>("wall_s"),
+                f.get<double>("mpi_s"),
+                f.get<double>("wait_s"),
+                f.get<double>("wait_s_global_min"),
+                f.get<double>("first_call_wait_s"),
+                f.get<std::uint64_t>("calls"),
+                f.get<std::uint64_t>("dropped_calls"),
+                f.get<std::uint64_t>("memory_bytes")};
     row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
     return row;
   });

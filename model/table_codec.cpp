@@ -103,8 +103,7 @@ std::optional<ProfileTables> decode_tables(std::span<const std::byte> bytes) {
        });
   ok = ok && get_vector(r, t.ranks, 32, [](ByteReader& r, RankData& d) {
          return r.get(d.rank) && r.get_string(d.host) && r.get(d.wall_s) &&
-                r.get(d.dropped_calls) && r.get(d.memory_bytes) &&
-                r.get(d.untracked_requests) &&
+                r.get(d.dropped_calls) && r.get(d.memory_bytes) && r.get(d.untracked_requests) &&
                 get_vector(r, d.entries, 48, get_entry) &&
                 get_vector(r, d.first_calls, 20, get_first_call);
        });

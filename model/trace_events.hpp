@@ -45,7 +45,7 @@ struct TraceRecord {
   TraceRole role = TraceRole::other;
   std::uint8_t collective_kind = 0;  // CollectiveKind of a collective record
   std::uint8_t extra = 0;            // 1: a further record of the same call (not a call of its own)
-  std::uint8_t flags = 0;  // kTraceSynchronous
+  std::uint8_t flags = 0;            // kTraceSynchronous
 };
 static_assert(std::is_trivially_copyable_v<TraceRecord>);
 static_assert(sizeof(TraceRecord) == 64);

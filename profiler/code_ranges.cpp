@@ -34,9 +34,9 @@ int collect(dl_phdr_info* info, std::size_t, void* out) {
 // Names of one profiling entry point in the forms MPI's C and Fortran bindings
 // export (the standard's name-mangling conventions, not one library's file names).
 constexpr const char* kMarkers[] = {
-    "PMPI_Send",       "pmpi_send",        "pmpi_send_",     "pmpi_send__",
-    "PMPI_SEND",       "pmpi_send_f08",    "pmpi_send_f08_", "pmpi_send_f08ts_",
-    "mpi_send_f08ts_", "MPI_Send_f08",     "PMPI_Send_f08",  "pmpi_comm_rank_",
+    "PMPI_Send",       "pmpi_send",     "pmpi_send_",     "pmpi_send__",
+    "PMPI_SEND",       "pmpi_send_f08", "pmpi_send_f08_", "pmpi_send_f08ts_",
+    "mpi_send_f08ts_", "MPI_Send_f08",  "PMPI_Send_f08",  "pmpi_comm_rank_",
 };
 
 bool defines_mpi_symbol(const LoadedModule& m) {

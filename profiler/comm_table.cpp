@@ -6,8 +6,7 @@ CommTable::CommTable() : m_slots(new Slot[kCapacity]) {}
 CommTable::~CommTable() = default;
 
 CommInfo* CommTable::insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks,
-                            std::uint32_t id, int my_rank, std::int32_t shape,
-                            int out_degree) {
+                            std::uint32_t id, int my_rank, std::int32_t shape, int out_degree) {
   std::lock_guard lock(m_write);
   auto info = std::make_unique<CommInfo>(std::move(world_ranks), id, my_rank, shape, out_degree);
   CommInfo* stored = info.get();

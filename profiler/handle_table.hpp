@@ -21,8 +21,8 @@ struct PendingOp {
   bool persistent = false;
   bool receive = false;
   bool send = false;
-  bool synchronous = false;       // Issend / Ssend_init: completes only once matched
-  bool cancel_requested = false;  // MPI_Cancel was called on it
+  bool synchronous = false;        // Issend / Ssend_init: completes only once matched
+  bool cancel_requested = false;   // MPI_Cancel was called on it
   std::uint64_t bytes = 0;         // bytes this operation sends (or a collective's bytes)
   std::uint64_t posted_bytes = 0;  // a receive's buffer: used only when the status has none
   const CommInfo* comm = nullptr;  // to translate a status' source (ANY_SOURCE)

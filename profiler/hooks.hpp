@@ -96,7 +96,8 @@ inline MPI_Status* own_statuses_if_ignored(MPI_Status* statuses, int count) {
   if (statuses != MPI_STATUSES_IGNORE || count <= 0) return statuses;
   ThreadState* state = thread_state();
   try {
-    MPI_Status* own = state ? state->scratch<MPI_Status>(1, static_cast<std::size_t>(count)) : nullptr;
+    MPI_Status* own =
+        state ? state->scratch<MPI_Status>(1, static_cast<std::size_t>(count)) : nullptr;
     return own ? own : statuses;
   } catch (...) {
     return statuses;  // no room: completions of wildcard receives lose their peer
@@ -262,9 +263,9 @@ struct Sendrecv {
     if (tracing()) call.trace().tag = detail::tag_of(m_recv.m_op.tag, m_recv.m_status);
     const std::uint64_t received = rc == MPI_SUCCESS ? m_recv.received() : 0;
     call.record(m_sent + received,
-                rc == MPI_SUCCESS ? detail::peer_from_status(m_recv.m_op, m_recv.m_status,
-                                                             m_recv.m_comm)
-                                  : -1);
+                rc == MPI_SUCCESS
+                    ? detail::peer_from_status(m_recv.m_op, m_recv.m_status, m_recv.m_comm)
+                    : -1);
     if (!tracing()) return;
     TraceInfo send = call.trace();
     send.role = TraceRole::send;

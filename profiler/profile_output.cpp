@@ -140,9 +140,9 @@ void finalize_profile(Context& context) {
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
-  auto local = collect_local_tables(
-      context.threads(), context.tick_rate(),
-      RankIdentity{context.rank(), context.host(), wall_s, untracked});
+  auto local =
+      collect_local_tables(context.threads(), context.tick_rate(),
+                           RankIdentity{context.rank(), context.host(), wall_s, untracked});
   if (untracked > 0) {
     warn(std::to_string(untracked) +
          " requests found no slot in the request table; their completions have no peer or "

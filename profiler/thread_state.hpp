@@ -44,8 +44,7 @@ class ThreadState {
 
   // Returns the callsite key used (a return address or an interned stack).
   std::uintptr_t record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
-                        std::int32_t comm_shape, std::uint64_t bytes, Ticks start,
-                        Ticks duration) {
+                        std::int32_t comm_shape, std::uint64_t bytes, Ticks start, Ticks duration) {
     const auto f = static_cast<std::uint16_t>(fn);
     std::uintptr_t site = reinterpret_cast<std::uintptr_t>(return_address);
     if (m_stacks) {

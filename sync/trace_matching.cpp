@@ -151,8 +151,8 @@ TraceMatching match_trace(const model::Trace& trace) {
     });
     const std::size_t n = std::min(recvs.size(), n_sends);
     for (std::size_t k = 0; k < n; ++k) {
-      out.messages.push_back({it->second[k].call, recvs[k].complete, recvs[k].posted,
-                              recvs[k].call});
+      out.messages.push_back(
+          {it->second[k].call, recvs[k].complete, recvs[k].posted, recvs[k].call});
     }
     out.unmatched_receives += recvs.size() - n;
     out.unmatched_sends += n_sends - n;

@@ -49,8 +49,9 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
         read_text(std::string(MPIDLE_SOURCE_DIR) + "/tests/programs/" + source);
     auto line_of = [&](const std::string& call) {
       std::size_t at = text.find("call " + call + "(");
-      return at == std::string::npos ? -1 : static_cast<int>(std::count(text.begin(),
-                                                                          text.begin() + at, '\n')) + 1;
+      return at == std::string::npos
+                 ? -1
+                 : static_cast<int>(std::count(text.begin(), text.begin() + at, '\n')) + 1;
     };
     REQUIRE_FALSE(p.callsites.empty());
     for (const auto& c : p.callsites) {

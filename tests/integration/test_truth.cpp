@@ -1,0 +1,158 @@
+// The patterns real programs use, each against the waiting the program observed
+// itself: the sender's start time travels inside each message (or rides in the
+// collective as an MPI_MAX element), and on one host all ranks read one clock.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+
+double function_wait(const model::Profile& p, const std::string& name) {
+  const auto* f = function_row(p, name);
+  return f ? f->wait_s : -1;
+}
+
+// Trace mode's late-sender total from `mpidle analyze`.
+double analyzed_late_sender(const std::string& dir) {
+  const auto a = run({MPIDLE_BIN, "analyze", dir});
+  INFO(a.err);
+  REQUIRE(a.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir + "/analysis.json"));
+  return doc["totals"]["late_sender"].get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("halo with a varying late sender: Waitall waits once per call", "[mpi]") {
+  const auto dir = scratch_dir("truth_halo");
+  const auto r = run_mpi(2, program("halo_varying"), {"--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const double expected = truth["waitall_wait_s"].get<double>();
+  const double jitter = truth["completion_excess_s"].get<double>();
+  REQUIRE(expected > 0.05);
+  const auto p = model::read_profile(dir);
+  CHECK(calls_of(p, "MPI_Waitall") == 2 * truth["waitall_per_rank"].get<std::uint64_t>());
+  const double minimum = function_wait(p, "MPI_Waitall");
+  const double traced = analyzed_late_sender(dir);
+  INFO("truth " << expected << " s, minimum method " << minimum << " s (ratio "
+                << minimum / expected << "), trace " << traced << " s (ratio " << traced / expected
+                << "), observed jitter " << jitter << " s");
+  CHECK(std::abs(minimum - expected) <= 0.10 * expected + jitter);
+  // Counting each request of the Waitall from the call's start would give about
+  // twice the truth here.
+  CHECK(std::abs(traced - expected) <= 0.05 * expected);
+  REQUIRE(p.sync);
+  CHECK(p.sync->unmatched_sends == 0);
+  CHECK(p.sync->unmatched_receives == 0);
+}
+
+TEST_CASE("a large posted receive buffer: receives are classed by the bytes received", "[mpi]") {
+  const auto dir = scratch_dir("truth_big_buffer");
+  const auto r = run_mpi(2, program("big_buffer"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const double expected = truth["recv_wait_s"].get<double>();
+  const double jitter = truth["completion_excess_s"].get<double>();
+  REQUIRE(expected > 0.02);
+  const auto p = model::read_profile(dir);
+  const double measured = rank_wait(p, "MPI_Recv", 1);
+  INFO("truth " << expected << " s, minimum method " << measured << " s (ratio "
+                << measured / expected << "), observed jitter " << jitter << " s");
+  CHECK(std::abs(measured - expected) <= 0.10 * expected + jitter);
+  // Two size classes on rank 1: 8 B (class 4) and 1 MiB (class 21), each with
+  // as many receives as the program made, although every buffer was 1 MiB.
+  std::map<std::int64_t, std::uint64_t> by_class;
+  for (const auto& m : p.minima) {
+    if (m.function == "MPI_Recv" && m.rank == 1) by_class[m.size_class] += m.count;
+  }
+  CHECK(by_class[4] == truth["small_messages"].get<std::uint64_t>());
+  CHECK(by_class[21] == truth["large_messages"].get<std::uint64_t>());
+}
+
+TEST_CASE("collectives on a one-rank communicator do not set MPI_COMM_WORLD's minimum", "[mpi]") {
+  const auto dir = scratch_dir("truth_subcomm");
+  const auto r = run_mpi(2, program("subcomm_collectives"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const double expected = truth["world_wait_s"].get<double>();
+  const double jitter = truth["completion_excess_s"].get<double>();
+  const auto p = model::read_profile(dir);
+  // The world Allreduce is the one keyed by a communicator of 2 ranks.
+  bool world_key = false, self_key = false;
+  for (const auto& m : p.minima) {
+    if (m.function != "MPI_Allreduce") continue;
+    world_key |= m.comm_size == 2 && m.count == truth["world_allreduces"].get<std::uint64_t>();
+    self_key |= m.comm_size == 1 && m.count == truth["self_allreduces"].get<std::uint64_t>();
+  }
+  CHECK(world_key);
+  CHECK(self_key);
+  // Callsites: the world Allreduce is the later line of the two in the source.
+  const model::CallsiteRow* world = nullptr;
+  for (const auto& c : p.callsites) {
+    if (c.function == "MPI_Allreduce" && (!world || c.frames[0].line > world->frames[0].line)) {
+      world = &c;
+    }
+  }
+  REQUIRE(world != nullptr);
+  INFO("truth " << expected << " s, minimum method " << world->wait_s << " s, time "
+                << world->time_s << " s, observed jitter " << jitter << " s");
+  // Keyed by function and size alone, the world call's whole cost (time_s) would
+  // be wait.
+  CHECK(std::abs(world->wait_s - expected) <= std::max(0.10 * expected, 2e-3) + jitter);
+}
+
+TEST_CASE("1,000 wildcard receives completed in one Waitall: every message matched", "[mpi]") {
+  const auto dir = scratch_dir("truth_many_requests");
+  const auto r = run_mpi(2, program("many_requests"), {"--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.sync);
+  CHECK(p.sync->messages == truth["messages"].get<std::uint64_t>());
+  CHECK(p.sync->unmatched_sends == 0);
+  CHECK(p.sync->unmatched_receives == 0);
+  // The receiving Waitall is classed by the bytes its 1,000 statuses received.
+  const auto bytes = truth["waitall_received_bytes"].get<std::uint64_t>();
+  const bool classed = std::any_of(p.minima.begin(), p.minima.end(), [&](const auto& m) {
+    return m.function == "MPI_Waitall" && m.rank == 1 &&
+           m.size_class == 64 - __builtin_clzll(bytes);
+  });
+  CHECK(classed);
+  for (const auto& rank : p.ranks) CHECK(rank.untracked_requests == 0);
+}
+
+TEST_CASE("a loop the compiler unrolled is still one callsite and a loop", "[mpi]") {
+  const auto dir = scratch_dir("truth_unrolled");
+  const auto r = run_mpi(2, program("unrolled_barriers"), {"--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const auto inner = truth["inner"].get<int>();
+  const auto p = model::read_profile(dir);
+  std::vector<const model::CallsiteRow*> barriers;
+  for (const auto& c : p.callsites) {
+    if (c.function == "MPI_Barrier") barriers.push_back(&c);
+  }
+  REQUIRE(barriers.size() == 1);
+  CHECK(barriers[0]->visits == 2ull * truth["outer"].get<std::uint64_t>() * inner);
+  // The raw return addresses stay in profile.json: -O2 made one per iteration.
+  const auto doc = nlohmann::json::parse(read_text(dir + "/profile.json"));
+  for (const auto& c : doc["callsites"]) {
+    if (c["function"] == "MPI_Barrier") CHECK(c["addresses"].size() == std::size_t(inner));
+  }
+  const auto summary = read_text(dir + "/summary.txt");
+  INFO(summary);
+  CHECK(std::regex_search(
+      summary, std::regex("\\(CPU(\\d+)\\+Barrier\\1\\)\\[" + std::to_string(inner) + "\\]")));
+  CHECK(std::regex_search(summary, std::regex("\\)\\[" + truth["outer"].dump() + "\\]")));
+}
