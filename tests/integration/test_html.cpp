@@ -93,7 +93,8 @@ TEST_CASE("html: a profile run's page has every section, the JSON's numbers, and
   }
 }
 
-TEST_CASE("html: a trace run adds the loop summary and synchronization; compare too", "[mpi]") {
+TEST_CASE("html: a trace run adds the loop summary and synchronization, and compare pages render",
+          "[mpi]") {
   const auto dir = scratch_dir("html_trace");
   REQUIRE(run_mpi(2, example("loop_nest"), {"--outer", "9", "--inner", "4"},
                   {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
