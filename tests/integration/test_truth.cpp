@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <regex>
 
 #include "process.hpp"
@@ -155,4 +156,29 @@ TEST_CASE("a loop the compiler unrolled is still one callsite and a loop", "[mpi
   CHECK(std::regex_search(
       summary, std::regex("\\(CPU(\\d+)\\+Barrier\\1\\)\\[" + std::to_string(inner) + "\\]")));
   CHECK(std::regex_search(summary, std::regex("\\)\\[" + truth["outer"].dump() + "\\]")));
+}
+
+TEST_CASE("one-sided and file transfers record their bytes and cancelled receives match nothing",
+          "[mpi]") {
+  const auto dir = scratch_dir("truth_rma_io");
+  const auto r = run_mpi(2, program("rma_io_cancel"), {dir + ".bin", "--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const auto p = model::read_profile(dir);
+  auto keyed = [&](const std::string& fn, std::int64_t rank, std::uint64_t bytes,
+                   std::int64_t peer) {
+    return std::any_of(p.minima.begin(), p.minima.end(), [&](const auto& m) {
+      return m.function == fn && m.rank == rank && m.peer == peer &&
+             m.size_class == 64 - __builtin_clzll(bytes);
+    });
+  };
+  // The Put from rank 0 targets rank 1 with the origin's bytes.
+  CHECK(keyed("MPI_Put", 0, truth["put_bytes"].get<std::uint64_t>(), 1));
+  CHECK(keyed("MPI_File_write_at", 0, truth["write_bytes"].get<std::uint64_t>(), -1));
+  CHECK(keyed("MPI_File_write_at", 1, truth["write_bytes"].get<std::uint64_t>(), -1));
+  REQUIRE(p.sync);
+  CHECK(p.sync->cancelled == truth["cancelled"].get<std::uint64_t>());
+  CHECK(p.sync->unmatched_receives == 0);
+  std::filesystem::remove(dir + ".bin");
 }
