@@ -49,12 +49,6 @@ inline CommInfo* win_info(MPI_Win win) {
   return info ? info : build_win_info(win);
 }
 
-// The shape of `comm` in a minimum's key (model::kNoCommShape when unknown).
-inline std::int32_t comm_shape(MPI_Comm comm) {
-  const CommInfo* info = comm_info(comm);
-  return info ? info->shape() : 0;
-}
-
 // World rank of `local` in `comm`; -1 for MPI_PROC_NULL, MPI_ANY_SOURCE and the like.
 inline std::int32_t world_peer(int local, MPI_Comm comm) {
   if (local < 0) return -1;
