@@ -1,19 +1,28 @@
 /* Helpers shared by the examples: exact busy waits (sleeping would let the OS
  * reschedule), and gathering each rank's own timestamps to rank 0 so that the
  * truth is what really happened (a preempted rank arrives late, and the example
- * knows it), not only what was scheduled. Timestamps are MPI_Wtime, which is
- * one clock for all ranks of a node; the truth is exact on a single node. */
+ * knows it), not only what was scheduled. Timestamps are CLOCK_MONOTONIC, one
+ * clock for all processes of a node, so the truth is exact on a single node.
+ * (Not MPI_Wtime: Open MPI counts it from each process's own start.) */
 #ifndef MPIDLE_EXAMPLE_SUPPORT_H
 #define MPIDLE_EXAMPLE_SUPPORT_H
 
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* Seconds on the node's monotonic clock: comparable between the ranks of a node. */
+static inline double example_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* Spins for `seconds`. */
 static inline void example_busy_wait(double seconds) {
-  const double start = MPI_Wtime();
-  while (MPI_Wtime() - start < seconds) {
+  const double start = example_now();
+  while (example_now() - start < seconds) {
   }
 }
 

@@ -46,12 +46,12 @@ int main(int argc, char** argv) {
     if (sender) {
       example_busy_wait(delay_s(i));
       payload = i;
-      started[i] = MPI_Wtime();
+      started[i] = example_now();
       MPI_Send(&payload, 1, MPI_DOUBLE, rank + 1, 0, MPI_COMM_WORLD);
     } else {
-      started[i] = MPI_Wtime();
+      started[i] = example_now();
       MPI_Recv(&payload, 1, MPI_DOUBLE, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      started[kIterations + i] = MPI_Wtime();
+      started[kIterations + i] = example_now();
     }
   }
   double* all = example_gather_times(started, 2 * kIterations);

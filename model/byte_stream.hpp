@@ -60,4 +60,22 @@ class ByteReader {
   std::size_t m_pos = 0;
 };
 
+// A vector as its length and its items; the reader refuses lengths the input cannot hold.
+template <typename T, typename GetItem>
+bool get_vector(ByteReader& r, std::vector<T>& out, std::size_t min_item_bytes, GetItem get_item) {
+  std::uint64_t n = 0;
+  if (!r.get(n) || !r.can_hold(n, min_item_bytes)) return false;
+  out.resize(n);
+  for (auto& item : out) {
+    if (!get_item(r, item)) return false;
+  }
+  return true;
+}
+
+template <typename T, typename PutItem>
+void put_vector(ByteWriter& w, const std::vector<T>& items, PutItem put_item) {
+  w.put<std::uint64_t>(items.size());
+  for (const auto& item : items) put_item(w, item);
+}
+
 }  // namespace mpidle::model

@@ -55,27 +55,25 @@ std::vector<std::uint32_t> merge_alike_callsites(std::vector<Callsite>& callsite
   return remap;
 }
 
-bool merge_alike_callsites(ProfileTables& tables) {
-  const auto remap = merge_alike_callsites(tables.callsites);
+bool merge_alike_callsites(ProfileSummary& summary) {
+  const auto remap = merge_alike_callsites(summary.callsites);
   if (remap.empty()) return false;
-  for (auto& rank : tables.ranks) {
-    using Key = std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::int32_t, std::int32_t>;
-    std::map<Key, Entry> combined;
-    for (const auto& e : rank.entries) {
-      Entry moved = e;
-      moved.callsite = remap.at(e.callsite);
-      auto [it, added] = combined.try_emplace(
-          Key{moved.callsite, moved.function, moved.size_class, moved.peer, moved.comm_shape},
-          moved);
+  for (auto& rank : summary.ranks) {
+    std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteShare> combined;
+    for (const auto& share : rank.shares) {
+      const std::uint32_t callsite = remap.at(share.callsite);
+      auto [it, added] = combined.try_emplace({callsite, share.function}, share);
+      CallsiteShare& into = it->second;
+      into.callsite = callsite;
       if (added) continue;
-      Entry& into = it->second;
-      into.visits += e.visits;
-      into.time_s += e.time_s;
-      into.bytes += e.bytes;
-      into.min_s = std::min(into.min_s, e.min_s);
+      into.visits += share.visits;
+      into.time_s += share.time_s;
+      into.wait_s += share.wait_s;
+      into.wait_s_global_min += share.wait_s_global_min;
+      into.bytes += share.bytes;
     }
-    rank.entries.clear();
-    for (auto& [key, e] : combined) rank.entries.push_back(e);
+    rank.shares.clear();
+    for (auto& [key, share] : combined) rank.shares.push_back(share);
   }
   return true;
 }

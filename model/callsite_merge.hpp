@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "profile_tables.hpp"
+#include "profile_summary.hpp"
 #include "trace_file.hpp"
 
 namespace mpidle::model {
@@ -18,9 +18,10 @@ namespace mpidle::model {
 // vector when nothing was merged.
 std::vector<std::uint32_t> merge_alike_callsites(std::vector<Callsite>& callsites);
 
-// The same for tables: entries that now share (callsite, function, size class,
-// peer, communicator shape) on a rank are added up. True when anything merged.
-bool merge_alike_callsites(ProfileTables& tables);
+// The same for a profile summary: a rank's shares that now have the same
+// (callsite, function) are added up. True when anything merged. (Minima do not
+// depend on the callsite, so merging after the wait was computed changes no wait.)
+bool merge_alike_callsites(ProfileSummary& summary);
 
 // The same for a trace: records point at the merged callsites.
 bool merge_alike_callsites(Trace& trace);

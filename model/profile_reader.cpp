@@ -1,7 +1,11 @@
 #include "profile_reader.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 
+#include "rank_matrix.hpp"
 #include "run_info.hpp"
 
 namespace mpidle::model {
@@ -34,6 +38,48 @@ RunSummary parse_run(const Fields& f) {
   return r;
 }
 
+// Version 1 has no statistics: they follow from by_rank.
+RankStatistics statistics_of(const std::vector<CallsiteRankRow>& by_rank) {
+  RankStatistics s;
+  std::vector<std::pair<double, std::int64_t>> waits;
+  for (const auto& r : by_rank) waits.emplace_back(r.wait_s, r.rank);
+  if (waits.empty()) return s;
+  std::sort(waits.begin(), waits.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  const std::size_t n = waits.size();
+  s.count = n;
+  s.max_s = waits.front().first;
+  s.min_s = waits.back().first;
+  s.median_s = n % 2 ? waits[n / 2].first : 0.5 * (waits[n / 2 - 1].first + waits[n / 2].first);
+  double sum = 0;
+  for (const auto& w : waits) sum += w.first;
+  s.mean_s = sum / static_cast<double>(n);
+  s.max_rank = waits.front().second;
+  for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i) {
+    s.top.emplace_back(waits[i].second, waits[i].first);
+  }
+  return s;
+}
+
+RankStatistics parse_statistics(const Fields& f) {
+  RankStatistics s;
+  s.count = f.get<std::uint64_t>("count");
+  if (s.count == 0) return s;
+  Fields wait(f.at("wait_s"), f.where("wait_s"));
+  s.min_s = wait.get<double>("min");
+  s.median_s = wait.get<double>("median");
+  s.mean_s = wait.get<double>("mean");
+  s.max_s = wait.get<double>("max");
+  s.max_rank = f.get<std::int64_t>("max_rank");
+  for (const auto& t : rows<std::pair<std::int64_t, double>>(f, "top", [](const Fields& r) {
+         return std::make_pair(r.get<std::int64_t>("rank"), r.get<double>("wait_s"));
+       })) {
+    s.top.push_back(t);
+  }
+  return s;
+}
+
 }  // namespace
 
 Profile parse_profile(const json& doc) {
@@ -42,12 +88,14 @@ Profile parse_profile(const json& doc) {
   if (schema == doc.end() || !schema->is_string()) {
     throw ProfileError("not an mpidle profile: no \"schema\" field");
   }
-  if (*schema != kProfileSchema) {
+  if (*schema != kProfileSchema && *schema != kProfileSchemaV1) {
     throw ProfileError("unsupported schema \"" + schema->get<std::string>() + "\" (expected \"" +
-                       kProfileSchema + "\")");
+                       kProfileSchema + "\" or \"" + kProfileSchemaV1 + "\")");
   }
+  const int version = *schema == kProfileSchema ? 2 : 1;
   Fields top(doc, "profile");
   Profile p;
+  p.schema_version = version;
   p.run = parse_run(Fields(top.at("run"), "run"));
   p.ranks = rows<RankRow>(top, "ranks", [](const Fields& f) {
     RankRow row{f.get<std::int64_t>("rank"),
@@ -72,7 +120,7 @@ Profile parse_profile(const json& doc) {
                        f.get<double>("wait_s_global_min"),
                        f.get<double>("bytes")};
   });
-  p.callsites = rows<CallsiteRow>(top, "callsites", [](const Fields& f) {
+  p.callsites = rows<CallsiteRow>(top, "callsites", [version](const Fields& f) {
     CallsiteRow c;
     c.id = f.get<std::int64_t>("id");
     c.function = f.get<std::string>("function");
@@ -82,10 +130,15 @@ Profile parse_profile(const json& doc) {
     c.time_s = f.get<double>("time_s");
     c.wait_s = f.get<double>("wait_s");
     c.wait_s_global_min = f.get<double>("wait_s_global_min");
-    c.by_rank = rows<CallsiteRankRow>(f, "by_rank", [](const Fields& r) {
-      return CallsiteRankRow{r.get<std::int64_t>("rank"), r.get<std::uint64_t>("visits"),
-                             r.get<double>("time_s"), r.get<double>("wait_s")};
-    });
+    if (version == 1) {
+      c.by_rank = rows<CallsiteRankRow>(f, "by_rank", [](const Fields& r) {
+        return CallsiteRankRow{r.get<std::int64_t>("rank"), r.get<std::uint64_t>("visits"),
+                               r.get<double>("time_s"), r.get<double>("wait_s")};
+      });
+      c.rank_stats = statistics_of(c.by_rank);
+    } else {
+      c.rank_stats = parse_statistics(Fields(f.at("ranks"), f.where("ranks")));
+    }
     return c;
   });
   if (doc.contains("trace")) {
@@ -142,15 +195,75 @@ Profile parse_profile(const json& doc) {
     s.cancelled = f.get_or<std::uint64_t>("cancelled", 0);
     p.sync = std::move(s);
   }
-  p.minima = rows<MinimumRow>(top, "minima", [](const Fields& f) {
-    MinimumRow m{f.get<std::string>("function"), f.get<std::int64_t>("size_class"),
-                 f.get<std::int64_t>("peer"),    f.get<std::int64_t>("rank"),
-                 f.get<double>("min_s"),         f.get<std::uint64_t>("count")};
+  p.minima = rows<MinimumRow>(top, "minima", [version](const Fields& f) {
+    MinimumRow m{f.get<std::string>("function"),
+                 f.get<std::int64_t>("size_class"),
+                 version == 1 ? f.get<std::int64_t>("peer") : kNoPeer,
+                 f.get<std::int64_t>("rank"),
+                 f.get<double>("min_s"),
+                 f.get<std::uint64_t>("count")};
     m.comm_size = f.get_or<std::int64_t>("comm_size", 0);
     m.intercomm = f.get_or<bool>("intercomm", false);
+    m.ranks = version == 1 ? 1 : f.get<std::uint64_t>("ranks");
     return m;
   });
+  if (version == 1) p.rank_minima = p.minima;
   return p;
+}
+
+bool attach_rank_minima(Profile& p, const std::filesystem::path& run_directory) {
+  if (p.schema_version < 2) return true;
+  std::ifstream in(run_directory / kRankMinimaFile);
+  if (!in) return false;
+  std::vector<MinimumRow> rows;
+  for (std::string line; std::getline(in, line);) {
+    const json doc = json::parse(line, nullptr, false);
+    if (!doc.is_object() || !doc.contains("rank") || !doc["rank"].is_number_integer() ||
+        !doc.contains("minima") || !doc["minima"].is_array()) {
+      return false;
+    }
+    for (const auto& m : doc["minima"]) {
+      if (!m.is_array() || m.size() != 7 || !m[0].is_string() || !m[1].is_number_integer() ||
+          !m[2].is_number_integer() || !m[3].is_number_integer() || !m[4].is_boolean() ||
+          !m[5].is_number() || !m[6].is_number_unsigned()) {
+        return false;
+      }
+      MinimumRow row{m[0].get<std::string>(),  m[1].get<std::int64_t>(),
+                     m[2].get<std::int64_t>(), doc["rank"].get<std::int64_t>(),
+                     m[5].get<double>(),       m[6].get<std::uint64_t>()};
+      row.comm_size = m[3].get<std::int64_t>();
+      row.intercomm = m[4].get<bool>();
+      rows.push_back(std::move(row));
+    }
+  }
+  p.rank_minima = std::move(rows);
+  return true;
+}
+
+bool attach_rank_matrix(Profile& p, const std::filesystem::path& run_directory) {
+  if (p.schema_version < 2) return true;
+  std::ifstream in(run_directory / kRankMatrixFile, std::ios::binary);
+  std::vector<std::byte> bytes;
+  if (in) {
+    std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes.resize(raw.size());
+    std::memcpy(bytes.data(), raw.data(), raw.size());
+  }
+  const auto matrix = decode_rank_matrix(bytes);
+  if (!matrix || matrix->ranks != p.ranks.size() || matrix->callsites != p.callsites.size()) {
+    p.rank_matrix_missing = true;
+    return false;
+  }
+  for (std::size_t col = 0; col < p.callsites.size(); ++col) {
+    auto& by_rank = p.callsites[col].by_rank;
+    by_rank.clear();
+    for (std::size_t row = 0; row < p.ranks.size(); ++row) {
+      const MatrixCell& cell = matrix->at(row, col);
+      if (cell.visits == 0) continue;
+      by_rank.push_back(CallsiteRankRow{p.ranks[row].rank, cell.visits, cell.time_s, cell.wait_s});
+    }
+  }
+  return true;
 }
 
 Profile read_profile(const std::filesystem::path& path) {
@@ -161,11 +274,15 @@ Profile read_profile(const std::filesystem::path& path) {
   if (!in) throw ProfileError("cannot open " + file.string());
   json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) throw ProfileError(file.string() + " is not valid JSON");
+  Profile p;
   try {
-    return parse_profile(doc);
+    p = parse_profile(doc);
   } catch (const ProfileError& e) {
     throw ProfileError(file.string() + ": " + e.what());
   }
+  attach_rank_matrix(p, file.parent_path());
+  attach_rank_minima(p, file.parent_path());
+  return p;
 }
 
 }  // namespace mpidle::model

@@ -57,6 +57,14 @@ struct CallsiteRankRow {
   double time_s = 0, wait_s = 0;
 };
 
+// How a callsite's wait spreads over the ranks that visited it.
+struct RankStatistics {
+  std::uint64_t count = 0;  // ranks that visited
+  double min_s = 0, median_s = 0, mean_s = 0, max_s = 0;
+  std::int64_t max_rank = -1;
+  std::vector<std::pair<std::int64_t, double>> top;  // (rank, wait), most wait first
+};
+
 struct CallsiteRow {
   std::int64_t id = 0;
   std::string function;
@@ -64,9 +72,15 @@ struct CallsiteRow {
   std::uint64_t visits = 0;
   double bytes = 0;  // all visits, all ranks (0 in profiles written before it existed)
   double time_s = 0, wait_s = 0, wait_s_global_min = 0;
+  RankStatistics rank_stats;
+  // Every visiting rank's share: from `by_rank` (version 1) or the rank matrix file
+  // (version 2; empty when that file is missing).
   std::vector<CallsiteRankRow> by_rank;
 };
 
+// Version 2: one row per (function, size class, communicator shape), the global
+// minimum, the rank it was seen on, visits and ranks over the run. Version 1: one row
+// per rank and peer as well (ranks = 1).
 struct MinimumRow {
   std::string function;
   std::int64_t size_class = 0, peer = 0, rank = 0;
@@ -74,6 +88,7 @@ struct MinimumRow {
   std::uint64_t count = 0;
   std::int64_t comm_size = 0;  // 0: keyed by peer alone (profiles before it existed too)
   bool intercomm = false;
+  std::uint64_t ranks = 1;
 };
 
 // Trace mode only.
@@ -103,6 +118,8 @@ struct SyncSection {
 };
 
 struct Profile {
+  int schema_version = 2;
+  bool rank_matrix_missing = false;  // version 2 whose matrix file could not be read
   std::optional<TraceSection> trace;
   std::optional<SyncSection> sync;
   RunSummary run;
@@ -110,10 +127,21 @@ struct Profile {
   std::vector<FunctionRow> functions;
   std::vector<CallsiteRow> callsites;
   std::vector<MinimumRow> minima;
+  // Every rank's own minima: version 1's `minima`, or the rank minima file of
+  // version 2 (empty when that file is missing).
+  std::vector<MinimumRow> rank_minima;
 };
 
-// `path` is profile.json or a run directory holding one.
+// `path` is profile.json or a run directory holding one; reads the rank matrix
+// file beside it (version 2).
 Profile read_profile(const std::filesystem::path& path);
+// profile.json alone: a version-2 profile's by_rank stays empty.
 Profile parse_profile(const nlohmann::json& doc);
+// Fills every callsite's by_rank from a version-2 profile's matrix file; false (and
+// by_rank left empty) when the file is missing or does not fit the profile.
+bool attach_rank_matrix(Profile& profile, const std::filesystem::path& run_directory);
+// Reads a version-2 profile's rank minima file into `rank_minima`; false when it is
+// missing or malformed.
+bool attach_rank_minima(Profile& profile, const std::filesystem::path& run_directory);
 
 }  // namespace mpidle::model

@@ -7,45 +7,21 @@
 #include <set>
 #include <tuple>
 
-#include "minima.hpp"
+#include "rank_matrix.hpp"
 
 namespace mpidle::model {
 namespace {
 
 using nlohmann::json;
 
-struct RankShare {
-  std::uint64_t visits = 0;
-  double time_s = 0;
-  double wait_s = 0;
-};
-
-struct CallsiteTotals {
-  std::uint64_t visits = 0;
-  double bytes = 0;
-  double time_s = 0;
-  double wait_s = 0;
-  double wait_s_global_min = 0;
-  std::map<std::int32_t, RankShare> by_rank;
-};
-
-struct FunctionTotals {
-  std::uint64_t calls = 0;
-  std::uint64_t incomplete_calls = 0;
-  double time_s = 0;
-  double wait_s = 0;
-  double wait_s_global_min = 0;
-  double bytes = 0;
-};
-
-json run_json(const ProfileTables& tables, const RunInfo& run, std::uint64_t total_calls) {
+json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t total_calls) {
   std::set<std::string> hosts;
-  for (const auto& r : tables.ranks) hosts.insert(r.host);
+  for (const auto& r : summary.ranks) hosts.insert(r.host);
   const double overhead_s = static_cast<double>(total_calls) * run.per_call_overhead_s;
-  const double rank_seconds = run.wall_s * static_cast<double>(tables.ranks.size());
+  const double rank_seconds = run.wall_s * static_cast<double>(summary.ranks.size());
   return {{"executable", run.executable},
           {"args", run.args},
-          {"ranks", tables.ranks.size()},
+          {"ranks", summary.ranks.size()},
           {"hosts", std::vector<std::string>(hosts.begin(), hosts.end())},
           {"mpi_library", run.mpi_library},
           {"start", run.start},
@@ -61,83 +37,73 @@ json run_json(const ProfileTables& tables, const RunInfo& run, std::uint64_t tot
             {"fraction", rank_seconds > 0 ? overhead_s / rank_seconds : 0.0}}}};
 }
 
+// A callsite over all ranks: totals, and each visiting rank's wait for the statistics.
+struct CallsiteTotals {
+  std::uint64_t visits = 0;
+  double bytes = 0, time_s = 0, wait_s = 0, wait_s_global_min = 0;
+  std::vector<std::pair<double, std::int32_t>> rank_waits;  // (wait, rank), visiting ranks
+};
+
+json rank_statistics(std::vector<std::pair<double, std::int32_t>> waits) {
+  if (waits.empty()) return {{"count", 0}};
+  // Most wait first; among equals, the lower rank.
+  std::sort(waits.begin(), waits.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  const std::size_t n = waits.size();
+  const double median =
+      n % 2 ? waits[n / 2].first : 0.5 * (waits[n / 2 - 1].first + waits[n / 2].first);
+  double sum = 0;
+  for (const auto& w : waits) sum += w.first;
+  json top = json::array();
+  for (std::size_t i = 0; i < std::min(n, kTopRanks); ++i) {
+    top.push_back({{"rank", waits[i].second}, {"wait_s", waits[i].first}});
+  }
+  return {{"count", n},
+          {"wait_s",
+           {{"min", waits.back().first},
+            {"median", median},
+            {"mean", sum / static_cast<double>(n)},
+            {"max", waits.front().first}}},
+          {"max_rank", waits.front().second},
+          {"top", std::move(top)}};
+}
+
 }  // namespace
 
-json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
-  const Minima minima(tables);
+ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run) {
   std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteTotals> callsites;
-  std::map<std::uint32_t, FunctionTotals> functions;
   json ranks = json::array();
-  json minima_rows = json::array();
   std::uint64_t total_calls = 0;
-
-  for (std::size_t ri = 0; ri < tables.ranks.size(); ++ri) {
-    const auto& rank = tables.ranks[ri];
-    double mpi_s = 0, wait_s = 0, wait_g = 0;
-    std::uint64_t calls = 0;
-    std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, std::uint64_t>
-        key_visits;
-    for (const auto& e : rank.entries) {
-      const double w = minima.wait_local(ri, e);
-      const double wg = minima.wait_global(e);
-      mpi_s += e.time_s;
-      wait_s += w;
-      wait_g += wg;
-      calls += e.visits;
-      key_visits[{e.function, e.size_class, e.peer, e.comm_shape}] += e.visits;
-
-      auto& c = callsites[{e.callsite, e.function}];
-      c.visits += e.visits;
-      c.bytes += e.bytes;
-      c.time_s += e.time_s;
-      c.wait_s += w;
-      c.wait_s_global_min += wg;
-      auto& share = c.by_rank[rank.rank];
-      share.visits += e.visits;
-      share.time_s += e.time_s;
-      share.wait_s += w;
-
-      auto& f = functions[e.function];
-      f.calls += e.visits;
-      if (e.size_class == kSizeClassIncomplete) f.incomplete_calls += e.visits;
-      f.time_s += e.time_s;
-      f.wait_s += w;
-      f.wait_s_global_min += wg;
-      f.bytes += e.bytes;
+  for (const RankSummary& rank : summary.ranks) {
+    for (const CallsiteShare& share : rank.shares) {
+      CallsiteTotals& c = callsites[{share.callsite, share.function}];
+      c.visits += share.visits;
+      c.bytes += share.bytes;
+      c.time_s += share.time_s;
+      c.wait_s += share.wait_s;
+      c.wait_s_global_min += share.wait_s_global_min;
+      c.rank_waits.emplace_back(share.wait_s, rank.rank);
     }
-    double first_call_wait_s = 0;
-    for (const auto& fc : rank.first_calls) {
-      const double m = minima.local(ri, fc.function, fc.size_class, fc.peer, fc.comm_shape);
-      first_call_wait_s += std::max(0.0, fc.time_s - m);
-    }
-    for (const auto& [key, visits] : key_visits) {
-      const auto& [fn, sc, peer, shape] = key;
-      minima_rows.push_back({{"function", tables.functions[fn]},
-                             {"size_class", sc},
-                             {"peer", peer},
-                             {"comm_size", comm_size_of(shape)},
-                             {"intercomm", is_intercomm(shape)},
-                             {"rank", rank.rank},
-                             {"min_s", minima.local(ri, fn, sc, peer, shape)},
-                             {"count", visits}});
-    }
-    total_calls += calls;
+    total_calls += rank.calls;
     ranks.push_back({{"rank", rank.rank},
                      {"host", rank.host},
                      {"wall_s", rank.wall_s},
-                     {"mpi_s", mpi_s},
-                     {"wait_s", wait_s},
-                     {"wait_s_global_min", wait_g},
-                     {"first_call_wait_s", first_call_wait_s},
-                     {"calls", calls},
+                     {"mpi_s", rank.mpi_s},
+                     {"wait_s", rank.wait_s},
+                     {"wait_s_global_min", rank.wait_s_global_min},
+                     {"first_call_wait_s", rank.first_call_wait_s},
+                     {"calls", rank.calls},
                      {"dropped_calls", rank.dropped_calls},
                      {"memory_bytes", rank.memory_bytes},
                      {"untracked_requests", rank.untracked_requests}});
   }
 
   json function_rows = json::array();
-  for (const auto& [fn, f] : functions) {
-    function_rows.push_back({{"name", tables.functions[fn]},
+  for (std::size_t fn = 0; fn < summary.functions.size(); ++fn) {
+    const FunctionTotals& f = summary.function_totals[fn];
+    if (f.calls == 0) continue;
+    function_rows.push_back({{"name", summary.functions[fn]},
                              {"calls", f.calls},
                              {"incomplete_calls", f.incomplete_calls},
                              {"time_s", f.time_s},
@@ -150,32 +116,27 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
   });
 
   // Callsites in order of decreasing wait; ids follow that order.
-  std::vector<std::pair<const std::pair<std::uint32_t, std::uint32_t>*, const CallsiteTotals*>>
-      order;
-  for (const auto& [key, totals] : callsites) order.emplace_back(&key, &totals);
+  using Key = std::pair<std::uint32_t, std::uint32_t>;
+  std::vector<std::pair<Key, const CallsiteTotals*>> order;
+  for (const auto& [key, totals] : callsites) order.emplace_back(key, &totals);
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
     return a.second->wait_s > b.second->wait_s;
   });
+  std::map<Key, std::uint32_t> column_of;
   json callsite_rows = json::array();
-  std::uint32_t id = 0;
   for (const auto& [key, totals] : order) {
-    json by_rank = json::array();
-    for (const auto& [rank, share] : totals->by_rank) {
-      by_rank.push_back({{"rank", rank},
-                         {"visits", share.visits},
-                         {"time_s", share.time_s},
-                         {"wait_s", share.wait_s}});
-    }
-    callsite_rows.push_back({{"id", id++},
-                             {"function", tables.functions[key->second]},
-                             {"frames", frames_json(tables.callsites[key->first])},
+    const auto id = static_cast<std::uint32_t>(column_of.size());
+    column_of[key] = id;
+    callsite_rows.push_back({{"id", id},
+                             {"function", summary.functions[key.second]},
+                             {"frames", frames_json(summary.callsites[key.first])},
                              {"visits", totals->visits},
                              {"bytes", totals->bytes},
                              {"time_s", totals->time_s},
                              {"wait_s", totals->wait_s},
                              {"wait_s_global_min", totals->wait_s_global_min},
-                             {"by_rank", std::move(by_rank)}});
-    const auto& merged = tables.callsites[key->first].merged_from;
+                             {"ranks", rank_statistics(totals->rank_waits)}});
+    const auto& merged = summary.callsites[key.first].merged_from;
     if (!merged.empty()) {
       json addresses = json::array();
       for (const auto& stack : merged) {
@@ -187,12 +148,64 @@ json build_profile_json(const ProfileTables& tables, const RunInfo& run) {
     }
   }
 
-  return {{"schema", kProfileSchema},
-          {"run", run_json(tables, run, total_calls)},
-          {"ranks", std::move(ranks)},
-          {"functions", std::move(function_rows)},
-          {"callsites", std::move(callsite_rows)},
-          {"minima", std::move(minima_rows)}};
+  RankMatrix matrix;
+  matrix.ranks = static_cast<std::uint32_t>(summary.ranks.size());
+  matrix.callsites = static_cast<std::uint32_t>(order.size());
+  matrix.cells.resize(std::size_t{matrix.ranks} * matrix.callsites);
+  for (std::size_t row = 0; row < summary.ranks.size(); ++row) {
+    for (const CallsiteShare& share : summary.ranks[row].shares) {
+      MatrixCell& cell =
+          matrix.cells[row * matrix.callsites + column_of.at({share.callsite, share.function})];
+      cell.visits += share.visits;
+      cell.time_s += static_cast<float>(share.time_s);
+      cell.wait_s += static_cast<float>(share.wait_s);
+      cell.wait_s_global_min += static_cast<float>(share.wait_s_global_min);
+    }
+  }
+
+  json minima_rows = json::array();
+  for (const GlobalMinimum& m : summary.minima) {
+    minima_rows.push_back({{"function", m.function},
+                           {"size_class", m.size_class},
+                           {"comm_size", comm_size_of(m.comm_shape)},
+                           {"intercomm", is_intercomm(m.comm_shape)},
+                           {"min_s", m.min_s},
+                           {"rank", m.rank},
+                           {"count", m.count},
+                           {"ranks", m.ranks}});
+  }
+
+  // One line per rank: {"rank": r, "minima": [[function, size class, peer, comm size,
+  // intercomm, min_s, count], ...]}.
+  std::string rank_minima;
+  for (const RankSummary& rank : summary.ranks) {
+    json rows = json::array();
+    for (const LocalMinimum& m : rank.minima) {
+      rows.push_back({summary.functions[m.function], m.size_class, m.peer,
+                      comm_size_of(m.comm_shape), is_intercomm(m.comm_shape), m.min_s, m.count});
+    }
+    rank_minima += json{{"rank", rank.rank}, {"minima", std::move(rows)}}.dump();
+    rank_minima += '\n';
+  }
+
+  ProfileDocument doc;
+  doc.rank_minima = std::move(rank_minima);
+  doc.profile = {
+      {"schema", kProfileSchema},
+      {"run", run_json(summary, run, total_calls)},
+      {"ranks", std::move(ranks)},
+      {"functions", std::move(function_rows)},
+      {"callsites", std::move(callsite_rows)},
+      {"minima", std::move(minima_rows)},
+      {"rank_matrix",
+       {{"file", kRankMatrixFile}, {"ranks", matrix.ranks}, {"callsites", matrix.callsites}}},
+      {"rank_minima", {{"file", kRankMinimaFile}}}};
+  doc.rank_matrix = encode_rank_matrix(matrix);
+  return doc;
+}
+
+ProfileDocument build_profile(const ProfileTables& tables, const RunInfo& run) {
+  return build_profile(summarize_all(tables), run);
 }
 
 }  // namespace mpidle::model

@@ -1,14 +1,31 @@
 #pragma once
-// Builds profile.json (schema mpidle-profile/1, see docs/profile-format.md)
-// from the merged tables of every rank.
+// Builds profile.json (schema mpidle-profile/2, see docs/profile-format.md) and the
+// rank × callsite matrix beside it (rank_matrix.hpp) from the merged summary.
+
+#include <cstddef>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "profile_tables.hpp"
+#include "profile_summary.hpp"
 #include "run_info.hpp"
 
 namespace mpidle::model {
 
-nlohmann::json build_profile_json(const ProfileTables& tables, const RunInfo& run);
+struct ProfileDocument {
+  nlohmann::json profile;              // profile.json
+  std::vector<std::byte> rank_matrix;  // kRankMatrixFile
+  std::string rank_minima;             // kRankMinimaFile
+};
+
+// How many of the ranks with the most wait each callsite lists.
+inline constexpr std::size_t kTopRanks = 5;
+
+ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run);
+
+// Tables that already hold every rank (tests, synthetic inputs): summarize_all, then
+// build_profile.
+ProfileDocument build_profile(const ProfileTables& tables, const RunInfo& run);
 
 }  // namespace mpidle::model

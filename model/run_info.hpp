@@ -7,7 +7,14 @@
 
 namespace mpidle::model {
 
-inline constexpr const char* kProfileSchema = "mpidle-profile/1";
+// Version 2 replaced per-callsite `by_rank` arrays and per-rank minima (O(P × callsites))
+// with rank statistics and a side file; version 1 files are still read.
+inline constexpr const char* kProfileSchema = "mpidle-profile/2";
+inline constexpr const char* kProfileSchemaV1 = "mpidle-profile/1";
+// The rank × callsite matrix of a version-2 profile, next to profile.json.
+inline constexpr const char* kRankMatrixFile = "callsite_ranks.bin";
+// Every rank's own minima (JSON Lines, one rank per line), next to profile.json.
+inline constexpr const char* kRankMinimaFile = "rank_minima.jsonl";
 
 struct RunInfo {
   std::string executable;

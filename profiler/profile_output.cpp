@@ -10,6 +10,7 @@
 #include "local_tables.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
+#include "model/profile_summary.hpp"
 #include "model/profile_writer.hpp"
 #include "real_function.hpp"
 #include "symbolizer.hpp"
@@ -63,6 +64,13 @@ double per_call_overhead_s(const TickRate& rate) {
   return rate.seconds(now() - begin) / kCalls;
 }
 
+bool write_file(const fs::path& path, const std::vector<std::byte>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
 fs::path run_directory(const Context& context, const std::string& executable) {
   if (!context.config().output.empty()) return context.config().output;
   std::tm tm{};
@@ -73,30 +81,43 @@ fs::path run_directory(const Context& context, const std::string& executable) {
   return "mpidle-" + fs::path(executable).filename().string() + "-" + stamp;
 }
 
-void write_run_directory(Context& context, model::ProfileTables& tables, double per_call_s,
-                         GatheredTrace* trace, double merge_s) {
+// What the finalize tree cost, as rank 0 saw it (docs/profile-format.md, run.finalize).
+struct FinalizeCost {
+  TreeTraffic minima, summary;
+  double seconds = 0;
+};
+
+void write_run_directory(Context& context, model::ProfileSummary& summary, double per_call_s,
+                         GatheredTrace* trace, double merge_s, const FinalizeCost& cost) {
   const auto args = command_line();
   char exe[PATH_MAX] = {};
   const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
 
-  if (context.config().symbolize && !symbolize(tables.callsites)) {
+  if (context.config().symbolize && !symbolize(summary.callsites)) {
     warn("addr2line could not be run; callsites show module and offset only");
   }
   // One callsite per source line, however often the compiler duplicated the call.
-  model::merge_alike_callsites(tables);
+  model::merge_alike_callsites(summary);
   model::RunInfo run;
   run.executable = executable;
   run.args.assign(args.size() > 1 ? args.begin() + 1 : args.end(), args.end());
   run.mpi_library = mpi_library();
   run.start = context.start_iso();
-  run.wall_s = tables.ranks.empty() ? 0.0 : tables.ranks.front().wall_s;
+  run.wall_s = summary.ranks.empty() ? 0.0 : summary.ranks.front().wall_s;
   run.timer = timer_name(selected_timer());
   run.timer_resolution_s = context.tick_rate().resolution_s();
   run.global_minimum = context.config().global_min;
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
   run.per_call_overhead_s = per_call_s;
   if (trace) run.mode = "trace";
-  auto json = model::build_profile_json(tables, run);
+  auto document = model::build_profile(summary, run);
+  auto& json = document.profile;
+  json["run"]["finalize"] = {
+      {"rounds", cost.summary.rounds},
+      {"seconds", cost.seconds},
+      {"bytes_received", cost.minima.bytes_received + cost.summary.bytes_received},
+      {"largest_message_bytes",
+       std::max(cost.minima.largest_message, cost.summary.largest_message)}};
 
   const fs::path dir = run_directory(context, executable);
   std::error_code ec;
@@ -115,6 +136,14 @@ void write_run_directory(Context& context, model::ProfileTables& tables, double 
       warn(std::string("could not write the trace: ") + e.what());
     }
   }
+  // The side files first: a profile.json that exists has them (or says why not).
+  const bool matrix_written = write_file(dir / model::kRankMatrixFile, document.rank_matrix);
+  bool minima_written = false;
+  {
+    std::ofstream minima(dir / model::kRankMinimaFile, std::ios::trunc);
+    minima << document.rank_minima;
+    minima_written = static_cast<bool>(minima);
+  }
   const fs::path file = dir / "profile.json";
   const fs::path partial = dir / "profile.json.partial";
   {
@@ -130,6 +159,11 @@ void write_run_directory(Context& context, model::ProfileTables& tables, double 
   if (ec) {
     warn("cannot write " + file.string() + " (" + ec.message() + ")");
     return;
+  }
+  if (!matrix_written || !minima_written) {
+    warn("cannot write " +
+         (dir / (matrix_written ? model::kRankMinimaFile : model::kRankMatrixFile)).string() +
+         "; the profile lacks that per-rank detail");
   }
   warn("profile written to " + file.string());
 }
@@ -155,8 +189,17 @@ void finalize_profile(Context& context) {
          " calls were not recorded because the call table was full (raise MPIDLE_TABLE_ENTRIES)");
   }
   const double per_call_s = per_call_overhead_s(context.tick_rate());
-  int undecodable = 0;
-  auto merged = reduce_tables(std::move(local), context.own_comm(), undecodable);
+  // Two passes over one binomial tree: the global minima (up and back down), then
+  // every rank's summary against them (up), merged wherever two subtrees meet.
+  FinalizeCost cost;
+  const std::uint64_t tree_start = monotonic_ns();
+  const model::GlobalMinima global =
+      allreduce_minima(model::minima_of(local), context.own_comm(), cost.minima);
+  auto merged =
+      reduce_summary(model::summarize_rank(local, global), context.own_comm(), cost.summary);
+  cost.seconds = static_cast<double>(monotonic_ns() - tree_start) * 1e-9;
+  if (merged) merged->minima = global;
+  const int undecodable = cost.minima.undecodable + cost.summary.undecodable;
   if (undecodable > 0) {
     warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
   }
@@ -164,7 +207,9 @@ void finalize_profile(Context& context) {
   const std::uint64_t merge_start = monotonic_ns();
   if (context.config().trace) trace = gather_trace(context);
   const double merge_s = static_cast<double>(monotonic_ns() - merge_start) * 1e-9;
-  if (merged) write_run_directory(context, *merged, per_call_s, trace ? &*trace : nullptr, merge_s);
+  if (merged) {
+    write_run_directory(context, *merged, per_call_s, trace ? &*trace : nullptr, merge_s, cost);
+  }
 }
 
 }  // namespace mpidle::profiler

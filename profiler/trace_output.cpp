@@ -165,16 +165,17 @@ std::optional<GatheredTrace> gather_trace(Context& context) {
   constexpr std::int64_t kUnknown = INT64_MAX / 4;
   local.trace.min_latency_ns =
       context.rank() == 0 ? kUnknown : std::min(local.trace.ranks[0].init.rtt_ns, final.rtt_ns) / 2;
-  int undecodable = 0;
+  TreeTraffic traffic;
   auto merged = tree_reduce(
       std::move(local), context.own_comm(), encode_gathered, decode_gathered,
       [](GatheredTrace& into, GatheredTrace&& from) {
         model::merge_traces(into.trace, std::move(from.trace));
         compress::merge_summary_sets(into.summary, std::move(from.summary));
       },
-      undecodable);
-  if (undecodable > 0) {
-    warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable traces; left out");
+      traffic);
+  if (traffic.undecodable > 0) {
+    warn(std::to_string(traffic.undecodable) +
+         " subtrees of ranks sent unreadable traces; left out");
   }
   if (merged && merged->trace.min_latency_ns == kUnknown) merged->trace.min_latency_ns = 0;
   return merged;

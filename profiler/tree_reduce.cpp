@@ -3,8 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "model/table_codec.hpp"
-#include "model/table_merge.hpp"
+#include "model/summary_codec.hpp"
 
 namespace mpidle::profiler {
 namespace {
@@ -33,15 +32,56 @@ std::vector<std::byte> recv_bytes(int source, MPI_Comm comm) {
   return bytes;
 }
 
-std::optional<model::ProfileTables> reduce_tables(model::ProfileTables local, MPI_Comm comm,
-                                                  int& undecodable) {
-  return tree_reduce(
-      std::move(local), comm, [](const model::ProfileTables& t) { return model::encode_tables(t); },
-      [](const std::vector<std::byte>& bytes) { return model::decode_tables(bytes); },
-      [](model::ProfileTables& into, model::ProfileTables&& from) {
-        model::merge_tables(into, from);
+std::vector<std::byte> tree_broadcast(std::vector<std::byte> bytes, MPI_Comm comm,
+                                      TreeTraffic& traffic) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  // The reduction's tree walked backwards: a rank receives from the parent it sent
+  // to, then passes the bytes to the children it received from.
+  int step = 1;
+  while (step < size && !(rank & step)) step <<= 1;
+  if (rank != 0) {
+    bytes = recv_bytes(rank - step, comm);
+    traffic.received(bytes.size());
+    ++traffic.rounds;
+  }
+  for (step >>= 1; step >= 1; step >>= 1) {
+    if (rank + step < size) send_bytes(bytes, rank + step, comm);
+  }
+  return bytes;
+}
+
+model::GlobalMinima allreduce_minima(const model::GlobalMinima& local, MPI_Comm comm,
+                                     TreeTraffic& traffic) {
+  auto reduced = tree_reduce(
+      local, comm, [](const model::GlobalMinima& m) { return model::encode_minima(m); },
+      [](const std::vector<std::byte>& bytes) { return model::decode_minima(bytes); },
+      [](model::GlobalMinima& into, model::GlobalMinima&& from) {
+        model::merge_minima(into, from);
       },
-      undecodable);
+      traffic);
+  const auto bytes = tree_broadcast(
+      reduced ? model::encode_minima(*reduced) : std::vector<std::byte>{}, comm, traffic);
+  if (reduced) return *reduced;
+  auto global = model::decode_minima(bytes);
+  if (!global) {
+    ++traffic.undecodable;
+    return local;  // this rank's wait then uses its own minima only
+  }
+  return std::move(*global);
+}
+
+std::optional<model::ProfileSummary> reduce_summary(model::ProfileSummary local, MPI_Comm comm,
+                                                    TreeTraffic& traffic) {
+  return tree_reduce(
+      std::move(local), comm,
+      [](const model::ProfileSummary& s) { return model::encode_summary(s); },
+      [](const std::vector<std::byte>& bytes) { return model::decode_summary(bytes); },
+      [](model::ProfileSummary& into, model::ProfileSummary&& from) {
+        model::merge_summaries(into, from);
+      },
+      traffic);
 }
 
 }  // namespace mpidle::profiler

@@ -4,43 +4,72 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
-#include "model/profile_tables.hpp"
+#include "model/profile_summary.hpp"
 
 namespace mpidle::profiler {
 
 void send_bytes(const std::vector<std::byte>& bytes, int dest, MPI_Comm comm);
 std::vector<std::byte> recv_bytes(int source, MPI_Comm comm);
 
-// Rank 0 of `comm` gets every rank's part merged; the others get nothing.
+// What one rank saw of a tree operation: for the profile's `run.finalize` and the
+// scale benchmark.
+struct TreeTraffic {
+  int rounds = 0;                     // rounds this rank took part in
+  std::uint64_t bytes_received = 0;   // by this rank
+  std::uint64_t largest_message = 0;  // the largest one this rank received
+  int undecodable = 0;                // subtrees whose bytes could not be read (left out)
+  void received(std::size_t bytes) {
+    bytes_received += bytes;
+    largest_message = std::max<std::uint64_t>(largest_message, bytes);
+  }
+};
+
+// Rank 0 of `comm` gets every rank's part merged; the others get nothing. Each
+// merge happens where two subtrees meet, so what travels up is already merged.
 // `decode` returns an empty optional for bytes it cannot read; such subtrees are
-// left out and counted in `undecodable`.
+// left out and counted.
 template <typename T, typename Encode, typename Decode, typename Merge>
 std::optional<T> tree_reduce(T local, MPI_Comm comm, Encode encode, Decode decode, Merge merge,
-                             int& undecodable) {
+                             TreeTraffic& traffic) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
   for (int step = 1; step < size; step <<= 1) {
+    ++traffic.rounds;
     if (rank & step) {
       send_bytes(encode(local), rank - step, comm);
       return std::nullopt;
     }
     if (rank + step < size) {
-      if (auto child = decode(recv_bytes(rank + step, comm))) {
+      const std::vector<std::byte> bytes = recv_bytes(rank + step, comm);
+      traffic.received(bytes.size());
+      if (auto child = decode(bytes)) {
         merge(local, std::move(*child));
       } else {
-        ++undecodable;
+        ++traffic.undecodable;
       }
     }
   }
   return local;
 }
 
-std::optional<model::ProfileTables> reduce_tables(model::ProfileTables local, MPI_Comm comm,
-                                                  int& undecodable);
+// Rank 0's bytes to every rank over the same binomial tree, in ceil(log2 P) rounds.
+std::vector<std::byte> tree_broadcast(std::vector<std::byte> bytes, MPI_Comm comm,
+                                      TreeTraffic& traffic);
+
+// The global minima of every (function, size class, communicator shape): reduced
+// up the tree, then broadcast down, so that every rank can compute its own wait
+// against them. Its size depends on the keys, not on the number of ranks.
+model::GlobalMinima allreduce_minima(const model::GlobalMinima& local, MPI_Comm comm,
+                                     TreeTraffic& traffic);
+
+std::optional<model::ProfileSummary> reduce_summary(model::ProfileSummary local, MPI_Comm comm,
+                                                    TreeTraffic& traffic);
 
 }  // namespace mpidle::profiler

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "command.hpp"
+#include "launcher.hpp"
 #include "model/profile_reader.hpp"
 #include "text_report.hpp"
 
@@ -160,6 +161,33 @@ int run_child(const std::vector<std::string>& command,
   return 1;
 }
 
+// Every MPIDLE_* setting of this environment plus those `run` sets: what the ranks need.
+std::vector<std::string> variables_to_forward(const std::map<std::string, std::string>& set) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : set) names.push_back(name);
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const std::string name = kv.substr(0, kv.find('='));
+    if (name.rfind("MPIDLE_", 0) == 0 && !set.count(name)) names.push_back(name);
+  }
+  return names;
+}
+
+// A libmpidle built for one MPI, preloaded into another MPI's ranks, would load two
+// MPI libraries into each process.
+void check_library_matches(LauncherFamily family, const std::string& launcher) {
+  const std::string built_for = MPIDLE_BUILT_FOR_MPI;
+  const bool mismatch = (built_for == "mpich" && family == LauncherFamily::open_mpi) ||
+                        (built_for == "openmpi" && family == LauncherFamily::hydra);
+  if (mismatch) {
+    throw UsageError("this mpidle was built for " +
+                     std::string(built_for == "mpich" ? "MPICH" : "Open MPI") + ", but " +
+                     launcher + " starts " + family_name(family) +
+                     " ranks: use an mpidle built for that MPI (cmake -DMPIDLE_MPI=" +
+                     (built_for == "mpich" ? "openmpi" : "mpich") + ", see docs/building.md)");
+  }
+}
+
 }  // namespace
 
 int run_command(Args args) {
@@ -175,7 +203,11 @@ int run_command(Args args) {
   if (!o.callsite_depth.empty()) set["MPIDLE_CALLSITE_DEPTH"] = o.callsite_depth;
   if (o.trace) set["MPIDLE_TRACE"] = "1";
 
-  const int status = run_child(o.command, set);
+  const LauncherFamily family = recognize_launcher(o.command, launcher_version);
+  check_library_matches(family, o.command[0]);
+  const std::vector<std::string> command =
+      forward_environment(o.command, family, variables_to_forward(set), geteuid() == 0);
+  const int status = run_child(command, set);
   const fs::path profile = output / "profile.json";
   std::error_code ec;
   if (!fs::exists(profile, ec)) {

@@ -66,34 +66,78 @@ ROLE_NAMES = {"bytes", "recvbytes", "inplace", "peer", "root", "comm", "status",
               "newcomm", "tag", "source", "recvtag", "coll", "win"}
 # How a collective's ranks depend on each other (a constant, not an argument).
 COLLECTIVE_KINDS = {"none", "one_to_n", "n_to_one", "n_to_n", "scan", "exscan"}
+# The types (const dropped, arrays as pointers) a role's parameter may have; a table
+# whose parameter list is out of order fails here rather than at run time.
+INT = {"int"}
+ROLE_TYPES = {
+    "peer": INT, "tag": INT, "root": INT, "source": INT, "recvtag": INT, "count": INT,
+    "comm": {"MPI_Comm"}, "newcomm": {"MPI_Comm*"}, "win": {"MPI_Win", "MPI_Win*"},
+    "status": {"MPI_Status*"}, "statuses": {"MPI_Status*"},
+    "request": {"MPI_Request*"}, "requests": {"MPI_Request*"}, "message": {"MPI_Message*"},
+    "flag": {"int*"}, "index": {"int*"}, "indices": {"int*"}, "outcount": {"int*"},
+}
+COUNT_TYPES = {"int", "MPI_Count", "MPI_Aint"}
+COUNTS_TYPES = {"int*", "MPI_Count*", "MPI_Aint*"}
+DATATYPE_TYPES = {"MPI_Datatype"}
+DATATYPES_TYPES = {"MPI_Datatype*"}
+BUFFER_TYPES = {"void*"}
 
 
 class TableError(Exception):
     pass
 
 
+# C words that can end a parameter's type: a declaration ending in one names no parameter.
+TYPE_WORDS = {"const", "volatile", "void", "char", "short", "int", "long", "float", "double",
+              "signed", "unsigned"}
+
+
+def split_declaration(decl):
+    """Splits a parameter declaration into (type with '@' where the name goes, name or None).
+
+    Headers may leave parameters unnamed ('MPI_Comm', 'const int []'); names are
+    never relied upon, only the type."""
+    m = re.fullmatch(r"(.*?[\s*])(\w+)\s*((?:\[[^\]]*\]\s*)*)", decl)
+    if m and m.group(2) not in TYPE_WORDS and not m.group(2).startswith("MPI_"):
+        return f"{join_name(m.group(1))}{m.group(3).strip()}", m.group(2)
+    m = re.fullmatch(r"(.*?)\s*((?:\[[^\]]*\]\s*)*)", decl)
+    return f"{join_name(m.group(1))}{m.group(2).strip()}", None
+
+
+def join_name(type_text):
+    """'int *' -> 'int *@', 'MPI_Comm' -> 'MPI_Comm @'."""
+    type_text = type_text.rstrip()
+    return type_text + ("@" if type_text.endswith("*") else " @")
+
+
+def normal_type(template):
+    """'const MPI_Request @[]' -> 'MPI_Request*': the type as roles check it."""
+    t = template.replace("@", "")
+    t = re.sub(r"\bconst\b", "", t)
+    t = re.sub(r"\[[^\]]*\]", "*", t)
+    return "".join(t.split())
+
+
 def parse_prototypes(text):
-    """Maps MPI_ function name -> (return type, [(declaration, name)], varargs)."""
+    """Maps MPI_ function name -> (return type, [type template], varargs)."""
     flat = " ".join(text.split())
     protos = {}
     for m in re.finditer(r"\b(int|double) (MPI_\w+)\s*\(([^()]*)\)\s*;", flat):
         ret, name, params = m.group(1), m.group(2), m.group(3).strip()
-        decls, varargs = [], False
+        templates, varargs = [], False
         if params and params != "void":
             for p in params.split(","):
                 p = p.strip()
                 if p == "...":
                     varargs = True
                     continue
-                ident = re.search(r"(\w+)\s*(\[\s*\w*\s*\])*\s*$", p)
-                if not ident:
-                    raise TableError(f"cannot read parameter '{p}' of {name}")
-                decls.append((p, ident.group(1)))
-        protos[name] = (ret, decls, varargs)
+                templates.append(split_declaration(p)[0])
+        protos[name] = (ret, templates, varargs)
     return protos
 
 
 def parse_table(path):
+    """Rows of (line number, name, parameter names or None, kind, roles)."""
     rows = []
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
@@ -101,7 +145,13 @@ def parse_table(path):
             if not line:
                 continue
             fields = line.split()
-            name, kind, roles = fields[0], fields[1], {}
+            m = re.fullmatch(r"(MPI_\w+)(?:\(([\w,]*)\))?", fields[0])
+            if not m or len(fields) < 2:
+                raise TableError(f"{path}:{lineno}: expected NAME[(PARAMETERS)] KIND [ROLES]")
+            name, kind, roles = m.group(1), fields[1], {}
+            params = m.group(2).split(",") if m.group(2) else None
+            if params is not None and len(set(params)) != len(params):
+                raise TableError(f"{path}:{lineno}: a parameter name appears twice")
             if kind not in KIND_ROLES and kind not in SPECIAL_KINDS:
                 raise TableError(f"{path}:{lineno}: unknown kind '{kind}'")
             for role in fields[2:]:
@@ -109,11 +159,20 @@ def parse_table(path):
                 if key not in ROLE_NAMES or not value:
                     raise TableError(f"{path}:{lineno}: bad role '{role}'")
                 roles[key] = value
-            rows.append((lineno, name, kind, roles))
+            if roles and params is None:
+                raise TableError(f"{path}:{lineno}: roles need the parameter list NAME(...)")
+            rows.append((lineno, name, params, kind, roles))
     return rows
 
 
-def bytes_expr(expr, args, where):
+def check_type(name, allowed, types, where):
+    """A role's parameter must have one of the types the role reads."""
+    if types[name] not in allowed:
+        raise TableError(f"{where}: parameter '{name}' is {types[name]} in this mpi.h; "
+                         f"expected {' or '.join(sorted(allowed))} (is the parameter list in order?)")
+
+
+def bytes_expr(expr, types, where):
     """Translates a bytes expression of the table into C++."""
     terms = []
     for term in expr.split("+"):
@@ -124,31 +183,38 @@ def bytes_expr(expr, args, where):
         if not m:
             raise TableError(f"{where}: bad bytes term '{term}'")
         op, count, dtype = m.groups()
-        for a in (count, dtype):
-            # A literal count (1*datatype) names one element.
-            if a not in args and not (a is count and a.isdigit() and op is None):
-                raise TableError(f"{where}: '{a}' is not an argument")
+        # A literal count (1*datatype) names one element.
+        if not (op is None and count.isdigit()):
+            if count not in types:
+                raise TableError(f"{where}: '{count}' is not a parameter")
+            check_type(count, COUNT_TYPES if op is None else COUNTS_TYPES, types, where)
+        if dtype not in types:
+            raise TableError(f"{where}: '{dtype}' is not a parameter")
+        check_type(dtype, DATATYPES_TYPES if op in ("sumw", "nsumw") else DATATYPE_TYPES, types,
+                   where)
         if op is None:
             terms.append(f"mpidle::profiler::bytes_of({count}, {dtype})")
         else:
-            if "comm" not in args:
-                raise TableError(f"{where}: {op} needs a 'comm' argument")
+            if "comm" not in types:
+                raise TableError(f"{where}: {op} needs a 'comm' parameter")
+            check_type("comm", ROLE_TYPES["comm"], types, where)
             fn = {"sum": "bytes_of_sum", "sumw": "bytes_of_sumw",
                   "nsum": "bytes_of_neighbor_sum", "nsumw": "bytes_of_neighbor_sumw"}[op]
             terms.append(f"mpidle::profiler::{fn}({count}, {dtype}, comm)")
     return " + ".join(terms)
 
 
-def role_value(role, roles, args, where):
+def role_value(role, roles, types, where):
     if role in ("bytes", "recvbytes"):
         if role not in roles:
             return ROLE_DEFAULTS[role]
-        main = bytes_expr(roles[role], args, where)
+        main = bytes_expr(roles[role], types, where)
         if role == "bytes" and "inplace" in roles:
             buf, _, alt = roles["inplace"].partition(":")
-            if buf not in args:
-                raise TableError(f"{where}: '{buf}' is not an argument")
-            return f"({buf} == MPI_IN_PLACE ? {bytes_expr(alt, args, where)} : {main})"
+            if buf not in types:
+                raise TableError(f"{where}: '{buf}' is not a parameter")
+            check_type(buf, BUFFER_TYPES, types, where)
+            return f"({buf} == MPI_IN_PLACE ? {bytes_expr(alt, types, where)} : {main})"
         return main
     if role not in roles:
         if role in ROLE_DEFAULTS:
@@ -158,8 +224,9 @@ def role_value(role, roles, args, where):
         if roles[role] not in COLLECTIVE_KINDS:
             raise TableError(f"{where}: coll={roles[role]} is not one of {sorted(COLLECTIVE_KINDS)}")
         return f"mpidle::model::CollectiveKind::{roles[role]}"
-    if roles[role] not in args:
-        raise TableError(f"{where}: '{roles[role]}' is not an argument")
+    if roles[role] not in types:
+        raise TableError(f"{where}: '{roles[role]}' is not a parameter")
+    check_type(roles[role], ROLE_TYPES[role], types, where)
     return roles[role]
 
 
@@ -167,15 +234,24 @@ def camel(kind):
     return "".join(part.capitalize() for part in kind.split("_"))
 
 
-def emit_wrapper(out, name, kind, roles, proto, where):
-    ret, decls, varargs = proto
+def emit_wrapper(out, name, params, kind, roles, proto, where):
+    ret, templates, varargs = proto
     if ret != "int":
         raise TableError(f"{where}: only int-returning functions can be wrapped")
-    args = [n for _, n in decls]
-    params = ", ".join(d for d, _ in decls) + (", ..." if varargs else "")
+    if params is None:
+        params_names = [f"arg{i + 1}" for i in range(len(templates))]
+    elif len(params) != len(templates):
+        raise TableError(f"{where}: the table lists {len(params)} parameters, "
+                         f"this mpi.h declares {len(templates)}")
+    else:
+        params_names = params
+    args = params_names
+    types = {n: normal_type(t) for n, t in zip(args, templates)}
+    decl_list = [t.replace("@", n) for n, t in zip(args, templates)]
+    params = ", ".join(decl_list) + (", ..." if varargs else "")
     forward = ", ".join(args)
-    inner_params = ", ".join(["void* mpidle_callsite"] + [d for d, _ in decls])
-    fn_type = f"int (*)({', '.join(d for d, _ in decls)})"
+    inner_params = ", ".join(["void* mpidle_callsite"] + decl_list)
+    fn_type = f"int (*)({', '.join(decl_list)})"
     out.append(f"// {name}: {kind}")
     out.append(f"static mpidle::profiler::RealFunction<{fn_type}> real_{name}{{\"P{name}\"}};")
     out.append(f"[[gnu::always_inline]] static inline int wrap_{name}({inner_params}) {{")
@@ -196,7 +272,7 @@ def emit_wrapper(out, name, kind, roles, proto, where):
         out.append(f"  if (scope.outermost()) mpidle::profiler::hooks::on_pcontrol({args[0]});")
         out.append(f"  return real({forward});")
     else:
-        hook_args = ", ".join(["call"] + [role_value(r, roles, args, where)
+        hook_args = ", ".join(["call"] + [role_value(r, roles, types, where)
                                           for r in KIND_ROLES[kind]])
         out.append(f"  if (!scope.records()) return real({forward});")
         out.append(f"  mpidle::profiler::Call call(mpidle::profiler::MpiFn::{name}, mpidle_callsite);")
@@ -228,22 +304,23 @@ def main():
             protos = parse_prototypes(f.read())
         rows = parse_table(opts.table)
         functions, skipped = [], []
-        for lineno, name, kind, roles in rows:
+        for lineno, name, params, kind, roles in rows:
             for variant in (name, name + "_c"):
                 if variant in protos:
-                    functions.append((lineno, variant, kind, roles))
+                    functions.append((lineno, variant, params, kind, roles))
                 elif variant == name:
                     skipped.append(name)
         seen = set()
-        for _, name, _, _ in functions:
+        for _, name, _, _, _ in functions:
             if name in seen:
                 raise TableError(f"{name} appears twice in the table")
             seen.add(name)
 
         wrappers = ["// Generated by profiler/gen/gen_wrappers.py from mpi_functions.def. Do not edit.",
                     '#include "profiler/wrapper_support.hpp"', ""]
-        for lineno, name, kind, roles in functions:
-            emit_wrapper(wrappers, name, kind, roles, protos[name], f"{opts.table}:{lineno} ({name})")
+        for lineno, name, params, kind, roles in functions:
+            emit_wrapper(wrappers, name, params, kind, roles, protos[name],
+                         f"{opts.table}:{lineno} ({name})")
     except TableError as e:
         print(f"gen_wrappers: {e}", file=sys.stderr)
         return 1
@@ -252,18 +329,18 @@ def main():
             "#pragma once", "#include <cstddef>", "#include <cstdint>", "",
             "namespace mpidle::profiler {", "",
             "enum class MpiFn : std::uint16_t {"]
-    enum += [f"  {name}," for _, name, _, _ in functions]
+    enum += [f"  {name}," for _, name, _, _, _ in functions]
     enum += ["};", "",
              f"inline constexpr std::size_t kMpiFnCount = {len(functions)};", "",
              "inline constexpr const char* kMpiFnNames[kMpiFnCount] = {"]
-    enum += [f'    "{name}",' for _, name, _, _ in functions]
+    enum += [f'    "{name}",' for _, name, _, _, _ in functions]
     enum += ["};", "", "}  // namespace mpidle::profiler", ""]
 
     doc = ["# Functions wrapped by mpidle", "",
            "Generated from `profiler/mpi_functions.def` and the installed `mpi.h`;",
            "every function is intercepted under both its `MPI_` and its `PMPI_` name.", "",
            "| function | kind | roles |", "|---|---|---|"]
-    for _, name, kind, roles in functions:
+    for _, name, _, kind, roles in functions:
         role_text = " ".join(f"`{k}={v}`" for k, v in roles.items())
         doc.append(f"| `{name}` | {kind} | {role_text} |")
     if skipped:

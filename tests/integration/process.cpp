@@ -87,11 +87,26 @@ Outcome run(const std::vector<std::string>& argv, const std::map<std::string, st
   return o;
 }
 
+bool testing_open_mpi() {
+  return std::string(MPIDLE_TEST_MPI) == "openmpi";
+}
+
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
                 std::map<std::string, std::string> env, bool preload) {
-  std::vector<std::string> argv = {MPIEXEC, "-n", std::to_string(ranks), program};
-  argv.insert(argv.end(), args.begin(), args.end());
   if (preload) env["LD_PRELOAD"] = MPIDLE_LIB;
+  std::vector<std::string> argv = {MPIEXEC};
+  if (testing_open_mpi()) {
+    // Open MPI's launcher forwards only what -x names, refuses root without
+    // --allow-run-as-root and more ranks than cores without --oversubscribe.
+    argv.push_back("--oversubscribe");
+    if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+    for (const auto& [name, value] : env) {
+      argv.push_back("-x");
+      argv.push_back(name);
+    }
+  }
+  argv.insert(argv.end(), {"-n", std::to_string(ranks), program});
+  argv.insert(argv.end(), args.begin(), args.end());
   return run(argv, env);
 }
 

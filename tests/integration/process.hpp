@@ -19,6 +19,10 @@ struct Outcome {
 Outcome run(const std::vector<std::string>& argv,
             const std::map<std::string, std::string>& env = {}, int timeout_s = 60);
 
+// Whether the tests run against Open MPI (else an MPI whose launcher forwards the
+// environment, such as MPICH's).
+bool testing_open_mpi();
+
 // mpiexec -n N program args..., with libmpidle.so preloaded unless `preload` is false.
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
                 std::map<std::string, std::string> env, bool preload = true);

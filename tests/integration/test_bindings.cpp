@@ -63,17 +63,17 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
   }
 }
 
-// NetPIPE 3.7.2 (Debian's netpipe-mpich2, never rebuilt). With -l 1 -u 1 -p 0 -n R
-// it measures a single 1-byte data point. From its source (netpipe.c, mpi.c), per
-// rank: MPI_Init, MPI_Comm_rank, MPI_Comm_size; a Barrier, 100 latency ping-pongs,
-// a Barrier; then for the data point a Barrier, the transmitter sends the repeat
-// count (one MPI_Send / MPI_Recv), and TRIALS (3) times a Barrier and R ping-pongs.
+// NetPIPE 3.7.2 (Debian's netpipe-mpich2 or netpipe-openmpi, never rebuilt). With -l 1 -u 1 -p 0 -n
+// R it measures a single 1-byte data point. From its source (netpipe.c, mpi.c), per rank: MPI_Init,
+// MPI_Comm_rank, MPI_Comm_size; a Barrier, 100 latency ping-pongs, a Barrier; then for the data
+// point a Barrier, the transmitter sends the repeat count (one MPI_Send / MPI_Recv), and TRIALS (3)
+// times a Barrier and R ping-pongs.
 TEST_CASE("NetPIPE from Debian runs unmodified with exact call counts", "[mpi]") {
   const int repeats = 40;
   const auto dir = scratch_dir("netpipe");
   const auto r =
-      run({MPIDLE_BIN, "run", "--output", dir, "--", MPIEXEC, "-n", "2", "NPmpich2", "-l", "1",
-           "-u", "1", "-p", "0", "-n", std::to_string(repeats), "-o", dir + ".np.out"});
+      run({MPIDLE_BIN, "run", "--output", dir, "--", MPIEXEC, "-n", "2", NETPIPE, "-l", "1", "-u",
+           "1", "-p", "0", "-n", std::to_string(repeats), "-o", dir + ".np.out"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   // NetPIPE itself reports the repeat count it used.
@@ -88,6 +88,7 @@ TEST_CASE("NetPIPE from Debian runs unmodified with exact call counts", "[mpi]")
   CHECK(calls_of(p, "MPI_Comm_size") == 2);
   CHECK(p.functions.size() == 5);
   // Callsites are in the NetPIPE binary, found by module and offset.
-  for (const auto& c : p.callsites) CHECK_THAT(c.frames.at(0).module, Catch::EndsWith("/NPmpich2"));
+  for (const auto& c : p.callsites)
+    CHECK_THAT(c.frames.at(0).module, Catch::EndsWith(std::string("/") + NETPIPE));
   std::filesystem::remove(dir + ".np.out");
 }

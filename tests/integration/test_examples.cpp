@@ -37,9 +37,10 @@ TEST_CASE("late_sender: the receiver's wait matches the injected delays", "[mpi]
   CHECK_THAT(recv->frames[0].file, Catch::EndsWith("late_sender.c"));
   CHECK(recv->frames[0].function == "main");
   CHECK(recv->frames[0].line > 0);
-  const bool peer_is_sender = std::any_of(p.minima.begin(), p.minima.end(), [](const auto& m) {
-    return m.function == "MPI_Recv" && m.rank == 1 && m.peer == 0 && m.size_class == 4;
-  });
+  const bool peer_is_sender =
+      std::any_of(p.rank_minima.begin(), p.rank_minima.end(), [](const auto& m) {
+        return m.function == "MPI_Recv" && m.rank == 1 && m.peer == 0 && m.size_class == 4;
+      });
   CHECK(peer_is_sender);
 }
 
@@ -75,7 +76,7 @@ TEST_CASE("nonblocking_halo: exact call counts and the neighbours' wait in Waita
 
   // Waitall of 4 requests: peer -1, size class of the 32 bytes it moved (16 sent
   // by its two Isends, 16 received by its two Irecvs, read from the statuses).
-  const bool keyed = std::any_of(p.minima.begin(), p.minima.end(), [](const auto& m) {
+  const bool keyed = std::any_of(p.rank_minima.begin(), p.rank_minima.end(), [](const auto& m) {
     return m.function == "MPI_Waitall" && m.peer == -1 && m.size_class == 6;
   });
   CHECK(keyed);
@@ -123,7 +124,7 @@ TEST_CASE("ranks of other communicators are reported as world ranks", "[mpi]") {
   const auto p = model::read_profile(dir);
   auto peer_of = [&](const std::string& fn, std::int64_t rank) {
     std::int64_t peer = -99;
-    for (const auto& m : p.minima) {
+    for (const auto& m : p.rank_minima) {
       if (m.function == fn && m.rank == rank) peer = m.peer;
     }
     return peer;
@@ -161,7 +162,7 @@ TEST_CASE("completion calls: peers, sizes and calls that completed nothing", "[m
   CHECK(calls_of(p, "MPI_Wait") == 3 + 1 + 3);
 
   auto has_minimum = [&](const char* fn, std::int64_t rank, std::int64_t peer, std::int64_t sc) {
-    return std::any_of(p.minima.begin(), p.minima.end(), [&](const auto& m) {
+    return std::any_of(p.rank_minima.begin(), p.rank_minima.end(), [&](const auto& m) {
       return m.function == fn && m.rank == rank && m.peer == peer && m.size_class == sc;
     });
   };

@@ -72,7 +72,7 @@ TEST_CASE("a large posted receive buffer: receives are classed by the bytes rece
   // Two size classes on rank 1: 8 B (class 4) and 1 MiB (class 21), each with
   // as many receives as the program made, although every buffer was 1 MiB.
   std::map<std::int64_t, std::uint64_t> by_class;
-  for (const auto& m : p.minima) {
+  for (const auto& m : p.rank_minima) {
     if (m.function == "MPI_Recv" && m.rank == 1) by_class[m.size_class] += m.count;
   }
   CHECK(by_class[4] == truth["small_messages"].get<std::uint64_t>());
@@ -89,7 +89,7 @@ TEST_CASE("collectives on a one-rank communicator do not set MPI_COMM_WORLD's mi
   const auto p = model::read_profile(dir);
   // The world Allreduce is the one keyed by a communicator of 2 ranks.
   bool world_key = false, self_key = false;
-  for (const auto& m : p.minima) {
+  for (const auto& m : p.rank_minima) {
     if (m.function != "MPI_Allreduce") continue;
     world_key |= m.comm_size == 2 && m.count == truth["world_allreduces"].get<std::uint64_t>();
     self_key |= m.comm_size == 1 && m.count == truth["self_allreduces"].get<std::uint64_t>();
@@ -124,7 +124,7 @@ TEST_CASE("a thousand wildcard receives completed in one Waitall: every message 
   CHECK(p.sync->unmatched_receives == 0);
   // The receiving Waitall is classed by the bytes its 1,000 statuses received.
   const auto bytes = truth["waitall_received_bytes"].get<std::uint64_t>();
-  const bool classed = std::any_of(p.minima.begin(), p.minima.end(), [&](const auto& m) {
+  const bool classed = std::any_of(p.rank_minima.begin(), p.rank_minima.end(), [&](const auto& m) {
     return m.function == "MPI_Waitall" && m.rank == 1 &&
            m.size_class == 64 - __builtin_clzll(bytes);
   });
@@ -168,7 +168,7 @@ TEST_CASE("one-sided and file transfers record their bytes and cancelled receive
   const auto p = model::read_profile(dir);
   auto keyed = [&](const std::string& fn, std::int64_t rank, std::uint64_t bytes,
                    std::int64_t peer) {
-    return std::any_of(p.minima.begin(), p.minima.end(), [&](const auto& m) {
+    return std::any_of(p.rank_minima.begin(), p.rank_minima.end(), [&](const auto& m) {
       return m.function == fn && m.rank == rank && m.peer == peer &&
              m.size_class == 64 - __builtin_clzll(bytes);
     });

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/callsite_merge.hpp"
+#include "model/profile_summary.hpp"
 
 using namespace mpidle;
 
@@ -22,17 +23,19 @@ TEST_CASE("callsites on one source line are one callsite, raw addresses kept", "
   r.entries.push_back(model::Entry{2, 0, 0, -1, 10, 3.0, 0.005, 0, 2});
   r.entries.push_back(model::Entry{3, 0, 0, -1, 1, 1.0, 1.0, 0, 2});
   t.ranks.push_back(r);
-  REQUIRE(model::merge_alike_callsites(t));
-  REQUIRE(t.callsites.size() == 2);
-  CHECK(t.callsites[0].merged_from.size() == 3);
-  CHECK(t.callsites[0].merged_from[2][0].offset == 0x30);
-  CHECK(t.callsites[1].merged_from.empty());
-  REQUIRE(t.ranks[0].entries.size() == 2);
-  const auto& e = t.ranks[0].entries[0];
-  CHECK(e.visits == 30);
-  CHECK(e.time_s == Approx(6.0));
-  CHECK(e.min_s == 0.005);
-  CHECK_FALSE(model::merge_alike_callsites(t));  // nothing left to merge
+  auto s = model::summarize_all(t);
+  // Wait against the minimum of all four (5 ms): 1.0 - 0.05 + 2.0 - 0.05 + 3.0 - 0.05.
+  REQUIRE(model::merge_alike_callsites(s));
+  REQUIRE(s.callsites.size() == 2);
+  CHECK(s.callsites[0].merged_from.size() == 3);
+  CHECK(s.callsites[0].merged_from[2][0].offset == 0x30);
+  CHECK(s.callsites[1].merged_from.empty());
+  REQUIRE(s.ranks[0].shares.size() == 2);
+  const auto& share = s.ranks[0].shares[0];
+  CHECK(share.visits == 30);
+  CHECK(share.time_s == Approx(6.0));
+  CHECK(share.wait_s == Approx(5.85));
+  CHECK_FALSE(model::merge_alike_callsites(s));  // nothing left to merge
 }
 
 TEST_CASE("a trace's records follow their merged callsites", "[model]") {

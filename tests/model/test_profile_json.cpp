@@ -31,9 +31,10 @@ model::RunInfo run_info() {
 }  // namespace
 
 TEST_CASE("profile.json written and read back gives the same numbers", "[model]") {
-  const auto json = model::build_profile_json(two_ranks(), run_info());
-  CHECK(json["schema"] == "mpidle-profile/1");
-  const auto p = model::parse_profile(nlohmann::json::parse(json.dump()));
+  const auto doc = model::build_profile(two_ranks(), run_info());
+  const auto& json = doc.profile;
+  CHECK(json["schema"] == "mpidle-profile/2");
+  auto p = model::parse_profile(nlohmann::json::parse(json.dump()));
   CHECK(p.run.executable == "/bin/app");
   CHECK(p.run.args == std::vector<std::string>{"-x", "1"});
   CHECK(p.run.ranks == 2);
@@ -56,14 +57,74 @@ TEST_CASE("profile.json written and read back gives the same numbers", "[model]"
   CHECK(recv->bytes == 48);
   CHECK(recv->wait_s_global_min == Approx(12e-6 + 0));
 
-  // Callsites come in order of decreasing wait, with one by_rank row per rank.
+  // Callsites come in order of decreasing wait, with statistics over the ranks.
   REQUIRE(p.callsites.size() == 2);
   CHECK(p.callsites[0].wait_s >= p.callsites[1].wait_s);
-  CHECK(p.callsites[0].by_rank.size() == 2);
   CHECK(p.callsites[0].frames[0].module == "/bin/app");
+  const auto& barrier = p.callsites[0];  // 8 µs on each rank
+  CHECK(barrier.function == "MPI_Barrier");
+  CHECK(barrier.rank_stats.count == 2);
+  CHECK(barrier.rank_stats.median_s == Approx(8e-6));
+  const auto& recv_site = p.callsites[1];  // rank 0 waited 0 (local), rank 1 waited 0
+  CHECK(recv_site.rank_stats.max_s == Approx(0).margin(1e-12));
 
-  // One minimum per (function, size class, peer, rank).
-  CHECK(p.minima.size() == 4);
+  // The per-rank breakdown comes from the matrix file.
+  CHECK(p.callsites[0].by_rank.empty());
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "mpidle-test-profile-matrix";
+  fs::create_directories(dir);
+  std::ofstream(dir / "callsite_ranks.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(doc.rank_matrix.data()),
+             static_cast<std::streamsize>(doc.rank_matrix.size()));
+  REQUIRE(model::attach_rank_matrix(p, dir));
+  REQUIRE(p.callsites[0].by_rank.size() == 2);
+  CHECK(p.callsites[0].by_rank[1].rank == 1);
+  CHECK(p.callsites[0].by_rank[1].visits == 2);
+  CHECK(p.callsites[0].by_rank[1].wait_s == Approx(8e-6));
+  // A matrix of another shape is refused, and the breakdown stays empty.
+  p.callsites.pop_back();
+  CHECK_FALSE(model::attach_rank_matrix(p, dir));
+  CHECK(p.rank_matrix_missing);
+  fs::remove_all(dir);
+
+  // One minimum per (function, size class, communicator shape) over all ranks.
+  REQUIRE(p.minima.size() == 2);
+  const auto& recv_min = p.minima[1];
+  CHECK(recv_min.function == "MPI_Recv");
+  CHECK(recv_min.min_s == 1e-6);
+  CHECK(recv_min.rank == 1);
+  CHECK(recv_min.count == 6);
+  CHECK(recv_min.ranks == 2);
+}
+
+TEST_CASE("a version 1 profile is still read, its statistics from by_rank", "[model]") {
+  const auto doc = nlohmann::json::parse(R"({
+    "schema": "mpidle-profile/1",
+    "run": {"executable": "/bin/app", "args": [], "ranks": 2, "hosts": ["n"],
+            "mpi_library": "MPICH", "start": "2026-11-01T00:00:00Z", "wall_s": 1.0,
+            "timer": "tsc", "timer_resolution_s": 1e-9, "mode": "profile", "minimum": "local",
+            "callsite_depth": 1,
+            "overhead": {"per_call_s": 2e-8, "total_s": 1e-7, "fraction": 1e-7}},
+    "ranks": [],
+    "functions": [],
+    "callsites": [{"id": 0, "function": "MPI_Recv",
+                   "frames": [{"module": "/bin/app", "offset": 16, "function": "main",
+                               "file": "a.c", "line": 3}],
+                   "visits": 4, "time_s": 3.0, "wait_s": 2.5, "wait_s_global_min": 2.5,
+                   "by_rank": [{"rank": 0, "visits": 2, "time_s": 0.5, "wait_s": 0.5},
+                               {"rank": 1, "visits": 2, "time_s": 2.5, "wait_s": 2.0}]}],
+    "minima": [{"function": "MPI_Recv", "size_class": 3, "peer": 1, "rank": 0,
+                "min_s": 1e-6, "count": 2}]
+  })");
+  const auto p = model::parse_profile(doc);
+  CHECK(p.schema_version == 1);
+  REQUIRE(p.callsites.size() == 1);
+  CHECK(p.callsites[0].by_rank.size() == 2);
+  CHECK(p.callsites[0].rank_stats.max_rank == 1);
+  CHECK(p.callsites[0].rank_stats.median_s == Approx(1.25));
+  REQUIRE(p.minima.size() == 1);
+  CHECK(p.minima[0].peer == 1);
+  CHECK(p.minima[0].ranks == 1);
 }
 
 TEST_CASE("bad profile input gives one clear error", "[model]") {
@@ -79,20 +140,21 @@ TEST_CASE("bad profile input gives one clear error", "[model]") {
   std::ofstream(dir / "other.json") << R"({"schema": "something-else/3"})";
   CHECK_THROWS_WITH(model::read_profile(dir / "other.json"), Catch::Contains("unsupported schema"));
 
-  auto doc = model::build_profile_json(two_ranks(), run_info());
+  auto doc = model::build_profile(two_ranks(), run_info()).profile;
   doc["ranks"][1].erase("wait_s");
   std::ofstream(dir / "missing_field.json") << doc.dump();
   CHECK_THROWS_WITH(model::read_profile(dir / "missing_field.json"),
                     Catch::Contains("ranks[1] has no \"wait_s\""));
 
-  doc = model::build_profile_json(two_ranks(), run_info());
+  doc = model::build_profile(two_ranks(), run_info()).profile;
   doc["run"]["wall_s"] = "long";
   std::ofstream(dir / "wrong_type.json") << doc.dump();
   CHECK_THROWS_WITH(model::read_profile(dir / "wrong_type.json"),
                     Catch::Contains("run.wall_s is not a number"));
 
   // A run directory is read through its profile.json.
-  std::ofstream(dir / "profile.json") << model::build_profile_json(two_ranks(), run_info()).dump();
+  std::ofstream(dir / "profile.json")
+      << model::build_profile(two_ranks(), run_info()).profile.dump();
   CHECK(model::read_profile(dir).ranks.size() == 2);
   fs::remove_all(dir);
 }

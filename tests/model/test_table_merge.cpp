@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.hpp"
-#include "model/table_codec.hpp"
 #include "model/table_merge.hpp"
 
 using namespace mpidle;
@@ -38,24 +37,4 @@ TEST_CASE("different modules at the same offset stay different callsites", "[mod
   auto into = test::tables_for_rank(0, 6e-6, 1e-6, "/bin/app");
   model::merge_tables(into, test::tables_for_rank(1, 6e-6, 1e-6, "/lib/libother.so"));
   CHECK(into.callsites.size() == 4);
-}
-
-TEST_CASE("a tree of serialized merges equals one flat merge", "[model]") {
-  // Ranks 0..7 reduced as the binomial tree does it, through the codec at every step.
-  std::vector<model::ProfileTables> node;
-  for (int r = 0; r < 8; ++r) node.push_back(test::tables_for_rank(r, 6e-6 * (r + 1), 1e-6));
-  for (int step = 1; step < 8; step <<= 1) {
-    for (int r = 0; r + step < 8; r += 2 * step) {
-      const auto child = model::decode_tables(model::encode_tables(node[r + step]));
-      REQUIRE(child);
-      model::merge_tables(node[r], *child);
-    }
-  }
-  const auto& root = node[0];
-  REQUIRE(root.ranks.size() == 8);
-  for (int r = 0; r < 8; ++r) {
-    CHECK(root.ranks[r].rank == r);
-    CHECK(root.ranks[r].entries[0].time_s == Approx(6e-6 * (r + 1)));
-  }
-  CHECK(root.callsites.size() == 2);
 }

@@ -3,7 +3,7 @@
  * Who is late varies: in some iterations the sender computes longer before it
  * sends (the receive waits), in others the receiver does (no waiting), so both
  * sizes also have calls without waiting. Each message starts with the sender's
- * MPI_Wtime at the start of its MPI_Send: rank 1 knows exactly how long each
+ * clock (example_now) at the start of its MPI_Send: rank 1 knows exactly how long each
  * receive waited, max(0, send start - receive start).
  * --json: "recv_wait_s" (that truth), "small_messages", "large_messages", and
  * "completion_excess_s" (time after the send started beyond the smallest such
@@ -32,14 +32,14 @@ int main(int argc, char** argv) {
     const int late = kSenderLateUs[(i / 2) % 4];
     if (rank == 0) {
       example_busy_wait(1e-6 * (late ? late : 100));
-      const double start = MPI_Wtime();
+      const double start = example_now();
       memcpy(buffer, &start, sizeof start);
       MPI_Send(buffer, large ? kLarge : kSmall, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
     } else if (rank == 1) {
       if (!late) example_busy_wait(2e-3); /* the receiver is the late one */
-      const double began = MPI_Wtime();
+      const double began = example_now();
       MPI_Recv(buffer, kLarge, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      const double ended = MPI_Wtime();
+      const double ended = example_now();
       double sent = 0;
       memcpy(&sent, buffer, sizeof sent);
       if (sent > began) wait += sent - began;

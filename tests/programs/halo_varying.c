@@ -1,7 +1,7 @@
 /* Non-blocking halo on a ring with a late sender that varies: in iteration i,
  * rank i % size computes kDelayUs[i % 4] longer before it sends (sometimes 0, so
  * that every rank also has iterations without waiting). Every message carries its
- * sender's MPI_Wtime at the start of the Isend, so each rank knows exactly how
+ * sender's clock (example_now) at the start of the Isend, so each rank knows exactly how
  * long each of its Waitalls waited (Scalasca's late sender, one wait per call):
  *   max(0, min(latest send start, Waitall end) - Waitall start).
  * --json prints the call counts, "waitall_wait_s" (that truth summed over ranks
@@ -30,12 +30,12 @@ int main(int argc, char** argv) {
     MPI_Irecv(&in[0], 1, MPI_DOUBLE, left, 0, MPI_COMM_WORLD, &requests[0]);
     MPI_Irecv(&in[1], 1, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &requests[1]);
     example_busy_wait(1e-6 * (kComputeUs + (i % size == rank ? kDelayUs[i % 4] : 0)));
-    out[0] = out[1] = MPI_Wtime();
+    out[0] = out[1] = example_now();
     MPI_Isend(&out[0], 1, MPI_DOUBLE, right, 0, MPI_COMM_WORLD, &requests[2]);
     MPI_Isend(&out[1], 1, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &requests[3]);
-    const double began = MPI_Wtime();
+    const double began = example_now();
     MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
-    const double ended = MPI_Wtime();
+    const double ended = example_now();
     const double sent = in[0] > in[1] ? in[0] : in[1];
     const double until = sent < ended ? sent : ended;
     if (until > began) wait += until - began;

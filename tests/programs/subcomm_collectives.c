@@ -1,7 +1,7 @@
 /* Allreduce alternating on a one-rank communicator (MPI_Comm_split by rank) and on
  * MPI_COMM_WORLD, as row/column communicators alternate in real codes; nothing
  * is made late on purpose. Element 0 of every world Allreduce carries the rank's
- * MPI_Wtime at the call's start and the operation is MPI_MAX, so each rank learns
+ * clock (example_now) at the call's start and the operation is MPI_MAX, so each rank learns
  * the last start and knows exactly how long it waited (N x N: last start - own
  * start). --json: "world_allreduces", "self_allreduces" (per rank),
  * "world_wait_s" (that truth over ranks and iterations) and "completion_excess_s"
@@ -28,10 +28,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < kIterations; ++i) {
     MPI_Allreduce(in, out, kDoubles, MPI_DOUBLE, MPI_MAX, self);
     example_busy_wait(50e-6);
-    const double start = MPI_Wtime();
+    const double start = example_now();
     in[0] = start;
     MPI_Allreduce(in, out, kDoubles, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    const double ended = MPI_Wtime();
+    const double ended = example_now();
     wait += out[0] - start;
     const double after = ended - out[0];
     after_sum += after;

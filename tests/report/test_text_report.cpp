@@ -19,7 +19,7 @@ model::Profile sample(bool global) {
   run.executable = "/bin/app";
   run.global_minimum = global;
   run.wall_s = 1;
-  return model::parse_profile(model::build_profile_json(t, run));
+  return model::parse_profile(model::build_profile(t, run).profile);
 }
 }  // namespace
 

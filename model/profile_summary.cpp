@@ -1,0 +1,196 @@
+#include "profile_summary.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "minima.hpp"
+#include "table_merge.hpp"
+
+namespace mpidle::model {
+namespace {
+
+auto key_of(const GlobalMinimum& m) {
+  return std::tie(m.function, m.size_class, m.comm_shape);
+}
+
+bool key_less(const GlobalMinimum& a, const GlobalMinimum& b) {
+  return key_of(a) < key_of(b);
+}
+
+}  // namespace
+
+GlobalMinima minima_of(const ProfileTables& tables) {
+  std::map<std::tuple<std::string, std::int32_t, std::int32_t>, GlobalMinimum> by_key;
+  for (const auto& rank : tables.ranks) {
+    std::map<std::tuple<std::string, std::int32_t, std::int32_t>, bool> seen_here;
+    for (const auto& e : rank.entries) {
+      if (e.visits == 0) continue;
+      const auto key = std::make_tuple(tables.functions[e.function], e.size_class, e.comm_shape);
+      auto [it, added] = by_key.try_emplace(key);
+      GlobalMinimum& m = it->second;
+      if (added) {
+        m = GlobalMinimum{tables.functions[e.function], e.size_class, e.comm_shape, e.min_s,
+                          rank.rank, 0, 0};
+      } else if (e.min_s < m.min_s || (e.min_s == m.min_s && rank.rank < m.rank)) {
+        m.min_s = e.min_s;
+        m.rank = rank.rank;
+      }
+      m.count += e.visits;
+      if (seen_here.try_emplace(key, true).second) ++m.ranks;
+    }
+  }
+  GlobalMinima out;
+  out.reserve(by_key.size());
+  for (auto& [key, m] : by_key) out.push_back(std::move(m));
+  return out;
+}
+
+void merge_minima(GlobalMinima& into, const GlobalMinima& from) {
+  GlobalMinima merged;
+  merged.reserve(into.size() + from.size());
+  auto a = into.begin();
+  auto b = from.begin();
+  while (a != into.end() || b != from.end()) {
+    if (b == from.end() || (a != into.end() && key_less(*a, *b))) {
+      merged.push_back(std::move(*a++));
+    } else if (a == into.end() || key_less(*b, *a)) {
+      merged.push_back(*b++);
+    } else {
+      GlobalMinimum m = std::move(*a++);
+      if (b->min_s < m.min_s || (b->min_s == m.min_s && b->rank < m.rank)) {
+        m.min_s = b->min_s;
+        m.rank = b->rank;
+      }
+      m.count += b->count;
+      m.ranks += b->ranks;
+      ++b;
+      merged.push_back(std::move(m));
+    }
+  }
+  into = std::move(merged);
+}
+
+ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global) {
+  ProfileSummary s;
+  s.functions = tables.functions;
+  s.callsites = tables.callsites;
+  s.function_totals.resize(tables.functions.size());
+  // The global minimum of each of this rank's (function, size class, shape).
+  std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t>, double> global_min;
+  for (std::uint32_t f = 0; f < tables.functions.size(); ++f) {
+    GlobalMinimum probe{tables.functions[f], 0, 0, 0, 0, 0, 0};
+    auto it = std::lower_bound(global.begin(), global.end(), probe, key_less);
+    for (; it != global.end() && it->function == tables.functions[f]; ++it) {
+      global_min[{f, it->size_class, it->comm_shape}] = it->min_s;
+    }
+  }
+  const Minima local(tables);
+  for (std::size_t ri = 0; ri < tables.ranks.size(); ++ri) {
+    const RankData& rank = tables.ranks[ri];
+    RankSummary row;
+    row.rank = rank.rank;
+    row.host = rank.host;
+    row.wall_s = rank.wall_s;
+    row.dropped_calls = rank.dropped_calls;
+    row.memory_bytes = rank.memory_bytes;
+    row.untracked_requests = rank.untracked_requests;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteShare> shares;
+    std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, std::uint64_t>
+        key_visits;
+    for (const auto& e : rank.entries) {
+      key_visits[{e.function, e.size_class, e.peer, e.comm_shape}] += e.visits;
+      const double w = local.wait_local(ri, e);
+      auto g = global_min.find({e.function, e.size_class, e.comm_shape});
+      // A key the reduction did not see (it cannot happen in one run) falls back to local.
+      const double minimum_g = g != global_min.end() ? g->second : e.min_s;
+      const double wg = std::max(0.0, e.time_s - static_cast<double>(e.visits) * minimum_g);
+      row.mpi_s += e.time_s;
+      row.wait_s += w;
+      row.wait_s_global_min += wg;
+      row.calls += e.visits;
+      CallsiteShare& share = shares[{e.callsite, e.function}];
+      share.callsite = e.callsite;
+      share.function = e.function;
+      share.visits += e.visits;
+      share.time_s += e.time_s;
+      share.wait_s += w;
+      share.wait_s_global_min += wg;
+      share.bytes += e.bytes;
+      FunctionTotals& f = s.function_totals[e.function];
+      f.calls += e.visits;
+      if (e.size_class == kSizeClassIncomplete) f.incomplete_calls += e.visits;
+      f.time_s += e.time_s;
+      f.wait_s += w;
+      f.wait_s_global_min += wg;
+      f.bytes += e.bytes;
+    }
+    for (const auto& fc : rank.first_calls) {
+      const double m = local.local(ri, fc.function, fc.size_class, fc.peer, fc.comm_shape);
+      row.first_call_wait_s += std::max(0.0, fc.time_s - m);
+    }
+    for (auto& [key, share] : shares) row.shares.push_back(share);
+    for (const auto& [key, visits] : key_visits) {
+      const auto& [fn, sc, peer, shape] = key;
+      row.minima.push_back(LocalMinimum{fn, sc, peer, shape, local.local(ri, fn, sc, peer, shape),
+                                        visits});
+    }
+    s.ranks.push_back(std::move(row));
+  }
+  return s;
+}
+
+void merge_summaries(ProfileSummary& into, const ProfileSummary& from) {
+  const IndexMaps maps =
+      unify_tables(into.functions, into.callsites, from.functions, from.callsites);
+  into.function_totals.resize(into.functions.size());
+  for (std::size_t f = 0; f < from.function_totals.size(); ++f) {
+    FunctionTotals& t = into.function_totals[maps.functions.at(f)];
+    const FunctionTotals& o = from.function_totals[f];
+    t.calls += o.calls;
+    t.incomplete_calls += o.incomplete_calls;
+    t.time_s += o.time_s;
+    t.wait_s += o.wait_s;
+    t.wait_s_global_min += o.wait_s_global_min;
+    t.bytes += o.bytes;
+  }
+  const std::size_t first_new = into.ranks.size();
+  for (const auto& rank : from.ranks) {
+    RankSummary copy = rank;
+    for (auto& share : copy.shares) {
+      share.callsite = maps.callsites.at(share.callsite);
+      share.function = maps.functions.at(share.function);
+    }
+    for (auto& m : copy.minima) m.function = maps.functions.at(m.function);
+    std::sort(copy.shares.begin(), copy.shares.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.callsite, a.function) < std::tie(b.callsite, b.function);
+    });
+    into.ranks.push_back(std::move(copy));
+  }
+  // Subtrees arrive in rank order in a binomial tree; merge keeps that cheap.
+  std::inplace_merge(into.ranks.begin(), into.ranks.begin() + static_cast<std::ptrdiff_t>(first_new),
+                     into.ranks.end(),
+                     [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
+  merge_minima(into.minima, from.minima);
+}
+
+ProfileSummary summarize_all(const ProfileTables& tables) {
+  const GlobalMinima global = minima_of(tables);
+  std::vector<ProfileSummary> parts;
+  parts.reserve(tables.ranks.size());
+  for (const auto& rank : tables.ranks) {
+    parts.push_back(summarize_rank(ProfileTables{tables.functions, tables.callsites, {rank}}, global));
+  }
+  // The binomial tree of the profiler's finalize: ceil(log2 P) rounds.
+  for (std::size_t step = 1; step < parts.size(); step <<= 1) {
+    for (std::size_t r = 0; r + step < parts.size(); r += 2 * step) {
+      merge_summaries(parts[r], parts[r + step]);
+      parts[r + step] = ProfileSummary{};
+    }
+  }
+  ProfileSummary all = parts.empty() ? ProfileSummary{} : std::move(parts.front());
+  all.minima = global;
+  return all;
+}
+
+}  // namespace mpidle::model

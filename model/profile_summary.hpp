@@ -1,0 +1,84 @@
+#pragma once
+// What the finalize tree merges and rank 0 writes (docs/profile-format.md, "How the
+// ranks' tables meet"). Each rank turns its own tables into a RankSummary: its row,
+// and its share of every callsite it visited, with wait against its own minima and
+// against the global minima. Everything else is an aggregate whose size does not grow
+// with the number of ranks: function totals, callsites, and the global minima, which
+// are reduced over the same tree first and handed back down. No MPI here.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profile_tables.hpp"
+
+namespace mpidle::model {
+
+// The fastest call of (function, size class, communicator shape) on any rank and peer.
+struct GlobalMinimum {
+  std::string function;
+  std::int32_t size_class = 0;
+  std::int32_t comm_shape = kNoCommShape;
+  double min_s = 0;
+  std::int32_t rank = 0;      // a rank where it was seen (the lowest among equals)
+  std::uint64_t count = 0;    // visits with this key, all ranks
+  std::uint32_t ranks = 0;    // ranks that made such a call
+};
+
+// Sorted by (function, size class, shape).
+using GlobalMinima = std::vector<GlobalMinimum>;
+
+// One rank's visits of one (callsite, function).
+struct CallsiteShare {
+  std::uint32_t callsite = 0;
+  std::uint32_t function = 0;
+  std::uint64_t visits = 0;
+  double time_s = 0, wait_s = 0, wait_s_global_min = 0, bytes = 0;
+};
+
+// A rank's own minimum of one (function, size class, peer, communicator shape): what
+// its local wait was measured against, with the visits it covers.
+struct LocalMinimum {
+  std::uint32_t function = 0;
+  std::int32_t size_class = 0, peer = kNoPeer, comm_shape = kNoCommShape;
+  double min_s = 0;
+  std::uint64_t count = 0;
+};
+
+struct RankSummary {
+  std::int32_t rank = 0;
+  std::string host;
+  double wall_s = 0, mpi_s = 0, wait_s = 0, wait_s_global_min = 0, first_call_wait_s = 0;
+  std::uint64_t calls = 0, dropped_calls = 0, memory_bytes = 0, untracked_requests = 0;
+  std::vector<CallsiteShare> shares;  // sorted by (callsite, function)
+  std::vector<LocalMinimum> minima;   // bounded by the rank's table, not by P
+};
+
+struct FunctionTotals {
+  std::uint64_t calls = 0, incomplete_calls = 0;
+  double time_s = 0, wait_s = 0, wait_s_global_min = 0, bytes = 0;
+};
+
+struct ProfileSummary {
+  std::vector<std::string> functions;
+  std::vector<FunctionTotals> function_totals;  // parallel to `functions`
+  std::vector<Callsite> callsites;
+  std::vector<RankSummary> ranks;  // sorted by rank
+  GlobalMinima minima;
+};
+
+// The minima of one rank's tables, as the start of the global reduction.
+GlobalMinima minima_of(const ProfileTables& tables);
+// Keeps the smaller minimum of each key and adds up counts and ranks.
+void merge_minima(GlobalMinima& into, const GlobalMinima& from);
+
+// One rank's summary (tables holding that rank only), given the global minima.
+ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global);
+// One tree step: unifies functions and callsites, adds function totals, appends ranks.
+void merge_summaries(ProfileSummary& into, const ProfileSummary& from);
+
+// The whole finalize without MPI, for tables that already hold every rank (tests,
+// synthetic inputs): each rank summarized against the global minima, then merged.
+ProfileSummary summarize_all(const ProfileTables& tables);
+
+}  // namespace mpidle::model

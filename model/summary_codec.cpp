@@ -1,0 +1,162 @@
+#include "summary_codec.hpp"
+
+#include "byte_stream.hpp"
+
+namespace mpidle::model {
+namespace {
+
+constexpr std::uint32_t kMinimaMagic = 0x4d50444d;   // "MDPM"
+constexpr std::uint32_t kSummaryMagic = 0x4d504453;  // "SDPM"
+constexpr std::uint32_t kVersion = 1;
+
+void put_frame(ByteWriter& w, const Frame& f) {
+  w.put_string(f.module);
+  w.put(f.offset);
+  w.put_string(f.function);
+  w.put_string(f.file);
+  w.put(f.line);
+}
+
+bool get_frame(ByteReader& r, Frame& f) {
+  return r.get_string(f.module) && r.get(f.offset) && r.get_string(f.function) &&
+         r.get_string(f.file) && r.get(f.line);
+}
+
+void put_minimum(ByteWriter& w, const GlobalMinimum& m) {
+  w.put_string(m.function);
+  w.put(m.size_class);
+  w.put(m.comm_shape);
+  w.put(m.min_s);
+  w.put(m.rank);
+  w.put(m.count);
+  w.put(m.ranks);
+}
+
+bool get_minimum(ByteReader& r, GlobalMinimum& m) {
+  return r.get_string(m.function) && r.get(m.size_class) && r.get(m.comm_shape) &&
+         r.get(m.min_s) && r.get(m.rank) && r.get(m.count) && r.get(m.ranks);
+}
+
+void put_totals(ByteWriter& w, const FunctionTotals& t) {
+  w.put(t.calls);
+  w.put(t.incomplete_calls);
+  w.put(t.time_s);
+  w.put(t.wait_s);
+  w.put(t.wait_s_global_min);
+  w.put(t.bytes);
+}
+
+bool get_totals(ByteReader& r, FunctionTotals& t) {
+  return r.get(t.calls) && r.get(t.incomplete_calls) && r.get(t.time_s) && r.get(t.wait_s) &&
+         r.get(t.wait_s_global_min) && r.get(t.bytes);
+}
+
+void put_share(ByteWriter& w, const CallsiteShare& s) {
+  w.put(s.callsite);
+  w.put(s.function);
+  w.put(s.visits);
+  w.put(s.time_s);
+  w.put(s.wait_s);
+  w.put(s.wait_s_global_min);
+  w.put(s.bytes);
+}
+
+bool get_share(ByteReader& r, CallsiteShare& s) {
+  return r.get(s.callsite) && r.get(s.function) && r.get(s.visits) && r.get(s.time_s) &&
+         r.get(s.wait_s) && r.get(s.wait_s_global_min) && r.get(s.bytes);
+}
+
+void put_local_minimum(ByteWriter& w, const LocalMinimum& m) {
+  w.put(m.function);
+  w.put(m.size_class);
+  w.put(m.peer);
+  w.put(m.comm_shape);
+  w.put(m.min_s);
+  w.put(m.count);
+}
+
+bool get_local_minimum(ByteReader& r, LocalMinimum& m) {
+  return r.get(m.function) && r.get(m.size_class) && r.get(m.peer) && r.get(m.comm_shape) &&
+         r.get(m.min_s) && r.get(m.count);
+}
+
+void put_rank(ByteWriter& w, const RankSummary& r) {
+  w.put(r.rank);
+  w.put_string(r.host);
+  for (double v : {r.wall_s, r.mpi_s, r.wait_s, r.wait_s_global_min, r.first_call_wait_s}) w.put(v);
+  for (std::uint64_t v : {r.calls, r.dropped_calls, r.memory_bytes, r.untracked_requests}) w.put(v);
+  put_vector(w, r.shares, put_share);
+  put_vector(w, r.minima, put_local_minimum);
+}
+
+bool get_rank(ByteReader& r, RankSummary& s) {
+  return r.get(s.rank) && r.get_string(s.host) && r.get(s.wall_s) && r.get(s.mpi_s) &&
+         r.get(s.wait_s) && r.get(s.wait_s_global_min) && r.get(s.first_call_wait_s) &&
+         r.get(s.calls) && r.get(s.dropped_calls) && r.get(s.memory_bytes) &&
+         r.get(s.untracked_requests) && get_vector(r, s.shares, 48, get_share) &&
+         get_vector(r, s.minima, 32, get_local_minimum);
+}
+
+bool read_header(ByteReader& r, std::uint32_t magic) {
+  std::uint32_t m = 0, version = 0;
+  return r.get(m) && m == magic && r.get(version) && version == kVersion;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode_minima(const GlobalMinima& minima) {
+  ByteWriter w;
+  w.put(kMinimaMagic);
+  w.put(kVersion);
+  put_vector(w, minima, put_minimum);
+  return w.take();
+}
+
+std::optional<GlobalMinima> decode_minima(std::span<const std::byte> bytes) {
+  ByteReader r(bytes);
+  GlobalMinima m;
+  if (!read_header(r, kMinimaMagic) || !get_vector(r, m, 36, get_minimum) || !r.at_end()) {
+    return {};
+  }
+  return m;
+}
+
+std::vector<std::byte> encode_summary(const ProfileSummary& s) {
+  ByteWriter w;
+  w.put(kSummaryMagic);
+  w.put(kVersion);
+  put_vector(w, s.functions, [](ByteWriter& w, const std::string& f) { w.put_string(f); });
+  put_vector(w, s.function_totals, put_totals);
+  put_vector(w, s.callsites,
+             [](ByteWriter& w, const Callsite& c) { put_vector(w, c.frames, put_frame); });
+  put_vector(w, s.ranks, put_rank);
+  put_vector(w, s.minima, put_minimum);
+  return w.take();
+}
+
+std::optional<ProfileSummary> decode_summary(std::span<const std::byte> bytes) {
+  ByteReader r(bytes);
+  ProfileSummary s;
+  bool ok = read_header(r, kSummaryMagic) &&
+            get_vector(r, s.functions, 4,
+                       [](ByteReader& r, std::string& f) { return r.get_string(f); }) &&
+            get_vector(r, s.function_totals, 48, get_totals) &&
+            get_vector(r, s.callsites, 8,
+                       [](ByteReader& r, Callsite& c) {
+                         return get_vector(r, c.frames, 24, get_frame);
+                       }) &&
+            get_vector(r, s.ranks, 88, get_rank) && get_vector(r, s.minima, 36, get_minimum);
+  if (!ok || !r.at_end() || s.function_totals.size() != s.functions.size()) return {};
+  // Indices must point into the tables, or later stages would read out of bounds.
+  for (const auto& rank : s.ranks) {
+    for (const auto& share : rank.shares) {
+      if (share.callsite >= s.callsites.size() || share.function >= s.functions.size()) return {};
+    }
+    for (const auto& m : rank.minima) {
+      if (m.function >= s.functions.size()) return {};
+    }
+  }
+  return s;
+}
+
+}  // namespace mpidle::model
