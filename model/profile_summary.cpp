@@ -30,8 +30,8 @@ GlobalMinima minima_of(const ProfileTables& tables) {
       auto [it, added] = by_key.try_emplace(key);
       GlobalMinimum& m = it->second;
       if (added) {
-        m = GlobalMinimum{tables.functions[e.function], e.size_class, e.comm_shape, e.min_s,
-                          rank.rank, 0, 0};
+        m = GlobalMinimum{
+            tables.functions[e.function], e.size_class, e.comm_shape, e.min_s, rank.rank, 0, 0};
       } else if (e.min_s < m.min_s || (e.min_s == m.min_s && rank.rank < m.rank)) {
         m.min_s = e.min_s;
         m.rank = rank.rank;
@@ -132,8 +132,8 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     for (auto& [key, share] : shares) row.shares.push_back(share);
     for (const auto& [key, visits] : key_visits) {
       const auto& [fn, sc, peer, shape] = key;
-      row.minima.push_back(LocalMinimum{fn, sc, peer, shape, local.local(ri, fn, sc, peer, shape),
-                                        visits});
+      row.minima.push_back(
+          LocalMinimum{fn, sc, peer, shape, local.local(ri, fn, sc, peer, shape), visits});
     }
     s.ranks.push_back(std::move(row));
   }
@@ -168,8 +168,8 @@ void merge_summaries(ProfileSummary& into, const ProfileSummary& from) {
     into.ranks.push_back(std::move(copy));
   }
   // Subtrees arrive in rank order in a binomial tree; merge keeps that cheap.
-  std::inplace_merge(into.ranks.begin(), into.ranks.begin() + static_cast<std::ptrdiff_t>(first_new),
-                     into.ranks.end(),
+  std::inplace_merge(into.ranks.begin(),
+                     into.ranks.begin() + static_cast<std::ptrdiff_t>(first_new), into.ranks.end(),
                      [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   merge_minima(into.minima, from.minima);
 }
@@ -179,7 +179,8 @@ ProfileSummary summarize_all(const ProfileTables& tables) {
   std::vector<ProfileSummary> parts;
   parts.reserve(tables.ranks.size());
   for (const auto& rank : tables.ranks) {
-    parts.push_back(summarize_rank(ProfileTables{tables.functions, tables.callsites, {rank}}, global));
+    parts.push_back(
+        summarize_rank(ProfileTables{tables.functions, tables.callsites, {rank}}, global));
   }
   // The binomial tree of the profiler's finalize: ceil(log2 P) rounds.
   for (std::size_t step = 1; step < parts.size(); step <<= 1) {

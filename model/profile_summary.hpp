@@ -20,9 +20,9 @@ struct GlobalMinimum {
   std::int32_t size_class = 0;
   std::int32_t comm_shape = kNoCommShape;
   double min_s = 0;
-  std::int32_t rank = 0;      // a rank where it was seen (the lowest among equals)
-  std::uint64_t count = 0;    // visits with this key, all ranks
-  std::uint32_t ranks = 0;    // ranks that made such a call
+  std::int32_t rank = 0;    // a rank where it was seen (the lowest among equals)
+  std::uint64_t count = 0;  // visits with this key, all ranks
+  std::uint32_t ranks = 0;  // ranks that made such a call
 };
 
 // Sorted by (function, size class, shape).

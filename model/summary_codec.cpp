@@ -33,8 +33,8 @@ void put_minimum(ByteWriter& w, const GlobalMinimum& m) {
 }
 
 bool get_minimum(ByteReader& r, GlobalMinimum& m) {
-  return r.get_string(m.function) && r.get(m.size_class) && r.get(m.comm_shape) &&
-         r.get(m.min_s) && r.get(m.rank) && r.get(m.count) && r.get(m.ranks);
+  return r.get_string(m.function) && r.get(m.size_class) && r.get(m.comm_shape) && r.get(m.min_s) &&
+         r.get(m.rank) && r.get(m.count) && r.get(m.ranks);
 }
 
 void put_totals(ByteWriter& w, const FunctionTotals& t) {

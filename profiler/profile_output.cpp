@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,13 @@ double per_call_overhead_s(const TickRate& rate) {
   return rate.seconds(now() - begin) / kCalls;
 }
 
+// The process' peak resident memory so far (Linux reports KiB).
+std::uint64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+}
+
 bool write_file(const fs::path& path, const std::vector<std::byte>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()),
@@ -117,7 +125,8 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
       {"seconds", cost.seconds},
       {"bytes_received", cost.minima.bytes_received + cost.summary.bytes_received},
       {"largest_message_bytes",
-       std::max(cost.minima.largest_message, cost.summary.largest_message)}};
+       std::max(cost.minima.largest_message, cost.summary.largest_message)},
+      {"rank0_peak_rss_bytes", peak_rss_bytes()}};
 
   const fs::path dir = run_directory(context, executable);
   std::error_code ec;

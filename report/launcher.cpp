@@ -62,10 +62,14 @@ bool has_word(const std::vector<std::string>& command, const char* word) {
 
 const char* family_name(LauncherFamily family) {
   switch (family) {
-    case LauncherFamily::open_mpi: return "Open MPI";
-    case LauncherFamily::hydra: return "Hydra (MPICH, Intel MPI)";
-    case LauncherFamily::slurm: return "Slurm";
-    case LauncherFamily::other: break;
+    case LauncherFamily::open_mpi:
+      return "Open MPI";
+    case LauncherFamily::hydra:
+      return "Hydra (MPICH, Intel MPI)";
+    case LauncherFamily::slurm:
+      return "Slurm";
+    case LauncherFamily::other:
+      break;
   }
   return "unknown";
 }

@@ -61,6 +61,11 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
   out += format("  wait = time above the %s minimum of each (function, message size class%s)\n\n",
                 e == Estimate::global ? "global (all ranks)" : "local (per rank)",
                 e == Estimate::global ? "" : ", peer");
+  if (p.rank_matrix_missing) {
+    out +=
+        "  note: callsite_ranks.bin is missing or unreadable: no per-rank breakdown of "
+        "callsites\n\n";
+  }
 
   out += format(
       "Summary: MPI %s (%.1f%% of rank time), wait %s (%.1f%% of rank time, %.1f%% of MPI)\n\n",

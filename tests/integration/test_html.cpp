@@ -8,8 +8,10 @@
 #include <regex>
 #include <sstream>
 
+#include "model/rank_matrix.hpp"
 #include "process.hpp"
 
+using namespace mpidle;
 using namespace mpidle::test;
 
 namespace {
@@ -140,21 +142,31 @@ TEST_CASE("html: 1,024 ranks are binned into 64 rows", "[mpi]") {
     doc["ranks"].push_back(row);
   }
   doc["run"]["ranks"] = 1024;
-  for (auto& c : doc["callsites"]) {
-    const auto shares = c["by_rank"];
-    c["by_rank"] = nlohmann::json::array();
-    for (int r = 0; r < 1024; ++r) {
-      for (auto share : shares) {
-        if (share["rank"] == r % 2) {
-          share["rank"] = r;
-          c["by_rank"].push_back(share);
-        }
-      }
-    }
+  // The rank matrix beside it, widened the same way.
+  const std::string two_matrix = read_text(dir + "/callsite_ranks.bin");
+  const auto narrow =
+      model::decode_rank_matrix(std::as_bytes(std::span(two_matrix.data(), two_matrix.size())));
+  REQUIRE(narrow);
+  REQUIRE(narrow->ranks == 2);
+  model::RankMatrix matrix{1024, narrow->callsites, {}};
+  for (int r = 0; r < 1024; ++r) {
+    for (std::uint32_t c = 0; c < narrow->callsites; ++c)
+      matrix.cells.push_back(narrow->at(r % 2, c));
   }
+  doc["rank_matrix"]["ranks"] = 1024;
   const auto wide = scratch_dir("html_wide_1024");
   std::filesystem::create_directories(wide);
   std::ofstream(wide + "/profile.json") << doc.dump();
+  const auto matrix_bytes = model::encode_rank_matrix(matrix);
+  std::ofstream(wide + "/callsite_ranks.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(matrix_bytes.data()),
+             static_cast<std::streamsize>(matrix_bytes.size()));
+  const auto wide_profile = model::read_profile(wide);
+  REQUIRE_FALSE(wide_profile.rank_matrix_missing);
+  std::size_t visiting = 0;  // of the two real ranks, at the first callsite
+  for (std::uint32_t r = 0; r < 2; ++r) visiting += narrow->at(r, 0).visits > 0;
+  CHECK(visiting > 0);
+  CHECK(wide_profile.callsites.at(0).by_rank.size() == 512 * visiting);
   const std::string page_file = wide + "/report.html";
   REQUIRE(run({MPIDLE_BIN, "report", wide, "--html", page_file}).status == 0);
   const std::string page = read_text(page_file);

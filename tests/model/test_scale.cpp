@@ -24,7 +24,8 @@ model::ProfileTables rank_tables(std::int32_t r) {
   model::ProfileTables t;
   t.functions = {"MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Barrier"};
   for (std::uint64_t site = 0; site < 4; ++site) {
-    t.callsites.push_back(model::Callsite{{model::Frame{"/bin/app", 0x1000 + 16 * site, "", "", 0}}, {}});
+    t.callsites.push_back(
+        model::Callsite{{model::Frame{"/bin/app", 0x1000 + 16 * site, "", "", 0}}, {}});
   }
   model::RankData d;
   d.rank = r;
@@ -94,7 +95,8 @@ TEST_CASE("10,000 ranks: the tree merge and profile.json stay bounded", "[model]
   root.minima = global;
   REQUIRE(root.ranks.size() == kRanks);
   // The largest message comes from the half of the ranks: their rows, nothing more.
-  CHECK(largest_message <= one_rank_aggregate + (kRanks / 2) * (one_rank_bytes - one_rank_aggregate));
+  CHECK(largest_message <=
+        one_rank_aggregate + (kRanks / 2) * (one_rank_bytes - one_rank_aggregate));
 
   // profile.json: one row per rank plus a part that does not depend on P.
   const auto doc = model::build_profile(root, model::RunInfo{});
@@ -105,8 +107,9 @@ TEST_CASE("10,000 ranks: the tree merge and profile.json stay bounded", "[model]
   CHECK(doc.profile["minima"].size() == 4);
   CHECK(text.size() < std::size_t{400} * kRanks + 100'000);
   CHECK(doc.rank_matrix.size() == 16 + std::size_t{20} * kRanks * 4);
-  const auto& allreduce = *std::find_if(doc.profile["callsites"].begin(), doc.profile["callsites"].end(),
-                                        [](const auto& c) { return c["function"] == "MPI_Allreduce"; });
+  const auto& allreduce =
+      *std::find_if(doc.profile["callsites"].begin(), doc.profile["callsites"].end(),
+                    [](const auto& c) { return c["function"] == "MPI_Allreduce"; });
   CHECK(allreduce["ranks"]["count"] == kRanks);
   CHECK(allreduce["ranks"]["top"].size() == model::kTopRanks);
   CHECK(allreduce["ranks"]["max_rank"] == 96);  // skew is largest at r % 97 == 96

@@ -44,7 +44,8 @@ TEST_CASE("global minima survive encode and decode", "[model]") {
 }
 
 TEST_CASE("truncated, corrupt or inconsistent bytes are refused", "[model]") {
-  const auto bytes = model::encode_summary(model::summarize_all(test::tables_for_rank(0, 6e-6, 1e-6)));
+  const auto bytes =
+      model::encode_summary(model::summarize_all(test::tables_for_rank(0, 6e-6, 1e-6)));
   for (std::size_t cut : {std::size_t{0}, std::size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
     CHECK_FALSE(model::decode_summary(std::span(bytes.data(), cut)));
   }

@@ -23,7 +23,9 @@ std::vector<std::string> wrapped_functions() {
 
 TEST_CASE("every wrapped function is exported under its MPI_ and PMPI_ names", "[profiler]") {
   const auto names = wrapped_functions();
-  REQUIRE(names.size() > 300);
+  // MPICH 4.0 declares about 340 of the table's functions (with the MPI 4 large-count
+  // variants), Open MPI 4.1 about 190 (none of those).
+  REQUIRE(names.size() > 150);
   void* lib = dlopen(MPIDLE_LIB, RTLD_NOW | RTLD_LOCAL);
   REQUIRE(lib != nullptr);
   for (const auto& name : names) {

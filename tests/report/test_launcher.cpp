@@ -7,7 +7,9 @@
 using namespace mpidle::report;
 
 namespace {
-std::string no_version(const std::string&) { return ""; }
+std::string no_version(const std::string&) {
+  return "";
+}
 }  // namespace
 
 TEST_CASE("launchers are recognized by their names") {
@@ -26,14 +28,12 @@ TEST_CASE("launchers are recognized by their names") {
 TEST_CASE("a bare mpirun or mpiexec is recognized by what --version prints") {
   // Names that resolve to nothing on this machine, so only the version can tell.
   const std::vector<std::string> command{"/nonexistent/bin/mpirun", "-n", "2", "./app"};
-  CHECK(recognize_launcher(command,
-                           [](const std::string&) {
-                             return std::string("mpirun (Open MPI) 4.1.4\n");
-                           }) == LauncherFamily::open_mpi);
-  CHECK(recognize_launcher(command,
-                           [](const std::string&) {
-                             return std::string("HYDRA build details:\n    Version: 4.0.2\n");
-                           }) == LauncherFamily::hydra);
+  CHECK(recognize_launcher(command, [](const std::string&) {
+          return std::string("mpirun (Open MPI) 4.1.4\n");
+        }) == LauncherFamily::open_mpi);
+  CHECK(recognize_launcher(command, [](const std::string&) {
+          return std::string("HYDRA build details:\n    Version: 4.0.2\n");
+        }) == LauncherFamily::hydra);
   CHECK(recognize_launcher(command, no_version) == LauncherFamily::other);
   int asked = 0;
   recognize_launcher({"./my_launcher", "./app"}, [&](const std::string&) {
@@ -45,11 +45,11 @@ TEST_CASE("a bare mpirun or mpiexec is recognized by what --version prints") {
 
 TEST_CASE("Open MPI's launcher gets -x for each setting and, for root, --allow-run-as-root") {
   const std::vector<std::string> command{"mpiexec.openmpi", "-n", "2", "./app", "-x", "1"};
-  const auto as_root = forward_environment(command, LauncherFamily::open_mpi,
-                                           {"LD_PRELOAD", "MPIDLE_OUTPUT"}, true);
+  const auto as_root =
+      forward_environment(command, LauncherFamily::open_mpi, {"LD_PRELOAD", "MPIDLE_OUTPUT"}, true);
   CHECK(as_root == std::vector<std::string>{"mpiexec.openmpi", "--allow-run-as-root", "-x",
-                                            "LD_PRELOAD", "-x", "MPIDLE_OUTPUT", "-n", "2",
-                                            "./app", "-x", "1"});
+                                            "LD_PRELOAD", "-x", "MPIDLE_OUTPUT", "-n", "2", "./app",
+                                            "-x", "1"});
   const auto as_user =
       forward_environment(command, LauncherFamily::open_mpi, {"LD_PRELOAD"}, false);
   CHECK(as_user == std::vector<std::string>{"mpiexec.openmpi", "-x", "LD_PRELOAD", "-n", "2",
