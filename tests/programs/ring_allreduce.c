@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&sum, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   const double expected = (double)iterations * size * (size - 1) / 2.0 +
                           (double)size * iterations * (iterations - 1) / 2.0;
-  if (all != expected) fprintf(stderr, "ring_allreduce: wrong sum %.0f, expected %.0f\n", all, expected);
+  if (all != expected)
+    fprintf(stderr, "ring_allreduce: wrong sum %.0f, expected %.0f\n", all, expected);
   if (rank == 0 && example_has_flag(argc, argv, "--json")) {
     printf("{\"ranks\": %d, \"iterations\": %d}\n", size, iterations);
   }
