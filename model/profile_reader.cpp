@@ -40,26 +40,9 @@ RunSummary parse_run(const Fields& f) {
 
 // Version 1 has no statistics: they follow from by_rank.
 RankStatistics statistics_of(const std::vector<CallsiteRankRow>& by_rank) {
-  RankStatistics s;
-  std::vector<std::pair<double, std::int64_t>> waits;
-  for (const auto& r : by_rank) waits.emplace_back(r.wait_s, r.rank);
-  if (waits.empty()) return s;
-  std::sort(waits.begin(), waits.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  const std::size_t n = waits.size();
-  s.count = n;
-  s.max_s = waits.front().first;
-  s.min_s = waits.back().first;
-  s.median_s = n % 2 ? waits[n / 2].first : 0.5 * (waits[n / 2 - 1].first + waits[n / 2].first);
-  double sum = 0;
-  for (const auto& w : waits) sum += w.first;
-  s.mean_s = sum / static_cast<double>(n);
-  s.max_rank = waits.front().second;
-  for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i) {
-    s.top.emplace_back(waits[i].second, waits[i].first);
-  }
-  return s;
+  std::vector<std::pair<std::int64_t, double>> waits;
+  for (const auto& r : by_rank) waits.emplace_back(r.rank, r.wait_s);
+  return rank_statistics(std::move(waits));
 }
 
 RankStatistics parse_statistics(const Fields& f) {

@@ -13,6 +13,7 @@
 
 #include "json_fields.hpp"
 #include "profile_tables.hpp"
+#include "rank_statistics.hpp"
 
 namespace mpidle::model {
 
@@ -55,14 +56,6 @@ struct CallsiteRankRow {
   std::int64_t rank = 0;
   std::uint64_t visits = 0;
   double time_s = 0, wait_s = 0;
-};
-
-// How a callsite's wait spreads over the ranks that visited it.
-struct RankStatistics {
-  std::uint64_t count = 0;  // ranks that visited
-  double min_s = 0, median_s = 0, mean_s = 0, max_s = 0;
-  std::int64_t max_rank = -1;
-  std::vector<std::pair<std::int64_t, double>> top;  // (rank, wait), most wait first
 };
 
 struct CallsiteRow {

@@ -41,32 +41,18 @@ json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t t
 struct CallsiteTotals {
   std::uint64_t visits = 0;
   double bytes = 0, time_s = 0, wait_s = 0, wait_s_global_min = 0;
-  std::vector<std::pair<double, std::int32_t>> rank_waits;  // (wait, rank), visiting ranks
+  std::vector<std::pair<std::int64_t, double>> rank_waits;  // (rank, wait), visiting ranks
 };
 
-json rank_statistics(std::vector<std::pair<double, std::int32_t>> waits) {
-  if (waits.empty()) return {{"count", 0}};
-  // Most wait first; among equals, the lower rank.
-  std::sort(waits.begin(), waits.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  const std::size_t n = waits.size();
-  const double median =
-      n % 2 ? waits[n / 2].first : 0.5 * (waits[n / 2 - 1].first + waits[n / 2].first);
-  double sum = 0;
-  for (const auto& w : waits) sum += w.first;
+json statistics_json(const RankStatistics& s) {
+  if (s.count == 0) return {{"count", 0}};
   json top = json::array();
-  for (std::size_t i = 0; i < std::min(n, kTopRanks); ++i) {
-    top.push_back({{"rank", waits[i].second}, {"wait_s", waits[i].first}});
-  }
-  return {{"count", n},
-          {"wait_s",
-           {{"min", waits.back().first},
-            {"median", median},
-            {"mean", sum / static_cast<double>(n)},
-            {"max", waits.front().first}}},
-          {"max_rank", waits.front().second},
-          {"top", std::move(top)}};
+  for (const auto& [rank, wait] : s.top) top.push_back({{"rank", rank}, {"wait_s", wait}});
+  return {
+      {"count", s.count},
+      {"wait_s", {{"min", s.min_s}, {"median", s.median_s}, {"mean", s.mean_s}, {"max", s.max_s}}},
+      {"max_rank", s.max_rank},
+      {"top", std::move(top)}};
 }
 
 }  // namespace
@@ -83,7 +69,7 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
       c.time_s += share.time_s;
       c.wait_s += share.wait_s;
       c.wait_s_global_min += share.wait_s_global_min;
-      c.rank_waits.emplace_back(share.wait_s, rank.rank);
+      c.rank_waits.emplace_back(rank.rank, share.wait_s);
     }
     total_calls += rank.calls;
     ranks.push_back({{"rank", rank.rank},
@@ -135,7 +121,7 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
                              {"time_s", totals->time_s},
                              {"wait_s", totals->wait_s},
                              {"wait_s_global_min", totals->wait_s_global_min},
-                             {"ranks", rank_statistics(totals->rank_waits)}});
+                             {"ranks", statistics_json(rank_statistics(totals->rank_waits))}});
     const auto& merged = summary.callsites[key.first].merged_from;
     if (!merged.empty()) {
       json addresses = json::array();

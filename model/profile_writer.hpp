@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profile_summary.hpp"
+#include "rank_statistics.hpp"
 #include "run_info.hpp"
 
 namespace mpidle::model {
@@ -18,9 +19,6 @@ struct ProfileDocument {
   std::vector<std::byte> rank_matrix;  // kRankMatrixFile
   std::string rank_minima;             // kRankMinimaFile
 };
-
-// How many of the ranks with the most wait each callsite lists.
-inline constexpr std::size_t kTopRanks = 5;
 
 ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run);
 

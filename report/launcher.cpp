@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,27 +22,18 @@ bool contains(const std::string& text, const char* word) {
   return text.find(word) != std::string::npos;
 }
 
+bool is_executable_file(const fs::path& p) {
+  struct stat st {};
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+}
+
 // The launcher's file name, as called and after following symbolic links.
 std::vector<std::string> launcher_names(const std::string& program) {
   std::vector<std::string> names{fs::path(program).filename().string()};
-  fs::path path = program;
-  if (program.find('/') == std::string::npos) {
-    const char* env_path = std::getenv("PATH");
-    const std::string dirs = env_path ? env_path : "";
-    for (std::size_t start = 0; start <= dirs.size();) {
-      const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-      std::error_code ec;
-      const fs::path candidate = fs::path(dirs.substr(start, end - start)) / program;
-      if (end > start && fs::exists(candidate, ec)) {
-        path = candidate;
-        break;
-      }
-      start = end + 1;
-    }
-  }
+  const fs::path path = find_program(program);
   std::error_code ec;
-  const fs::path resolved = fs::canonical(path, ec);
-  if (!ec) names.push_back(resolved.filename().string());
+  const fs::path resolved = path.empty() ? path : fs::canonical(path, ec);
+  if (!path.empty() && !ec) names.push_back(resolved.filename().string());
   return names;
 }
 
@@ -59,6 +51,20 @@ bool has_word(const std::vector<std::string>& command, const char* word) {
 }
 
 }  // namespace
+
+fs::path find_program(const std::string& word) {
+  if (word.find('/') != std::string::npos)
+    return is_executable_file(word) ? fs::path(word) : fs::path();
+  const char* env_path = std::getenv("PATH");
+  const std::string dirs = env_path ? env_path : "";
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / word;
+    if (end > start && is_executable_file(candidate)) return candidate;
+    start = end + 1;
+  }
+  return {};
+}
 
 const char* family_name(LauncherFamily family) {
   switch (family) {

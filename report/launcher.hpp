@@ -5,11 +5,16 @@
 // mpirun/mpiexec forwards only what `-x NAME` names, and refuses to run as root
 // without --allow-run-as-root.
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace mpidle::report {
+
+// The executable file `word` names: itself when it holds a '/', else the first match
+// on PATH, as the shell finds it; empty when there is none.
+std::filesystem::path find_program(const std::string& word);
 
 enum class LauncherFamily { open_mpi, hydra, slurm, other };
 

@@ -1,7 +1,6 @@
 #include <limits.h>
 #include <spawn.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,31 +88,11 @@ fs::path find_library() {
                    " (set MPIDLE_LIBRARY to its path)");
 }
 
-bool is_executable_file(const fs::path& p) {
-  struct stat st {};
-  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
-}
-
-bool names_program(const std::string& word) {
-  if (word.find('/') != std::string::npos) return is_executable_file(word);
-  const char* path = std::getenv("PATH");
-  if (!path) return false;
-  std::string dirs = path;
-  for (std::size_t start = 0; start <= dirs.size();) {
-    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    if (end > start && is_executable_file(fs::path(dirs.substr(start, end - start)) / word)) {
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
-}
-
 // The application is the first word after the launcher that names a program:
 // `mpiexec -n 4 ./app` → app.
 std::string application_name(const std::vector<std::string>& command) {
   for (std::size_t i = 1; i < command.size(); ++i) {
-    if (!command[i].empty() && command[i][0] != '-' && names_program(command[i])) {
+    if (!command[i].empty() && command[i][0] != '-' && !find_program(command[i]).empty()) {
       return fs::path(command[i]).filename().string();
     }
   }
