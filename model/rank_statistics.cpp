@@ -15,8 +15,7 @@ RankStatistics rank_statistics(std::vector<std::pair<std::int64_t, double>> wait
   s.count = n;
   s.max_s = waits.front().second;
   s.min_s = waits.back().second;
-  s.median_s =
-      n % 2 ? waits[n / 2].second : 0.5 * (waits[n / 2 - 1].second + waits[n / 2].second);
+  s.median_s = n % 2 ? waits[n / 2].second : 0.5 * (waits[n / 2 - 1].second + waits[n / 2].second);
   double sum = 0;
   for (const auto& w : waits) sum += w.second;
   s.mean_s = sum / static_cast<double>(n);
