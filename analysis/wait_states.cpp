@@ -15,7 +15,14 @@ using sync::RecordRef;
 
 class Analysis {
  public:
-  explicit Analysis(const model::Trace& trace) : m_trace(trace) {}
+  explicit Analysis(const model::Trace& trace) : m_trace(trace) {
+    m_first_record.reserve(trace.ranks.size());
+    std::uint64_t n = 0;
+    for (const auto& r : trace.ranks) {
+      m_first_record.push_back(n);
+      n += r.records.size();
+    }
+  }
 
   std::int64_t enter(RecordRef r) const { return m_trace.ranks[r.rank].synced[2 * r.record]; }
   std::int64_t exit(RecordRef r) const { return m_trace.ranks[r.rank].synced[2 * r.record + 1]; }
@@ -86,9 +93,8 @@ class Analysis {
     wait(Pattern::late_receiver, m.send, post);
   }
 
-  static std::uint64_t key_of(RecordRef r) {
-    return (static_cast<std::uint64_t>(r.rank) << 32) | r.record;
-  }
+  // A record's position in the whole trace: unique for any number of records.
+  std::uint64_t key_of(RecordRef r) const { return m_first_record[r.rank] + r.record; }
 
   void collective(const sync::CollectiveMatch& c) {
     if (!c.complete()) return;
@@ -173,6 +179,7 @@ class Analysis {
 
  private:
   const model::Trace& m_trace;
+  std::vector<std::uint64_t> m_first_record;  // per rank, in the whole trace
   WaitStates m_out;
   std::map<std::pair<std::uint64_t, std::uint32_t>, std::size_t> m_index;
   // Receiving call → (its record, the latest start of a send it received).

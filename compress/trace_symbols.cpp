@@ -1,8 +1,5 @@
 #include "trace_symbols.hpp"
 
-#include <map>
-#include <tuple>
-
 namespace mpidle::compress {
 namespace {
 
@@ -14,51 +11,57 @@ bool carries_message(const model::TraceRecord& r) {
 
 }  // namespace
 
-SummarySet summarize_rank_trace(const model::Trace& trace, const model::RankTrace& rank,
-                                SymbolOptions options, CompressorLimits limits) {
-  SummarySet set;
-  set.symbols = options;
-  using Key = std::tuple<TerminalKind, std::uint32_t, std::uint64_t, std::int32_t, std::int32_t>;
-  std::map<Key, std::uint32_t> ids;
-  auto terminal = [&](TerminalKind kind, const model::TraceRecord& r, std::int32_t peer,
-                      std::int32_t size) {
-    auto [it, added] = ids.try_emplace(Key{kind, r.function, r.callsite, peer, size},
-                                       static_cast<std::uint32_t>(set.terminals.size()));
-    if (added) {
-      Terminal t;
-      t.kind = kind;
-      t.function = r.function < trace.functions.size() ? trace.functions[r.function] : "?";
-      if (r.callsite < trace.callsites.size()) t.callsite = trace.callsites[r.callsite];
-      t.peer = peer;
-      t.size_class = size;
-      set.terminals.push_back(std::move(t));
-    }
-    return it->second;
-  };
+RankSummarizer::RankSummarizer(std::int32_t rank, SymbolOptions options, CompressorLimits limits)
+    : m_rank(rank), m_options(options), m_compressor(limits) {}
 
-  StreamCompressor compressor(limits);
-  bool first = true;
-  std::int64_t previous_exit = 0;
-  for (const auto& r : rank.records) {
-    if (r.extra != 0) continue;
-    // Where the compute before the first call began is not recorded: it counts 0,
-    // but keeps its symbol so that the first iteration of a loop looks like the rest.
-    // Threads interleave on one rank: a call may begin before another ended.
-    const std::int64_t burst = first ? 0 : std::max<std::int64_t>(0, r.enter_ns - previous_exit);
-    compressor.add(terminal(TerminalKind::burst, r, kNotInSymbol, kNotInSymbol), burst);
-    const std::int32_t peer = options.peer && r.peer >= 0 ? r.peer - rank.rank : kNotInSymbol;
-    const std::int32_t size =
-        options.size && carries_message(r) ? model::size_class(r.bytes) : kNotInSymbol;
-    compressor.add(terminal(TerminalKind::call, r, peer, size),
+std::uint32_t RankSummarizer::terminal(const Key& key) {
+  auto [it, added] = m_ids.try_emplace(key, static_cast<std::uint32_t>(m_keys.size()));
+  if (added) m_keys.push_back(key);
+  return it->second;
+}
+
+void RankSummarizer::add(const model::TraceRecord& r) {
+  if (r.extra != 0) return;
+  // Where the compute before the first call began is not recorded: it counts 0,
+  // but keeps its symbol so that the first iteration of a loop looks like the rest.
+  // Threads interleave on one rank: a call may begin before another ended.
+  const std::int64_t burst = m_first ? 0 : std::max<std::int64_t>(0, r.enter_ns - m_previous_exit);
+  m_compressor.add(
+      terminal({TerminalKind::burst, r.function, r.callsite, kNotInSymbol, kNotInSymbol}), burst);
+  const std::int32_t peer = m_options.peer && r.peer >= 0 ? r.peer - m_rank : kNotInSymbol;
+  const std::int32_t size =
+      m_options.size && carries_message(r) ? model::size_class(r.bytes) : kNotInSymbol;
+  m_compressor.add(terminal({TerminalKind::call, r.function, r.callsite, peer, size}),
                    std::max<std::int64_t>(0, r.exit_ns - r.enter_ns));
-    previous_exit = first ? r.exit_ns : std::max(previous_exit, r.exit_ns);
-    first = false;
+  m_previous_exit = m_first ? r.exit_ns : std::max(m_previous_exit, r.exit_ns);
+  m_first = false;
+}
+
+SummarySet RankSummarizer::finish(const std::vector<std::string>& functions,
+                                  const std::vector<model::Callsite>& callsites) {
+  SummarySet set;
+  set.symbols = m_options;
+  for (const auto& [kind, function, callsite, peer, size] : m_keys) {
+    Terminal t;
+    t.kind = kind;
+    t.function = function < functions.size() ? functions[function] : "?";
+    if (callsite < callsites.size()) t.callsite = callsites[callsite];
+    t.peer = peer;
+    t.size_class = size;
+    set.terminals.push_back(std::move(t));
   }
   SummaryGroup group;
-  group.ranks = {rank.rank};
-  group.summary = summarize(compressor);
+  group.ranks = {m_rank};
+  group.summary = summarize(m_compressor);
   set.groups.push_back(std::move(group));
   return set;
+}
+
+SummarySet summarize_rank_trace(const model::Trace& trace, const model::RankTrace& rank,
+                                SymbolOptions options, CompressorLimits limits) {
+  RankSummarizer summarizer(rank.rank, options, limits);
+  for (const auto& r : rank.records) summarizer.add(r);
+  return summarizer.finish(trace.functions, trace.callsites);
 }
 
 SummarySet summarize_trace(const model::Trace& trace, SymbolOptions options,

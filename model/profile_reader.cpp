@@ -134,6 +134,7 @@ Profile parse_profile(const json& doc) {
       t.events_by_rank.push_back(n.get<std::uint64_t>());
     }
     t.spills = f.get<std::uint64_t>("spills");
+    t.lost_records = f.get_or<std::uint64_t>("lost_records", 0);
     Fields papi(f.at("papi"), "trace.papi");
     for (const auto& e : papi.array("events"))
       t.papi_events.push_back(e.is_string() ? e.get<std::string>() : "");

@@ -90,6 +90,7 @@ struct TraceSection {
   std::uint64_t events = 0;
   std::vector<std::uint64_t> events_by_rank;
   std::uint64_t spills = 0;
+  std::uint64_t lost_records = 0;  // records no spill file could keep
   std::vector<std::string> papi_events;
   bool papi_available = false;
   std::string papi_reason;

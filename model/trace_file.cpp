@@ -158,17 +158,10 @@ Trace read(std::istream& stream, const std::string& name) {
     r.records = in.get_array<TraceRecord>();
     r.synced = in.get_array<std::int64_t>();
     r.counters = in.get_array<std::int64_t>();
-    if (!r.counters.empty() && r.counters.size() != t.counter_names.size() * r.records.size()) {
-      in.fail("rank " + std::to_string(r.rank) + " has counters for some records only");
-    }
-    if (!r.synced.empty() && r.synced.size() != 2 * r.records.size()) {
-      in.fail("rank " + std::to_string(r.rank) + " has synchronized times for some records only");
-    }
-    for (const auto& rec : r.records) {
-      if (rec.function >= t.functions.size() || rec.callsite >= t.callsites.size() ||
-          rec.exit_ns < rec.enter_ns) {
-        in.fail("rank " + std::to_string(r.rank) + " has a malformed record");
-      }
+    try {
+      check_rank_trace(t, r);
+    } catch (const TraceError& e) {
+      in.fail(e.what());
     }
   }
   if (!in.at_end()) in.fail("trailing bytes after the last rank");
@@ -176,6 +169,22 @@ Trace read(std::istream& stream, const std::string& name) {
 }
 
 }  // namespace
+
+void check_rank_trace(const Trace& t, const RankTrace& r) {
+  const std::string rank = "rank " + std::to_string(r.rank);
+  if (!r.counters.empty() && r.counters.size() != t.counter_names.size() * r.records.size()) {
+    throw TraceError(rank + " has counters for some records only");
+  }
+  if (!r.synced.empty() && r.synced.size() != 2 * r.records.size()) {
+    throw TraceError(rank + " has synchronized times for some records only");
+  }
+  for (const auto& rec : r.records) {
+    if (rec.function >= t.functions.size() || rec.callsite >= t.callsites.size() ||
+        rec.exit_ns < rec.enter_ns) {
+      throw TraceError(rank + " has a malformed record");
+    }
+  }
+}
 
 void write_trace(const std::filesystem::path& file, const Trace& trace) {
   std::ofstream out(file, std::ios::binary);
@@ -209,6 +218,7 @@ void merge_traces(Trace& into, Trace&& from) {
   into.min_latency_ns = into.ranks.empty()   ? from.min_latency_ns
                         : from.ranks.empty() ? into.min_latency_ns
                                              : std::min(into.min_latency_ns, from.min_latency_ns);
+  const std::size_t first_new = into.ranks.size();
   for (auto& rank : from.ranks) {
     for (auto& rec : rank.records) {
       rec.function = maps.functions.at(rec.function);
@@ -216,8 +226,13 @@ void merge_traces(Trace& into, Trace&& from) {
     }
     into.ranks.push_back(std::move(rank));
   }
-  std::stable_sort(into.ranks.begin(), into.ranks.end(),
-                   [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+  // Ranks gathered in order need no sort (rank 0 merges thousands of ranks one by one).
+  auto by_rank = [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; };
+  if (!std::is_sorted(
+          into.ranks.begin() + static_cast<std::ptrdiff_t>(first_new) - (first_new > 0 ? 1 : 0),
+          into.ranks.end(), by_rank)) {
+    std::stable_sort(into.ranks.begin(), into.ranks.end(), by_rank);
+  }
 }
 
 }  // namespace mpidle::model

@@ -57,6 +57,10 @@ Trace read_trace(const std::filesystem::path& file);
 std::string encode_trace(const Trace& trace);
 Trace decode_trace(const std::string& bytes);  // throws TraceError
 
+// Throws TraceError unless `rank`'s records name functions and callsites of
+// `trace`, end after they begin, and its counters and synchronized times match.
+void check_rank_trace(const Trace& trace, const RankTrace& rank);
+
 // Appends the ranks of `from`, unifying functions and callsites (as merge_tables).
 void merge_traces(Trace& into, Trace&& from);
 

@@ -71,8 +71,11 @@ class Context {
 
   // Trace mode: links a non-blocking send or receive to the record of its
   // completion, on whichever thread that happens.
+  // Serials wrap after 2^32 requests (harmless: only live requests need distinct
+  // ones) but skip 0, which means "no request".
   std::uint32_t next_request_serial() {
-    return m_request_serial.fetch_add(1, std::memory_order_relaxed) + 1;
+    const std::uint32_t s = m_request_serial.fetch_add(1, std::memory_order_relaxed) + 1;
+    return s != 0 ? s : m_request_serial.fetch_add(1, std::memory_order_relaxed) + 1;
   }
 
   void set_paused(bool paused);

@@ -51,26 +51,43 @@ void TraceBuffer::next_chunk() {
   m_used = 0;
 }
 
-std::vector<model::TraceRecord> TraceBuffer::drain(std::string& error) {
-  std::vector<model::TraceRecord> out;
-  out.reserve((m_full.size() + m_spilled) * kChunkRecords + m_used);
-  for (const auto& chunk : m_full) out.insert(out.end(), chunk.get(), chunk.get() + kChunkRecords);
-  if (m_spilled > 0) {
-    std::vector<model::TraceRecord> chunk(kChunkRecords);
-    ::lseek(m_spill_fd, 0, SEEK_SET);
-    for (std::uint64_t c = 0; c < m_spilled; ++c) {
-      if (::read(m_spill_fd, chunk.data(), kChunkBytes) != static_cast<ssize_t>(kChunkBytes)) {
-        error = "could not read back spilled trace chunks from " + m_spill_path;
-        break;
+std::span<const model::TraceRecord> TraceBuffer::drain_next(std::string& error) {
+  if (m_drain_stage == 0) {
+    if (m_drain_index < m_full.size()) {
+      m_reading = std::move(m_full[m_drain_index++]);  // the previous one is freed
+      return {m_reading.get(), kChunkRecords};
+    }
+    m_full.clear();
+    m_drain_stage = 1;
+    m_drain_index = 0;
+  }
+  if (m_drain_stage == 1) {
+    if (m_drain_index < m_spilled) {
+      if (!m_reading) m_reading.reset(new model::TraceRecord[kChunkRecords]);
+      const bool positioned = m_drain_index > 0 || ::lseek(m_spill_fd, 0, SEEK_SET) == 0;
+      if (positioned &&
+          ::read(m_spill_fd, m_reading.get(), kChunkBytes) == static_cast<ssize_t>(kChunkBytes)) {
+        ++m_drain_index;
+        return {m_reading.get(), kChunkRecords};
       }
-      out.insert(out.end(), chunk.begin(), chunk.end());
+    }
+    if (m_drain_index < m_spilled) {
+      error = "could not read back " + std::to_string(m_spilled - m_drain_index) +
+              " spilled trace chunks from " + m_spill_path;
+      m_lost += (m_spilled - m_drain_index) * kChunkRecords;
+      m_drain_index = m_spilled;
+    }
+    m_reading.reset();
+    m_drain_stage = 2;
+    if (m_used > 0) return {m_current.get(), m_used};
+  }
+  if (m_drain_stage == 2) {
+    m_drain_stage = 3;
+    if (m_lost > 0 && error.empty()) {
+      error = std::to_string(m_lost) + " trace records lost: cannot write " + m_spill_path;
     }
   }
-  if (m_lost > 0 && error.empty()) {
-    error = std::to_string(m_lost) + " trace records lost: cannot write " + m_spill_path;
-  }
-  out.insert(out.end(), m_current.get(), m_current.get() + m_used);
-  return out;
+  return {};
 }
 
 std::size_t TraceBuffer::memory_bytes() const {

@@ -1,10 +1,12 @@
 #pragma once
 // One thread's trace records: large chunks in memory, no I/O during the run until
 // the rank's memory cap is reached; after that each full chunk is written whole to
-// a spill file and its memory reused. Nothing is dropped silently.
+// a spill file and its memory reused. Nothing is dropped silently. At finalize the
+// records leave one chunk at a time, so that the cap holds then too.
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,8 +29,12 @@ class TraceBuffer {
     m_current[m_used++] = record;
   }
 
-  // Every record in order, spilled ones read back; `error` says what was lost.
-  std::vector<model::TraceRecord> drain(std::string& error);
+  // The next chunk of records in order (empty at the end), valid until the next
+  // call. Chunks in memory are freed once handed out; spilled ones come back
+  // through one reused chunk. `error` says what was lost, once, at the end.
+  std::span<const model::TraceRecord> drain_next(std::string& error);
+  // Records appended and kept (lost ones not counted), before draining.
+  std::uint64_t records() const { return (m_full.size() + m_spilled) * kChunkRecords + m_used; }
   std::uint64_t spilled_chunks() const { return m_spilled; }
   std::uint64_t lost_records() const { return m_lost; }
   std::size_t memory_bytes() const;
@@ -44,6 +50,10 @@ class TraceBuffer {
   std::size_t m_used = 0;
   std::uint64_t m_spilled = 0;
   std::uint64_t m_lost = 0;  // records of chunks that could not be spilled
+  // Draining: 0 memory chunks, 1 spilled chunks, 2 the current chunk, 3 done.
+  int m_drain_stage = 0;
+  std::size_t m_drain_index = 0;
+  std::unique_ptr<model::TraceRecord[]> m_reading;  // the chunk handed out last
 };
 
 }  // namespace mpidle::profiler

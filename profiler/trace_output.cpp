@@ -5,129 +5,34 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <unordered_map>
 
 #include "compress/summary_codec.hpp"
 #include "compress/summary_json.hpp"
 #include "compress/summary_text.hpp"
 #include "compress/trace_symbols.hpp"
-#include "local_tables.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
-#include "module_map.hpp"
 #include "offset_tree.hpp"
+#include "rank_trace_stream.hpp"
 #include "symbolizer.hpp"
 #include "sync/clock_offset.hpp"
 #include "sync/sync_report.hpp"
+#include "trace_gather.hpp"
 #include "tree_reduce.hpp"
 
 namespace mpidle::profiler {
 namespace {
 
-model::Trace local_trace(Context& context, const model::ClockMeasurement& final) {
-  model::Trace t;
-  model::RankTrace rank;
-  rank.rank = context.rank();
-  rank.init = context.init_offset();
-  rank.final = final;
-  if (context.papi().available) t.counter_names = context.papi().events;
-  const std::size_t k = t.counter_names.size();
-  ModuleMap modules;
-  std::map<std::vector<std::uintptr_t>, std::uint32_t> callsite_index;
-  std::vector<std::int64_t> function_index(kMpiFnCount, -1);
-  const TraceClock& clock = context.trace_clock();
-  // Every thread's records, each with where its burst counts are (or none).
-  struct Pending {
-    model::TraceRecord record;
-    const std::int64_t* counts;
-  };
-  std::vector<Pending> all;
-  for (const ThreadState* thread : context.threads()) {
-    TraceBuffer* buffer = thread->trace_buffer();
-    if (buffer == nullptr) continue;
-    std::string error;
-    auto records = buffer->drain(error);
-    if (!error.empty()) warn(error);
-    rank.spilled_chunks += buffer->spilled_chunks();
-    rank.lost_records += buffer->lost_records();
-    const auto& counts = thread->counters();
-    const bool counted = k > 0 && thread->counter_count() == k;
-    std::size_t main_index = 0;
-    // Callsite keys are per thread (interned stacks); resolve each distinct key once.
-    std::unordered_map<std::uintptr_t, std::uint32_t> site_index;
-    for (auto& rec : records) {
-      auto [site, new_key] = site_index.try_emplace(rec.callsite, 0);
-      if (new_key) {
-        const auto stack = stack_of(*thread, rec.callsite);
-        auto [cs, new_site] =
-            callsite_index.try_emplace(stack, static_cast<std::uint32_t>(t.callsites.size()));
-        if (new_site) {
-          model::Callsite c;
-          for (auto address : stack) c.frames.push_back(modules.frame_of(address));
-          t.callsites.push_back(std::move(c));
-        }
-        site->second = cs->second;
-      }
-      std::int64_t& fn = function_index.at(rec.function);
-      if (fn < 0) {
-        fn = static_cast<std::int64_t>(t.functions.size());
-        t.functions.emplace_back(kMpiFnNames[rec.function]);
-      }
-      rec.callsite = site->second;
-      rec.function = static_cast<std::uint32_t>(fn);
-      rec.enter_ns = clock.local_ns(static_cast<Ticks>(rec.enter_ns));
-      rec.exit_ns = clock.local_ns(static_cast<Ticks>(rec.exit_ns));
-      const std::int64_t* c = nullptr;
-      if (counted && rec.extra == 0 && (main_index + 1) * k <= counts.size()) {
-        c = counts.data() + main_index * k;
-      }
-      if (rec.extra == 0) ++main_index;
-      all.push_back({rec, c});
-    }
-  }
-  // Threads interleave: one rank's records in time order.
-  std::stable_sort(all.begin(), all.end(), [](const Pending& a, const Pending& b) {
-    return a.record.enter_ns < b.record.enter_ns;
-  });
-  rank.records.reserve(all.size());
-  if (k > 0) rank.counters.reserve(all.size() * k);
-  for (const auto& p : all) {
-    rank.records.push_back(p.record);
-    for (std::size_t i = 0; i < k; ++i) rank.counters.push_back(p.counts ? p.counts[i] : -1);
-  }
-  if (t.functions.empty()) t.functions.emplace_back("");
-  if (t.callsites.empty()) t.callsites.emplace_back();
-  t.ranks.push_back(std::move(rank));
-  return t;
-}
-
-// A subtree's trace and summary travel as one message: the trace's length, the
-// trace, then the summary.
-std::vector<std::byte> encode_gathered(const GatheredTrace& g) {
-  const std::string trace = model::encode_trace(g.trace);
-  const std::string summary = compress::encode_summary_set(g.summary);
-  std::vector<std::byte> bytes(sizeof(std::uint64_t) + trace.size() + summary.size());
-  const std::uint64_t length = trace.size();
-  std::memcpy(bytes.data(), &length, sizeof length);
-  std::memcpy(bytes.data() + sizeof length, trace.data(), trace.size());
-  std::memcpy(bytes.data() + sizeof length + trace.size(), summary.data(), summary.size());
+std::vector<std::byte> encode_summary(const compress::SummarySet& set) {
+  const std::string s = compress::encode_summary_set(set);
+  std::vector<std::byte> bytes(s.size());
+  std::memcpy(bytes.data(), s.data(), s.size());
   return bytes;
 }
 
-std::optional<GatheredTrace> decode_gathered(const std::vector<std::byte>& bytes) {
-  std::uint64_t length = 0;
-  if (bytes.size() < sizeof length) return std::nullopt;
-  std::memcpy(&length, bytes.data(), sizeof length);
-  if (length > bytes.size() - sizeof length) return std::nullopt;
-  const char* p = reinterpret_cast<const char*>(bytes.data()) + sizeof length;
-  auto summary =
-      compress::decode_summary_set(std::string(p + length, bytes.size() - sizeof length - length));
-  if (!summary) return std::nullopt;
-  try {
-    return GatheredTrace{model::decode_trace(std::string(p, length)), std::move(*summary)};
-  } catch (const model::TraceError&) {
-    return std::nullopt;
-  }
+std::optional<compress::SummarySet> decode_summary(const std::vector<std::byte>& bytes) {
+  return compress::decode_summary_set(
+      std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 // Summary callsites carry (module, offset); give them the trace's symbolized frames.
@@ -149,36 +54,56 @@ void symbolize_like(compress::SummarySet& summary, const model::Trace& trace) {
 
 std::optional<GatheredTrace> gather_trace(Context& context) {
   const auto final = measure_offset_to_parent(context.own_comm(), context.trace_clock());
-  GatheredTrace local;
-  local.trace = local_trace(context, final);
   const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
-  try {
-    local.summary = compress::summarize_rank_trace(local.trace, local.trace.ranks[0],
-                                                   symbols.value_or(compress::SymbolOptions{}));
-  } catch (const std::exception& e) {
-    // Every rank must still take part in the tree merge below.
-    warn(std::string("no loop summary for this rank: ") + e.what());
-    local.summary = {};
-  }
+  // Each rank summarizes its records while they stream out to rank 0.
+  compress::RankSummarizer summarizer(context.rank(), symbols.value_or(compress::SymbolOptions{}));
+  bool summarizing = true;
+  compress::SummarySet summary;
   // Half the shortest round trip a rank measured to its parent bounds the one-way
   // latency; rank 0 measured none.
   constexpr std::int64_t kUnknown = INT64_MAX / 4;
-  local.trace.min_latency_ns =
-      context.rank() == 0 ? kUnknown : std::min(local.trace.ranks[0].init.rtt_ns, final.rtt_ns) / 2;
+  auto source = [&](const TraceBatchSink& out) {
+    model::Trace tables = stream_rank_trace(
+        context, final,
+        [&](std::span<const model::TraceRecord> records, std::span<const std::int64_t> counters) {
+          if (summarizing) {
+            try {
+              for (const auto& r : records) summarizer.add(r);
+            } catch (const std::exception& e) {
+              warn(std::string("no loop summary for this rank: ") + e.what());
+              summarizing = false;
+            }
+          }
+          out(records, counters);
+        });
+    if (summarizing) {
+      try {
+        summary = summarizer.finish(tables.functions, tables.callsites);
+      } catch (const std::exception& e) {
+        warn(std::string("no loop summary for this rank: ") + e.what());
+      }
+    }
+    const auto& rank = tables.ranks[0];
+    tables.min_latency_ns =
+        context.rank() == 0 ? kUnknown : std::min(rank.init.rtt_ns, rank.final.rtt_ns) / 2;
+    return tables;
+  };
+  auto trace = gather_rank_traces(context.own_comm(), buffered_trace_records(context), source);
+  // Every rank takes part in the summaries' tree merge, summarized or not.
   TreeTraffic traffic;
   auto merged = tree_reduce(
-      std::move(local), context.own_comm(), encode_gathered, decode_gathered,
-      [](GatheredTrace& into, GatheredTrace&& from) {
-        model::merge_traces(into.trace, std::move(from.trace));
-        compress::merge_summary_sets(into.summary, std::move(from.summary));
+      std::move(summary), context.own_comm(), encode_summary, decode_summary,
+      [](compress::SummarySet& into, compress::SummarySet&& from) {
+        compress::merge_summary_sets(into, std::move(from));
       },
       traffic);
   if (traffic.undecodable > 0) {
     warn(std::to_string(traffic.undecodable) +
-         " subtrees of ranks sent unreadable traces; left out");
+         " subtrees of ranks sent unreadable loop summaries; left out");
   }
-  if (merged && merged->trace.min_latency_ns == kUnknown) merged->trace.min_latency_ns = 0;
-  return merged;
+  if (!trace || !merged) return std::nullopt;
+  if (trace->min_latency_ns == kUnknown) trace->min_latency_ns = 0;
+  return GatheredTrace{std::move(*trace), std::move(*merged)};
 }
 
 void compose_offsets(model::Trace& trace) {

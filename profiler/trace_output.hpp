@@ -1,8 +1,8 @@
 #pragma once
-// Finalize in trace mode: every rank measures its final clock offset, folds its
-// threads' records into one rank trace and compresses it into a loop summary;
-// traces and summaries merge over the binomial tree (identical summaries become
-// one group of ranks); rank 0 composes the offsets to itself, synchronizes
+// Finalize in trace mode: every rank measures its final clock offset and streams
+// its threads' records to rank 0 (trace_gather.hpp), compressing them into a loop
+// summary on the way; the summaries merge over the binomial tree (identical
+// summaries become one group of ranks); rank 0 composes the offsets, synchronizes
 // (interpolation + controlled logical clock), writes trace.mpidle and
 // summary.txt, and returns the "trace", "sync" and "summary" sections of
 // profile.json.

@@ -13,8 +13,8 @@ constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4
 
 // Edges indexed both ways (compressed rows), built once per run.
 struct Adjacency {
-  std::vector<std::uint32_t> in_begin, out_begin;  // node_count + 1 entries each
-  std::vector<std::uint32_t> in_edges, out_edges;  // edge indices
+  std::vector<std::uint64_t> in_begin, out_begin;  // node_count + 1 entries each
+  std::vector<std::uint64_t> in_edges, out_edges;  // edge indices
 
   explicit Adjacency(const EventGraph& g) {
     const auto& edges = g.edges();
@@ -32,7 +32,7 @@ struct Adjacency {
     in_edges.resize(edges.size());
     out_edges.resize(edges.size());
     auto in_fill = in_begin, out_fill = out_begin;
-    for (std::uint32_t i = 0; i < edges.size(); ++i) {
+    for (std::uint64_t i = 0; i < edges.size(); ++i) {
       in_edges[in_fill[edges[i].to]++] = i;
       out_edges[out_fill[edges[i].from]++] = i;
     }

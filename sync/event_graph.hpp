@@ -13,12 +13,14 @@ namespace mpidle::sync {
 
 struct EventRef {
   std::uint32_t rank = 0;
-  std::uint32_t index = 0;  // position in the rank's event sequence
+  std::uint64_t index = 0;  // position in the rank's event sequence
 };
 
 class EventGraph {
  public:
-  using NodeId = std::uint32_t;  // events and hubs; 4 G nodes per trace at most
+  // Events and hubs of the whole trace: 64-bit, since 10^4 ranks × 10^6 calls are
+  // already 2·10^10 events.
+  using NodeId = std::uint64_t;
 
   struct Edge {
     NodeId from;

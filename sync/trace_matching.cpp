@@ -26,6 +26,27 @@ struct Send {
   bool cancelled = false;
 };
 
+// Collective instance numbers are 32-bit on the record (it stays 64 bytes); a
+// rank's numbers on one communicator only grow, and a completion names an instance
+// started shortly before, so the full 64-bit number is the one nearest to the last
+// seen on that communicator. More than 2^31 instances in flight would be needed to
+// confuse it.
+class SequenceUnwrapper {
+ public:
+  std::uint64_t operator()(std::uint32_t comm, std::uint32_t sequence) {
+    auto [it, added] = m_last.try_emplace(comm, sequence);
+    if (added) return sequence;
+    const std::uint64_t last = it->second;
+    const auto step = static_cast<std::int32_t>(sequence - static_cast<std::uint32_t>(last));
+    const std::uint64_t full = last + static_cast<std::uint64_t>(static_cast<std::int64_t>(step));
+    it->second = std::max(last, full);
+    return full;
+  }
+
+ private:
+  std::unordered_map<std::uint32_t, std::uint64_t> m_last;
+};
+
 CollectiveMember& member_of(CollectiveMatch& c, std::int32_t rank) {
   for (auto& m : c.members) {
     if (m.rank == rank) return m;
@@ -47,17 +68,20 @@ bool CollectiveMatch::complete() const {
 TraceMatching match_trace(const model::Trace& trace) {
   std::map<ChannelKey, std::vector<Send>> sends;
   std::map<ChannelKey, std::vector<Receive>> receives;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, CollectiveMatch> collectives;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, CollectiveMatch> collectives;
   TraceMatching out;
 
   for (std::uint32_t ri = 0; ri < trace.ranks.size(); ++ri) {
     const auto& rank = trace.ranks[ri];
     const std::int32_t me = rank.rank;
-    std::unordered_map<std::uint32_t, std::uint32_t> posted_irecv;  // request serial → record
+    // Request serials are 32-bit and wrap; they only need to be unique among the
+    // requests alive at one time, and each entry goes when its request completes.
+    std::unordered_map<std::uint32_t, std::uint64_t> posted_irecv;  // request serial → record
+    SequenceUnwrapper instance;
     // Request serial of a started isend → where its send sits in `sends`.
     std::unordered_map<std::uint32_t, std::pair<ChannelKey, std::size_t>> started_isend;
-    std::uint32_t call = 0;  // the record of the call this record belongs to
-    for (std::uint32_t i = 0; i < rank.records.size(); ++i) {
+    std::uint64_t call = 0;  // the record of the call this record belongs to
+    for (std::uint64_t i = 0; i < rank.records.size(); ++i) {
       const TraceRecord& rec = rank.records[i];
       if (rec.extra == 0) call = i;
       const RecordRef here{ri, i};
@@ -88,7 +112,7 @@ TraceMatching match_trace(const model::Trace& trace) {
           break;
         case TraceRole::completion:
           if (rec.collective_kind != 0) {
-            auto& c = collectives[{rec.comm, rec.sequence}];
+            auto& c = collectives[{rec.comm, instance(rec.comm, rec.sequence)}];
             auto& m = member_of(c, me);
             m.exit = here;
             m.has_exit = true;
@@ -115,7 +139,7 @@ TraceMatching match_trace(const model::Trace& trace) {
           break;
         case TraceRole::collective:
         case TraceRole::icollective: {
-          auto& c = collectives[{rec.comm, rec.sequence}];
+          auto& c = collectives[{rec.comm, instance(rec.comm, rec.sequence)}];
           c.kind = static_cast<CollectiveKind>(rec.collective_kind);
           auto& m = member_of(c, me);
           if (c.kind == CollectiveKind::scan || c.kind == CollectiveKind::exscan) {

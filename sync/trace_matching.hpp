@@ -15,7 +15,7 @@ namespace mpidle::sync {
 // A record: the rank's position in trace.ranks, and the record's index there.
 struct RecordRef {
   std::uint32_t rank = 0;
-  std::uint32_t record = 0;
+  std::uint64_t record = 0;  // 64-bit: a rank may record more than 4 G calls
 };
 
 struct MessageMatch {

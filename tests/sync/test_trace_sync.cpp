@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <vector>
+
+#include "sync/trace_matching.hpp"
 #include "sync/trace_sync.hpp"
 
 using namespace mpidle;
@@ -92,6 +96,35 @@ TEST_CASE("collective instances join their members across ranks", "[sync]") {
   CHECK(result.clc.violations_after == 0);
   REQUIRE(t.ranks[1].synced.size() == 2);
   CHECK(t.ranks[1].synced[1] >= t.ranks[0].synced[0]);
+}
+
+TEST_CASE("collective instance numbers that wrap past 2^32 stay distinct instances", "[sync]") {
+  // A long run's 32-bit instance numbers wrap: the instance after 0xFFFFFF00 may
+  // be numbered 7 again, and must not join the first instance numbered 7.
+  auto t = two_ranks();
+  const std::uint32_t numbers[] = {7, 0x7FFFFFF0u, 0xFFFFFF00u, 7};
+  for (std::int32_t rank = 0; rank < 2; ++rank) {
+    std::int64_t at = 0;
+    for (const auto n : numbers) {
+      auto r = record(TraceRole::collective, at, at + 10);
+      r.comm = 3;
+      r.sequence = n;
+      r.collective_kind = static_cast<std::uint8_t>(CollectiveKind::n_to_n);
+      t.ranks[static_cast<std::size_t>(rank)].records.push_back(r);
+      at += 100;
+    }
+  }
+  const auto matching = sync::match_trace(t);
+  REQUIRE(matching.collectives.size() == 4);
+  std::vector<std::uint64_t> first_members;
+  for (const auto& c : matching.collectives) {
+    CHECK(c.complete());
+    REQUIRE(c.members.size() == 2);
+    CHECK(c.members[0].enter.record == c.members[1].enter.record);
+    first_members.push_back(c.members[0].enter.record);
+  }
+  std::sort(first_members.begin(), first_members.end());
+  CHECK(first_members == std::vector<std::uint64_t>{0, 1, 2, 3});
 }
 
 TEST_CASE("synchronizing a trace applies the measured offsets first", "[sync]") {
