@@ -18,9 +18,9 @@ struct ThreadCursor {
   TraceBuffer* buffer = nullptr;
   std::span<const model::TraceRecord> chunk;
   std::size_t next = 0;
-  std::int64_t head_ns = 0;     // the next record's enter, in nanoseconds
-  std::size_t main_index = 0;   // main records taken so far: where their counts are
-  bool counted = false;         // the thread has counts for its main records
+  std::int64_t head_ns = 0;    // the next record's enter, in nanoseconds
+  std::size_t main_index = 0;  // main records taken so far: where their counts are
+  bool counted = false;        // the thread has counts for its main records
   std::string error;
   // Callsite keys are per thread (interned stacks); each distinct key is resolved once.
   std::unordered_map<std::uintptr_t, std::uint32_t> site_index;

@@ -85,8 +85,8 @@ std::optional<model::Trace> receive_rank_trace(int source, MPI_Comm comm) {
     return std::nullopt;
   }
   try {
-    model::Trace trace = model::decode_trace(
-        std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    model::Trace trace =
+        model::decode_trace(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     if (trace.ranks.size() != 1) throw model::TraceError("not one rank's trace");
     model::RankTrace& rank = trace.ranks[0];
     rank.records = std::move(received.records);
@@ -111,13 +111,13 @@ std::optional<model::Trace> gather_rank_traces(MPI_Comm comm, std::uint64_t own_
     std::vector<std::byte> message;
     BatchHeader header;
     header.expected = own_records;
-    const model::Trace tables = source([&](std::span<const model::TraceRecord> records,
-                                           std::span<const std::int64_t> counters) {
-      header.records = records.size();
-      header.counters = counters.size();
-      send_batch(header, records, counters, message, comm);
-      header.expected = 0;  // said once, with the first batch
-    });
+    const model::Trace tables = source(
+        [&](std::span<const model::TraceRecord> records, std::span<const std::int64_t> counters) {
+          header.records = records.size();
+          header.counters = counters.size();
+          send_batch(header, records, counters, message, comm);
+          header.expected = 0;  // said once, with the first batch
+        });
     header.records = kEndMark;
     send_batch(header, {}, {}, message, comm);
     send_bytes(encode_tables(tables), 0, comm);

@@ -42,4 +42,10 @@ std::uint64_t count_violations(const EventGraph& graph, const RankTimes& times);
 // Rewrites `times` (one vector per rank, each non-decreasing, sized as in the graph).
 ClcStats synchronize(const EventGraph& graph, RankTimes& times, const ClcParams& params);
 
+// synchronize() with the graph's rows indexed by std::uint32_t (what it uses while
+// the graph has under 2^31 nodes) or std::uint64_t (beyond): both give the same
+// result on any graph that fits either.
+template <typename Index>
+ClcStats synchronize_indexed(const EventGraph& graph, RankTimes& times, const ClcParams& params);
+
 }  // namespace mpidle::sync

@@ -22,10 +22,11 @@ class EventGraph {
   // already 2·10^10 events.
   using NodeId = std::uint64_t;
 
+  // 16 bytes: the flag shares a word with `to` (2^63 nodes are enough).
   struct Edge {
     NodeId from;
-    NodeId to;
-    bool message;  // true: the minimum latency applies (sender side of a transfer)
+    NodeId to : 63;
+    NodeId message : 1;  // 1: the minimum latency applies (sender side of a transfer)
   };
 
   explicit EventGraph(std::vector<std::size_t> events_per_rank);

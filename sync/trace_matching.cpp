@@ -71,6 +71,15 @@ TraceMatching match_trace(const model::Trace& trace) {
   std::map<std::pair<std::uint32_t, std::uint64_t>, CollectiveMatch> collectives;
   TraceMatching out;
 
+  if (trace.ranks.size() >= RecordRef::kMaxRanks) {
+    throw model::TraceError("more ranks than trace matching can address (2^24)");
+  }
+  for (const auto& r : trace.ranks) {
+    if (r.records.size() >= RecordRef::kMaxRecords) {
+      throw model::TraceError("rank " + std::to_string(r.rank) +
+                              " has more records than trace matching can address (2^40)");
+    }
+  }
   for (std::uint32_t ri = 0; ri < trace.ranks.size(); ++ri) {
     const auto& rank = trace.ranks[ri];
     const std::int32_t me = rank.rank;

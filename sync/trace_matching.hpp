@@ -13,10 +13,15 @@
 namespace mpidle::sync {
 
 // A record: the rank's position in trace.ranks, and the record's index there.
+// One word, so that matches of 10^8 messages stay compact: 2^24 ranks and 2^40
+// records per rank (64 TiB of records); match_trace refuses larger traces.
 struct RecordRef {
-  std::uint32_t rank = 0;
-  std::uint64_t record = 0;  // 64-bit: a rank may record more than 4 G calls
+  static constexpr std::uint64_t kMaxRanks = std::uint64_t{1} << 24;
+  static constexpr std::uint64_t kMaxRecords = std::uint64_t{1} << 40;
+  std::uint64_t rank : 24 = 0;
+  std::uint64_t record : 40 = 0;
 };
+static_assert(sizeof(RecordRef) == 8);
 
 struct MessageMatch {
   RecordRef send;     // the sending call's record: the message leaves at its enter
@@ -53,6 +58,7 @@ struct TraceMatching {
   std::uint64_t cancelled = 0;           // sends and receives cancelled (not messages)
 };
 
+// Throws model::TraceError for a trace beyond RecordRef's limits.
 TraceMatching match_trace(const model::Trace& trace);
 
 }  // namespace mpidle::sync

@@ -15,8 +15,8 @@ using mpidle::profiler::TraceBuffer;
 
 namespace {
 std::string spill_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("mpidle-test-buffer-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("mpidle-test-buffer-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }
