@@ -1,13 +1,17 @@
 #include "trace_buffer.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace mpidle::profiler {
 namespace {
-constexpr std::size_t kChunkBytes = TraceBuffer::kChunkRecords * sizeof(model::TraceRecord);
+constexpr std::size_t kChunkBytes = TraceBuffer::kChunkBytes;
 
 bool write_all(int fd, const void* data, std::size_t n) {
   const char* p = static_cast<const char*>(data);
@@ -21,10 +25,25 @@ bool write_all(int fd, const void* data, std::size_t n) {
 }
 }  // namespace
 
-TraceBuffer::TraceBuffer(std::size_t memory_chunks, std::string spill_path)
-    : m_memory_chunks(memory_chunks < 1 ? 1 : memory_chunks),
+void TraceBuffer::FreeChunk::operator()(model::TraceRecord* p) const {
+  std::free(p);
+}
+
+TraceBuffer::Chunk TraceBuffer::allocate_chunk() {
+  // Aligned to its size so that the kernel can back it with one huge page; the
+  // records are written before they are read, so they are left uninitialized.
+  void* p = std::aligned_alloc(kChunkBytes, kChunkBytes);
+  if (p != nullptr) ::madvise(p, kChunkBytes, MADV_HUGEPAGE);  // a hint only
+  return Chunk(static_cast<model::TraceRecord*>(p));           // empty when out of memory
+}
+
+TraceBuffer::TraceBuffer(std::size_t memory_mib, std::string spill_path)
+    : m_memory_chunks(std::max<std::size_t>(1, memory_mib * (std::size_t{1} << 20) / kChunkBytes)),
       m_spill_path(std::move(spill_path)),
-      m_current(new model::TraceRecord[kChunkRecords]) {}
+      m_current(allocate_chunk()) {
+  if (!m_current) throw std::bad_alloc();  // at thread set-up, where it is caught
+  m_full.reserve(m_memory_chunks);         // no allocation for the list in the hot path
+}
 
 TraceBuffer::~TraceBuffer() {
   if (m_spill_fd >= 0) {
@@ -34,9 +53,13 @@ TraceBuffer::~TraceBuffer() {
 }
 
 void TraceBuffer::next_chunk() {
-  if (m_full.size() + 1 < m_memory_chunks) {
+  // Runs inside the application's MPI call: nothing may throw. Without memory for
+  // a new chunk the full one spills, as over the cap.
+  Chunk fresh;
+  if (m_full.size() + 1 < m_memory_chunks) fresh = allocate_chunk();
+  if (fresh && m_full.size() < m_full.capacity()) {
     m_full.push_back(std::move(m_current));
-    m_current.reset(new model::TraceRecord[kChunkRecords]);
+    m_current = std::move(fresh);
   } else {
     // Over the cap: the full chunk goes to disk whole and its memory is reused.
     if (m_spill_fd < 0) {
@@ -63,9 +86,9 @@ std::span<const model::TraceRecord> TraceBuffer::drain_next(std::string& error) 
   }
   if (m_drain_stage == 1) {
     if (m_drain_index < m_spilled) {
-      if (!m_reading) m_reading.reset(new model::TraceRecord[kChunkRecords]);
+      if (!m_reading) m_reading = allocate_chunk();  // out of memory: the rest is lost
       const bool positioned = m_drain_index > 0 || ::lseek(m_spill_fd, 0, SEEK_SET) == 0;
-      if (positioned &&
+      if (m_reading && positioned &&
           ::read(m_spill_fd, m_reading.get(), kChunkBytes) == static_cast<ssize_t>(kChunkBytes)) {
         ++m_drain_index;
         return {m_reading.get(), kChunkRecords};

@@ -45,7 +45,7 @@ std::vector<std::uint64_t> drain_all(TraceBuffer& buffer, std::string& error,
 TEST_CASE("trace buffer: records come back in order from memory and the spill file") {
   const std::string path = spill_path("spill-order");
   const std::uint64_t n = 5 * TraceBuffer::kChunkRecords + 123;
-  TraceBuffer buffer(2, path);
+  TraceBuffer buffer(4, path);  // MiB: two chunks
   append_numbered(buffer, n);
   CHECK(buffer.records() == n);
   CHECK(buffer.spilled_chunks() == 4);
