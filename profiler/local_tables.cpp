@@ -55,18 +55,8 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
     if (added) tables.functions.emplace_back(kMpiFnNames[fn]);
     return it->second;
   };
-  ModuleMap modules;
-  std::map<Stack, std::uint32_t> callsite_index;
-  auto callsite_id = [&](const Stack& stack) {
-    auto [it, added] =
-        callsite_index.try_emplace(stack, static_cast<std::uint32_t>(tables.callsites.size()));
-    if (added) {
-      model::Callsite c;
-      for (auto address : stack) c.frames.push_back(modules.frame_of(address));
-      tables.callsites.push_back(std::move(c));
-    }
-    return it->second;
-  };
+  CallsiteNumbering callsites(tables.callsites);
+  auto callsite_id = [&](const Stack& stack) { return callsites.id(stack); };
 
   model::RankData rank;
   rank.rank = identity.rank;

@@ -1,13 +1,11 @@
 #include "rank_trace_stream.hpp"
 
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "local_tables.hpp"
 #include "log.hpp"
-#include "module_map.hpp"
 
 namespace mpidle::profiler {
 namespace {
@@ -71,8 +69,7 @@ model::Trace stream_rank_trace(Context& context, const model::ClockMeasurement& 
     if (c.refill(clock)) live.push_back(&c);
   }
 
-  ModuleMap modules;
-  std::map<std::vector<std::uintptr_t>, std::uint32_t> callsite_index;
+  CallsiteNumbering callsites(t.callsites);
   std::vector<std::int64_t> function_index(kMpiFnCount, -1);
   std::vector<model::TraceRecord> batch;
   std::vector<std::int64_t> batch_counters;
@@ -95,17 +92,7 @@ model::Trace stream_rank_trace(Context& context, const model::ClockMeasurement& 
     ThreadCursor& c = *live[pick];
     model::TraceRecord rec = c.chunk[c.next++];
     auto [site, new_key] = c.site_index.try_emplace(rec.callsite, 0);
-    if (new_key) {
-      const auto stack = stack_of(*c.thread, rec.callsite);
-      auto [cs, new_site] =
-          callsite_index.try_emplace(stack, static_cast<std::uint32_t>(t.callsites.size()));
-      if (new_site) {
-        model::Callsite callsite;
-        for (auto address : stack) callsite.frames.push_back(modules.frame_of(address));
-        t.callsites.push_back(std::move(callsite));
-      }
-      site->second = cs->second;
-    }
+    if (new_key) site->second = callsites.id(stack_of(*c.thread, rec.callsite));
     std::int64_t& fn = function_index.at(rec.function);
     if (fn < 0) {
       fn = static_cast<std::int64_t>(t.functions.size());
