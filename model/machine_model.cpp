@@ -1,0 +1,237 @@
+#include "machine_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+namespace mpidle::model {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw MachineError(where + ": " + what);
+}
+
+double number(const json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key)) fail(where, std::string("no \"") + key + "\"");
+  const json& v = object.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+    fail(where, std::string("\"") + key + "\" is not a non-negative number");
+  }
+  return v.get<double>();
+}
+
+json curve_to_json(const CostCurve& c) {
+  json points = json::array();
+  for (const auto& p : c.points) points.push_back({{"bytes", p.bytes}, {"seconds", p.seconds}});
+  return points;
+}
+
+CostCurve curve_from_json(const json& points, const std::string& where) {
+  if (!points.is_array() || points.empty()) fail(where, "is not a non-empty list of points");
+  CostCurve c;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    const json& p = points[i];
+    if (!p.is_object() || !p.contains("bytes") || !p.at("bytes").is_number_unsigned()) {
+      fail(at, "needs \"bytes\", a non-negative integer");
+    }
+    c.points.push_back({p.at("bytes").get<std::uint64_t>(), number(p, "seconds", at)});
+    if (i > 0 && c.points[i].bytes <= c.points[i - 1].bytes) {
+      fail(at, "bytes must grow from point to point");
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+double CostCurve::at(std::uint64_t bytes) const {
+  if (points.empty()) return 0;
+  if (bytes <= points.front().bytes || points.size() == 1) return points.front().seconds;
+  auto hi = std::lower_bound(points.begin(), points.end(), bytes,
+                             [](const CostPoint& p, std::uint64_t b) { return p.bytes < b; });
+  if (hi == points.end()) hi = points.end() - 1;  // beyond: the last segment continued
+  const auto lo = hi - 1;
+  const double span = static_cast<double>(hi->bytes - lo->bytes);
+  const double t = (static_cast<double>(bytes) - static_cast<double>(lo->bytes)) / span;
+  return std::max(0.0, lo->seconds + t * (hi->seconds - lo->seconds));
+}
+
+double CostCurve::bandwidth_bytes_per_s() const {
+  if (points.size() < 2) return 0;
+  const auto& a = points[points.size() - 2];
+  const auto& b = points.back();
+  const double dt = b.seconds - a.seconds;
+  return dt > 0 ? static_cast<double>(b.bytes - a.bytes) / dt : 0;
+}
+
+CostCurve CostCurve::with_latency(double latency_s) const {
+  CostCurve c = *this;
+  const double shift = latency_s - at(0);
+  for (auto& p : c.points) p.seconds = std::max(0.0, p.seconds + shift);
+  return c;
+}
+
+CostCurve CostCurve::with_bandwidth(double bytes_per_s) const {
+  CostCurve c = *this;
+  const double base = at(0);
+  const std::uint64_t first = points.empty() ? 0 : points.front().bytes;
+  for (auto& p : c.points) {
+    p.seconds = base + static_cast<double>(p.bytes - first) / bytes_per_s;
+  }
+  if (c.points.size() == 1) c.points.push_back({first + 1'000'000, base + 1e6 / bytes_per_s});
+  return c;
+}
+
+CostCurve CostCurve::scaled(double factor) const {
+  CostCurve c = *this;
+  for (auto& p : c.points) p.seconds *= factor;
+  return c;
+}
+
+double CollectiveModel::at(int ranks, std::uint64_t bytes) const {
+  if (by_ranks.empty()) return 0;
+  // The measured size nearest on a log scale, then log2(P) scaling from it.
+  auto best = by_ranks.begin();
+  double best_distance = INFINITY;
+  for (auto it = by_ranks.begin(); it != by_ranks.end(); ++it) {
+    const double d = std::abs(std::log2(std::max(ranks, 2)) - std::log2(std::max(it->first, 2)));
+    if (d < best_distance) {
+      best_distance = d;
+      best = it;
+    }
+  }
+  const double t = best->second.at(bytes);
+  if (best->first == ranks) return t;
+  const double ratio = std::log2(std::max(ranks, 2)) / std::log2(std::max(best->first, 2));
+  return t * std::max(ratio, 0.0);
+}
+
+json machine_to_json(const MachineModel& m) {
+  json doc = {{"schema", kMachineSchema},
+              {"name", m.name},
+              {"description", m.description},
+              {"p2p", {{"intra_node", curve_to_json(m.p2p)}}},
+              {"eager_limit_bytes", m.eager_limit_bytes}};
+  if (m.p2p_inter_node) doc["p2p"]["inter_node"] = curve_to_json(*m.p2p_inter_node);
+  json collectives = json::object();
+  for (const auto& [name, model] : m.collectives) {
+    json sizes = json::array();
+    for (const auto& [ranks, curve] : model.by_ranks) {
+      sizes.push_back({{"ranks", ranks}, {"points", curve_to_json(curve)}});
+    }
+    collectives[name] = std::move(sizes);
+  }
+  doc["collectives"] = std::move(collectives);
+  if (m.compute) {
+    doc["compute"] = {{"memory_bound_s", m.compute->memory_bound_s},
+                      {"compute_bound_s", m.compute->compute_bound_s}};
+  }
+  return doc;
+}
+
+MachineModel machine_from_json(const json& doc, const std::string& where) {
+  if (!doc.is_object()) fail(where, "not a JSON object");
+  if (!doc.contains("schema") || !doc.at("schema").is_string()) fail(where, "no \"schema\"");
+  const auto schema = doc.at("schema").get<std::string>();
+  if (schema != kMachineSchema) {
+    fail(where, "schema \"" + schema + "\" is not a machine model (" + kMachineSchema + ")");
+  }
+  MachineModel m;
+  if (doc.contains("name") && doc.at("name").is_string()) m.name = doc.at("name");
+  if (doc.contains("description") && doc.at("description").is_string()) {
+    m.description = doc.at("description");
+  }
+  if (!doc.contains("p2p") || !doc.at("p2p").is_object()) fail(where, "no \"p2p\" object");
+  const json& p2p = doc.at("p2p");
+  if (!p2p.contains("intra_node")) fail(where + ": p2p", "no \"intra_node\" curve");
+  m.p2p = curve_from_json(p2p.at("intra_node"), where + ": p2p.intra_node");
+  if (p2p.contains("inter_node")) {
+    m.p2p_inter_node = curve_from_json(p2p.at("inter_node"), where + ": p2p.inter_node");
+  }
+  if (doc.contains("eager_limit_bytes")) {
+    if (!doc.at("eager_limit_bytes").is_number_unsigned()) {
+      fail(where, "\"eager_limit_bytes\" is not a non-negative integer");
+    }
+    m.eager_limit_bytes = doc.at("eager_limit_bytes");
+  }
+  if (doc.contains("collectives")) {
+    const json& all = doc.at("collectives");
+    if (!all.is_object()) fail(where, "\"collectives\" is not an object");
+    for (const auto& [name, sizes] : all.items()) {
+      const std::string at = where + ": collectives." + name;
+      if (!sizes.is_array()) fail(at, "is not a list of communicator sizes");
+      CollectiveModel model;
+      for (const auto& size : sizes) {
+        if (!size.is_object() || !size.contains("ranks") || !size.at("ranks").is_number_unsigned() ||
+            size.at("ranks").get<std::uint64_t>() < 1 || size.at("ranks").get<std::uint64_t>() > 1 << 30) {
+          fail(at, "each entry needs \"ranks\", a positive integer");
+        }
+        const int ranks = size.at("ranks").get<int>();
+        if (!size.contains("points")) fail(at, "an entry has no \"points\"");
+        model.by_ranks[ranks] =
+            curve_from_json(size.at("points"), at + "[ranks " + std::to_string(ranks) + "]");
+      }
+      m.collectives[name] = std::move(model);
+    }
+  }
+  if (doc.contains("compute")) {
+    const json& c = doc.at("compute");
+    ComputeReference ref;
+    ref.memory_bound_s = number(c, "memory_bound_s", where + ": compute");
+    ref.compute_bound_s = number(c, "compute_bound_s", where + ": compute");
+    if (ref.memory_bound_s <= 0 || ref.compute_bound_s <= 0) {
+      fail(where + ": compute", "kernel times must be positive");
+    }
+    m.compute = ref;
+  }
+  return m;
+}
+
+MachineModel read_machine(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw MachineError("cannot open " + file.string());
+  json doc;
+  try {
+    in >> doc;
+  } catch (const json::exception&) {
+    throw MachineError(file.string() + ": not JSON");
+  }
+  return machine_from_json(doc, file.string());
+}
+
+void write_machine(const std::filesystem::path& file, const MachineModel& machine) {
+  std::ofstream out(file);
+  out << machine_to_json(machine).dump(1) << '\n';
+  out.flush();
+  if (!out) throw MachineError("cannot write " + file.string());
+}
+
+std::string collective_model_for(const std::string& function) {
+  std::string f = function.rfind("MPI_", 0) == 0 ? function.substr(4) : function;
+  if (!f.empty() && f[0] == 'I' && f != "Init") f = f.substr(1);  // Iallreduce → allreduce
+  if (f.size() > 2 && f.ends_with("_c")) f.resize(f.size() - 2);
+  if (f.ends_with("_init")) f.resize(f.size() - 5);
+  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  static const std::map<std::string, std::string> kMap = {
+      {"barrier", "Barrier"},          {"bcast", "Bcast"},
+      {"scatter", "Bcast"},            {"scatterv", "Bcast"},
+      {"allreduce", "Allreduce"},      {"reduce", "Allreduce"},
+      {"reduce_scatter", "Allreduce"}, {"reduce_scatter_block", "Allreduce"},
+      {"scan", "Allreduce"},           {"exscan", "Allreduce"},
+      {"alltoall", "Alltoall"},        {"alltoallv", "Alltoall"},
+      {"alltoallw", "Alltoall"},       {"allgather", "Allgather"},
+      {"allgatherv", "Allgather"},     {"gather", "Allgather"},
+      {"gatherv", "Allgather"}};
+  auto it = kMap.find(f);
+  return it == kMap.end() ? std::string() : it->second;
+}
+
+double cpu_ratio(const ComputeReference& source, const ComputeReference& target) {
+  return std::sqrt((target.memory_bound_s / source.memory_bound_s) *
+                   (target.compute_bound_s / source.compute_bound_s));
+}
+
+}  // namespace mpidle::model

@@ -1,0 +1,87 @@
+#pragma once
+// A machine model for prediction (docs/prediction.md): what `mpidle probe` measured
+// on a machine, or what a user wrote from a vendor's figures. Message and
+// collective costs are curves over message size; compute speed is the time of two
+// fixed kernels, so that two machines' CPUs can be compared.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mpidle::model {
+
+inline constexpr const char* kMachineSchema = "mpidle-machine/1";
+
+struct CostPoint {
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+};
+
+// Seconds against bytes: piecewise linear between the points, the last segment's
+// slope continued beyond them (the asymptotic bandwidth), the first point's time
+// below them. Points sorted by bytes, bytes distinct, times ≥ 0.
+struct CostCurve {
+  std::vector<CostPoint> points;
+  double at(std::uint64_t bytes) const;
+  double latency_s() const { return at(0); }
+  // Bytes per second of the last segment (0 if the curve has fewer than two points
+  // or does not grow).
+  double bandwidth_bytes_per_s() const;
+  // The same curve with its 0-byte time set to `latency_s` (every point shifted),
+  // or its growth beyond the first point set to `bandwidth` bytes/s.
+  CostCurve with_latency(double latency_s) const;
+  CostCurve with_bandwidth(double bytes_per_s) const;
+  CostCurve scaled(double factor) const;
+};
+
+// One collective: a curve per communicator size measured. Other sizes take the
+// nearest measured size's curve scaled by log2 of the size ratio (tree algorithms).
+struct CollectiveModel {
+  std::map<int, CostCurve> by_ranks;
+  double at(int ranks, std::uint64_t bytes) const;
+};
+
+// Seconds of the two documented kernels (docs/prediction.md): a memory-bound
+// stream over 64 MiB and a compute-bound dependent multiply-add chain.
+struct ComputeReference {
+  double memory_bound_s = 0;
+  double compute_bound_s = 0;
+};
+
+struct MachineModel {
+  std::string name;         // e.g. the host name of the probe's rank 0
+  std::string description;  // MPI library, node names, date
+  CostCurve p2p;            // one message's time between ranks of one node: half a ping-pong
+  std::optional<CostCurve> p2p_inter_node;  // between nodes, when the probe had two
+  // Sends up to this size complete without the receiver (eager protocol).
+  std::uint64_t eager_limit_bytes = 0;
+  // Barrier, Bcast, Allreduce, Alltoall, Allgather (collective_model_for maps the others).
+  std::map<std::string, CollectiveModel> collectives;
+  std::optional<ComputeReference> compute;
+};
+
+class MachineError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+nlohmann::json machine_to_json(const MachineModel& machine);
+// Throws MachineError naming the field for the wrong schema or a bad field.
+MachineModel machine_from_json(const nlohmann::json& doc, const std::string& where);
+MachineModel read_machine(const std::filesystem::path& file);
+void write_machine(const std::filesystem::path& file, const MachineModel& machine);
+
+// The collective whose measured curve stands for `function` ("MPI_Reduce" →
+// "Allreduce", "MPI_Alltoallv" → "Alltoall"…); empty if none does.
+std::string collective_model_for(const std::string& function);
+
+// How much slower the target's CPU is than the source's (>1: slower), from their
+// compute references: the geometric mean of the two kernels' ratios.
+double cpu_ratio(const ComputeReference& source, const ComputeReference& target);
+
+}  // namespace mpidle::model
