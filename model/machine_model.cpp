@@ -165,8 +165,9 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
       if (!sizes.is_array()) fail(at, "is not a list of communicator sizes");
       CollectiveModel model;
       for (const auto& size : sizes) {
-        if (!size.is_object() || !size.contains("ranks") || !size.at("ranks").is_number_unsigned() ||
-            size.at("ranks").get<std::uint64_t>() < 1 || size.at("ranks").get<std::uint64_t>() > 1 << 30) {
+        if (!size.is_object() || !size.contains("ranks") ||
+            !size.at("ranks").is_number_unsigned() || size.at("ranks").get<std::uint64_t>() < 1 ||
+            size.at("ranks").get<std::uint64_t>() > 1 << 30) {
           fail(at, "each entry needs \"ranks\", a positive integer");
         }
         const int ranks = size.at("ranks").get<int>();
@@ -215,16 +216,23 @@ std::string collective_model_for(const std::string& function) {
   if (f.size() > 2 && f.ends_with("_c")) f.resize(f.size() - 2);
   if (f.ends_with("_init")) f.resize(f.size() - 5);
   std::transform(f.begin(), f.end(), f.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  static const std::map<std::string, std::string> kMap = {
-      {"barrier", "Barrier"},          {"bcast", "Bcast"},
-      {"scatter", "Bcast"},            {"scatterv", "Bcast"},
-      {"allreduce", "Allreduce"},      {"reduce", "Allreduce"},
-      {"reduce_scatter", "Allreduce"}, {"reduce_scatter_block", "Allreduce"},
-      {"scan", "Allreduce"},           {"exscan", "Allreduce"},
-      {"alltoall", "Alltoall"},        {"alltoallv", "Alltoall"},
-      {"alltoallw", "Alltoall"},       {"allgather", "Allgather"},
-      {"allgatherv", "Allgather"},     {"gather", "Allgather"},
-      {"gatherv", "Allgather"}};
+  static const std::map<std::string, std::string> kMap = {{"barrier", "Barrier"},
+                                                          {"bcast", "Bcast"},
+                                                          {"scatter", "Bcast"},
+                                                          {"scatterv", "Bcast"},
+                                                          {"allreduce", "Allreduce"},
+                                                          {"reduce", "Allreduce"},
+                                                          {"reduce_scatter", "Allreduce"},
+                                                          {"reduce_scatter_block", "Allreduce"},
+                                                          {"scan", "Allreduce"},
+                                                          {"exscan", "Allreduce"},
+                                                          {"alltoall", "Alltoall"},
+                                                          {"alltoallv", "Alltoall"},
+                                                          {"alltoallw", "Alltoall"},
+                                                          {"allgather", "Allgather"},
+                                                          {"allgatherv", "Allgather"},
+                                                          {"gather", "Allgather"},
+                                                          {"gatherv", "Allgather"}};
   auto it = kMap.find(f);
   return it == kMap.end() ? std::string() : it->second;
 }

@@ -40,8 +40,12 @@ std::string size_text(std::uint64_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
-double batch_seconds() { return g_quick ? 0.004 : 0.02; }
-int batches() { return g_quick ? 3 : 5; }
+double batch_seconds() {
+  return g_quick ? 0.004 : 0.02;
+}
+int batches() {
+  return g_quick ? 3 : 5;
+}
 
 // Half a round trip between `me` and `peer` for `bytes`, the median of several
 // batches (what an application sees, not the best case). Both call it.
@@ -234,7 +238,9 @@ int main(int argc, char** argv) {
   std::vector<char> names(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
   MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
                 MPI_CHAR, MPI_COMM_WORLD);
-  auto host_of = [&](int r) { return std::string(&names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]); };
+  auto host_of = [&](int r) {
+    return std::string(&names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
+  };
   int same_node = -1, other_node = -1, nodes = 1;
   std::vector<std::string> seen{host_of(0)};
   for (int r = 1; r < size; ++r) {
@@ -283,7 +289,8 @@ int main(int argc, char** argv) {
       mpidle::model::write_machine(o.output, m);
       const double took =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      std::printf("mpidle probe: wrote %s (%s) in %.1f s\n", o.output.c_str(), m.name.c_str(), took);
+      std::printf("mpidle probe: wrote %s (%s) in %.1f s\n", o.output.c_str(), m.name.c_str(),
+                  took);
       std::printf("  point-to-point: %.2f us latency, %.2f GB/s, eager up to %s\n",
                   m.p2p.latency_s() * 1e6, m.p2p.bandwidth_bytes_per_s() / 1e9,
                   size_text(m.eager_limit_bytes).c_str());

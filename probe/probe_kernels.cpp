@@ -14,7 +14,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 // Keeps the compiler from dropping a result nobody reads, or from computing the
 // chain at compile time (GCC/Clang: the memory behind `p` may be read and written).
 volatile double g_sink = 0;
-inline void opaque(void* p) { asm volatile("" : : "r"(p) : "memory"); }
+inline void opaque(void* p) {
+  asm volatile("" : : "r"(p) : "memory");
+}
 
 }  // namespace
 

@@ -59,6 +59,33 @@ const std::vector<Command>& commands() {
        "their difference and the likely reason. Writes RUN_DIR/analysis.json and\n"
        "prints the report; mpidle report shows it from then on.\n",
        "exact wait states of a trace run, and the minimum method's accuracy", analyze_command},
+      {"probe",
+       "mpidle probe [--output FILE] [--name NAME] [--quick] -- LAUNCHER ARGS...\n"
+       "  e.g. mpidle probe -o here.json -- mpiexec -n 2\n\n"
+       "Measures this machine's model for mpidle predict with a built-in MPI\n"
+       "microbenchmark: message time over sizes (within a node, and between nodes\n"
+       "when the ranks span two), the eager limit, Barrier, Bcast, Allreduce,\n"
+       "Allgather and Alltoall over sizes and communicator sizes, and two compute\n"
+       "kernels. Takes seconds; writes FILE (default machine.json).\n\n"
+       "  --name NAME  the machine's name in predictions (default: rank 0's host)\n"
+       "  --quick      fewer sizes, shorter batches\n",
+       "measure a machine model for predictions", probe_command},
+      {"predict",
+       "mpidle predict RUN_DIR --machine FILE [--machine FILE ...] [--source FILE]\n"
+       "               [--cpu-scale F] [--latency S] [--bandwidth B] [--top N]\n\n"
+       "Replays a trace run on other machines' models: compute bursts scaled by the\n"
+       "CPU ratio, messages and collectives costed by the target's curves, every call\n"
+       "at the earliest time its dependencies allow. Prints per target the predicted\n"
+       "wall time and where it goes (compute, latency, bandwidth, waiting), the top\n"
+       "callsites, and a ranking of the targets; writes RUN_DIR/prediction.json.\n\n"
+       "  --machine FILE  a target's model (mpidle probe, or written by hand)\n"
+       "  --source FILE   the model of the machine the run was traced on: the CPU\n"
+       "                  ratio is the targets' kernel times over its own\n"
+       "  --cpu-scale F   compute bursts take F times their measured time (overrides\n"
+       "                  the ratio; 0.5 = a CPU twice as fast)\n"
+       "  --latency S     every target's 0-byte message time, in seconds\n"
+       "  --bandwidth B   every target's bandwidth, in bytes per second\n",
+       "predict a trace run on other machines", predict_command},
       {"compare",
        "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global] [--html OUT]\n\n"
        "The same application on two clusters (or two configurations), side by side:\n"
@@ -104,6 +131,15 @@ std::filesystem::path run_directory(const std::string& run) {
   namespace fs = std::filesystem;
   if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
   return fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
+}
+
+double number_option(const std::string& name, const std::string& text) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size()) {
+    throw UsageError(name + " needs a number, not \"" + text + "\"");
+  }
+  return v;
 }
 
 model::Profile read_trace_run(const std::filesystem::path& dir) {

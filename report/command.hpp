@@ -34,12 +34,17 @@ int summary_command(Args args);
 int export_command(Args args);
 int compare_command(Args args);
 int analyze_command(Args args);
+int probe_command(Args args);
+int predict_command(Args args);
 
 const std::vector<Command>& commands();
 
 // A command's one positional argument: stores `arg` in `target`; throws for an
 // unknown option or a second positional argument (`what` names the expected one).
 void take_positional(const std::string& arg, std::string& target, const char* what);
+
+// A number given for option `name`, else UsageError.
+double number_option(const std::string& name, const std::string& text);
 
 // The value of --top: a positive integer, else UsageError.
 std::size_t top_option(const std::string& text);

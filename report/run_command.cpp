@@ -14,6 +14,7 @@
 #include "command.hpp"
 #include "launcher.hpp"
 #include "model/profile_reader.hpp"
+#include "spawn.hpp"
 #include "text_report.hpp"
 
 extern char** environ;
@@ -68,13 +69,6 @@ RunOptions parse_run_args(Args args) {
   return o;
 }
 
-fs::path self_directory() {
-  char buf[PATH_MAX] = {};
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return fs::current_path();
-  return fs::path(std::string(buf, static_cast<std::size_t>(n))).parent_path();
-}
-
 // libmpidle.so sits in ../lib next to bin/ in both the build tree and an install.
 fs::path find_library() {
   if (const char* env = std::getenv("MPIDLE_LIBRARY")) return env;
@@ -108,38 +102,6 @@ std::string default_output(const std::vector<std::string>& command) {
   return "mpidle-" + application_name(command) + "-" + stamp;
 }
 
-int run_child(const std::vector<std::string>& command,
-              const std::map<std::string, std::string>& set) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    const auto eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (const auto& [k, v] : set) env[k] = v;
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = command;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
-  if (rc != 0) throw UsageError("cannot run " + command[0] + ": " + std::strerror(rc));
-  // The launcher handles Ctrl-C for its ranks; mpidle only waits for it.
-  std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGTERM, SIG_IGN);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
-}
-
 // Every MPIDLE_* setting of this environment plus those `run` sets: what the ranks need.
 std::vector<std::string> variables_to_forward(const std::map<std::string, std::string>& set) {
   std::vector<std::string> names;
@@ -150,21 +112,6 @@ std::vector<std::string> variables_to_forward(const std::map<std::string, std::s
     if (name.rfind("MPIDLE_", 0) == 0 && !set.count(name)) names.push_back(name);
   }
   return names;
-}
-
-// A libmpidle built for one MPI, preloaded into another MPI's ranks, would load two
-// MPI libraries into each process.
-void check_library_matches(LauncherFamily family, const std::string& launcher) {
-  const std::string built_for = MPIDLE_BUILT_FOR_MPI;
-  const bool mismatch = (built_for == "mpich" && family == LauncherFamily::open_mpi) ||
-                        (built_for == "openmpi" && family == LauncherFamily::hydra);
-  if (mismatch) {
-    throw UsageError("this mpidle was built for " +
-                     std::string(built_for == "mpich" ? "MPICH" : "Open MPI") + ", but " +
-                     launcher + " starts " + family_name(family) +
-                     " ranks: use an mpidle built for that MPI (cmake -DMPIDLE_MPI=" +
-                     (built_for == "mpich" ? "openmpi" : "mpich") + ", see docs/building.md)");
-  }
 }
 
 }  // namespace
@@ -183,10 +130,10 @@ int run_command(Args args) {
   if (o.trace) set["MPIDLE_TRACE"] = "1";
 
   const LauncherFamily family = recognize_launcher(o.command, launcher_version);
-  check_library_matches(family, o.command[0]);
+  check_launcher_matches_build(family, o.command[0]);
   const std::vector<std::string> command =
       forward_environment(o.command, family, variables_to_forward(set), geteuid() == 0);
-  const int status = run_child(command, set);
+  const int status = run_and_wait(command, set);
   const fs::path profile = output / "profile.json";
   std::error_code ec;
   if (!fs::exists(profile, ec)) {

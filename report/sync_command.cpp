@@ -10,18 +10,7 @@
 
 namespace mpidle::report {
 namespace {
-
 namespace fs = std::filesystem;
-
-double number_option(const std::string& name, const std::string& text) {
-  double v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size()) {
-    throw UsageError(name + " needs a number, not \"" + text + "\"");
-  }
-  return v;
-}
-
 }  // namespace
 
 int sync_command(Args args) {

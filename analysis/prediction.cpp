@@ -1,0 +1,481 @@
+#include "prediction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <utility>
+
+namespace mpidle::analysis {
+namespace {
+
+using model::CollectiveKind;
+using model::TraceRecord;
+using model::TraceRole;
+
+constexpr std::int64_t kUnknown = std::numeric_limits<std::int64_t>::min();
+constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+
+std::int64_t to_ns(double seconds) { return std::llround(std::max(0.0, seconds) * 1e9); }
+double to_s(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+
+struct Instance {
+  std::int64_t cost_ns = -1;     // the model's cost (−1: not yet known)
+  std::int64_t latency_ns = 0;   // the 0-byte part of it
+  std::vector<std::int64_t> enters;  // by member position
+  std::vector<std::int64_t> exits;
+  std::uint32_t entered = 0;
+  std::vector<std::uint32_t> waiting;  // ranks (positions) parked on it
+};
+
+// The cost of a call's own work on the target, and how much of it is latency.
+struct Cost {
+  std::int64_t ns = 0;
+  std::int64_t latency_ns = 0;
+};
+
+class Replay {
+ public:
+  Replay(const model::Trace& trace, const sync::TraceMatching& matching,
+         const PredictionInput& input, const PredictionProgress& progress)
+      : m_trace(trace), m_matching(matching), m_in(input), m_progress(progress) {
+    for (const auto& r : trace.ranks) {
+      if (r.synced.size() != 2 * r.records.size()) {
+        throw model::TraceError("the trace has no synchronized timestamps (run mpidle sync first)");
+      }
+      m_total_records += r.records.size();
+    }
+    link();
+    classify_functions();
+  }
+
+  Prediction run() {
+    const std::size_t n = m_trace.ranks.size();
+    m_state.assign(n, {});
+    m_split.assign(n, {});
+    std::int64_t start = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t r = 0; r < n; ++r) {
+      if (m_trace.ranks[r].records.empty()) continue;
+      start = std::min(start, m_trace.ranks[r].synced[0]);
+      m_ready.push_back(static_cast<std::uint32_t>(r));
+    }
+    for (;;) {
+      while (!m_ready.empty()) {
+        const std::uint32_t r = m_ready.back();
+        m_ready.pop_back();
+        advance(r, false);
+      }
+      // Everything left waits on something: a cycle in an inconsistent trace. Let
+      // the blocked rank that entered earliest go on without what it waits for.
+      std::uint32_t earliest = 0;
+      std::int64_t earliest_enter = std::numeric_limits<std::int64_t>::max();
+      for (std::uint32_t r = 0; r < n; ++r) {
+        const auto& s = m_state[r];
+        if (s.next < m_trace.ranks[r].records.size() && s.enter < earliest_enter) {
+          earliest_enter = s.enter;
+          earliest = r;
+        }
+      }
+      if (earliest_enter == std::numeric_limits<std::int64_t>::max()) break;
+      ++m_out.unresolved;
+      advance(earliest, true);
+    }
+    return finish(start);
+  }
+
+ private:
+  struct RankState {
+    std::uint64_t next = 0;            // the next call's main record
+    std::int64_t clock = kUnknown;     // predicted exit of the previous call
+    std::int64_t measured_exit = 0;    // its measured exit
+    std::int64_t enter = kUnknown;     // predicted enter of the call in progress
+    std::int64_t burst = 0;            // the compute burst before it, predicted
+    bool entered = false;              // that call's enter is published
+  };
+
+  // Which message or collective instance each record takes part in.
+  void link() {
+    const std::size_t n = m_trace.ranks.size();
+    m_as_send.resize(n);
+    m_as_receive.resize(n);
+    m_as_instance.resize(n);
+    m_member.resize(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      const std::size_t records = m_trace.ranks[r].records.size();
+      m_as_send[r].assign(records, kNone);
+      m_as_receive[r].assign(records, kNone);
+    }
+    const auto& messages = m_matching.messages;
+    m_send_enter.assign(messages.size(), kUnknown);
+    m_posted.assign(messages.size(), kUnknown);
+    m_waiter.assign(messages.size(), -1);
+    // Isend requests complete in a later record that names the same serial.
+    std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> isend_by_serial(n);
+    for (std::uint64_t m = 0; m < messages.size(); ++m) {
+      const auto& msg = messages[m];
+      m_as_send[msg.send.rank][msg.send.record] = m;
+      m_as_receive[msg.receive.rank][msg.receive.record] = m;
+      m_as_receive[msg.posted.rank][msg.posted.record] = m;
+      const auto& send = m_trace.ranks[msg.send.rank].records[msg.send.record];
+      if (send.role == TraceRole::isend && send.sequence != 0) {
+        isend_by_serial[msg.send.rank][send.sequence] = m;
+      }
+    }
+    for (std::size_t r = 0; r < n; ++r) {
+      if (isend_by_serial[r].empty()) continue;
+      const auto& records = m_trace.ranks[r].records;
+      for (std::uint64_t i = 0; i < records.size(); ++i) {
+        const auto& rec = records[i];
+        if (rec.role != TraceRole::completion || rec.collective_kind != 0) continue;
+        if (m_as_receive[r][i] != kNone) continue;
+        auto it = isend_by_serial[r].find(rec.sequence);
+        if (it != isend_by_serial[r].end()) m_as_send[r][i] = it->second;
+      }
+    }
+    m_instances.resize(m_matching.collectives.size());
+    for (std::uint64_t c = 0; c < m_matching.collectives.size(); ++c) {
+      const auto& match = m_matching.collectives[c];
+      if (!match.complete()) continue;  // constrains nothing: its calls keep their time
+      m_instances[c].enters.assign(match.members.size(), kUnknown);
+      for (std::uint32_t k = 0; k < match.members.size(); ++k) {
+        const auto& member = match.members[k];
+        for (const auto& ref : {member.enter, member.exit}) {
+          m_as_instance[ref.rank][ref.record] = c;
+          m_member[ref.rank][ref.record] = k;
+        }
+      }
+    }
+  }
+
+  void classify_functions() {
+    for (const auto& f : m_trace.functions) {
+      const std::string name = model::collective_model_for(f);
+      auto it = m_in.machine.collectives.find(name);
+      m_collective_model.push_back(
+          name.empty() || it == m_in.machine.collectives.end() ? nullptr : &it->second);
+    }
+  }
+
+  const model::CostCurve& curve(std::uint32_t from, std::uint32_t to) const {
+    if (m_in.machine.p2p_inter_node && !m_in.hosts.empty() && from < m_in.hosts.size() &&
+        to < m_in.hosts.size() && m_in.hosts[from] != m_in.hosts[to]) {
+      return *m_in.machine.p2p_inter_node;
+    }
+    return m_in.machine.p2p;
+  }
+
+  Cost transfer(std::uint64_t m) const {
+    const auto& msg = m_matching.messages[m];
+    const auto& received = m_trace.ranks[msg.receive.rank].records[msg.receive.record];
+    const auto& c = curve(msg.send.rank, msg.receive.rank);
+    return {to_ns(c.at(received.bytes)), to_ns(c.latency_s())};
+  }
+
+  bool rendezvous(const TraceRecord& send) const {
+    return (send.flags & model::kTraceSynchronous) != 0 ||
+           send.bytes > m_in.machine.eager_limit_bytes;
+  }
+
+  std::int64_t synced_enter(std::uint32_t r, std::uint64_t i) const {
+    return m_trace.ranks[r].synced[2 * i];
+  }
+  std::int64_t synced_exit(std::uint32_t r, std::uint64_t i) const {
+    return m_trace.ranks[r].synced[2 * i + 1];
+  }
+
+  void wake(std::int32_t rank) {
+    if (rank >= 0) m_ready.push_back(static_cast<std::uint32_t>(rank));
+  }
+
+  // A member entered instance `c`; the last one to enter fixes every member's exit.
+  void enter_instance(std::uint64_t c, std::uint32_t member, std::int64_t at) {
+    Instance& inst = m_instances[c];
+    if (inst.enters[member] != kUnknown) return;
+    inst.enters[member] = at;
+    if (++inst.entered < inst.enters.size()) return;
+    const auto& match = m_matching.collectives[c];
+    const auto& first = match.members[0].enter;
+    const TraceRecord& rec = m_trace.ranks[first.rank].records[first.record];
+    const model::CollectiveModel* cm = m_collective_model[rec.function];
+    const int size = static_cast<int>(match.members.size());
+    if (cm) {
+      inst.cost_ns = to_ns(cm->at(size, rec.bytes));
+      inst.latency_ns = std::min(inst.cost_ns, to_ns(cm->at(size, 0)));
+    } else {
+      // No model for it: the fastest member's measured time, its pure cost there.
+      inst.cost_ns = std::numeric_limits<std::int64_t>::max();
+      for (const auto& m : match.members) {
+        inst.cost_ns = std::min(inst.cost_ns, synced_exit(m.exit.rank, m.exit.record) -
+                                                  synced_enter(m.enter.rank, m.enter.record));
+      }
+      inst.cost_ns = std::max<std::int64_t>(0, inst.cost_ns);
+      inst.latency_ns = inst.cost_ns;
+    }
+    const std::int64_t cost = inst.cost_ns;
+    const std::int64_t last = *std::max_element(inst.enters.begin(), inst.enters.end());
+    inst.exits.assign(inst.enters.size(), 0);
+    std::int64_t root_enter = kUnknown;
+    std::size_t root = inst.enters.size();
+    for (std::size_t k = 0; k < match.members.size(); ++k) {
+      if (match.members[k].rank == match.root) {
+        root = k;
+        root_enter = inst.enters[k];
+      }
+    }
+    const auto kind = root == inst.enters.size() && (match.kind == CollectiveKind::one_to_n ||
+                                                     match.kind == CollectiveKind::n_to_one)
+                          ? CollectiveKind::n_to_n
+                          : match.kind;
+    std::int64_t prefix = kUnknown;  // scans: latest enter of the members before
+    for (std::size_t k = 0; k < inst.enters.size(); ++k) {
+      const std::int64_t own = inst.enters[k];
+      std::int64_t& exit = inst.exits[k];
+      switch (kind) {
+        case CollectiveKind::one_to_n:
+          exit = k == root ? own + cost : std::max(own, root_enter) + cost;
+          break;
+        case CollectiveKind::n_to_one:
+          exit = k == root ? std::max(own, last) + cost : own + cost;
+          break;
+        case CollectiveKind::scan:
+          prefix = std::max(prefix, own);
+          exit = prefix + cost;
+          break;
+        case CollectiveKind::exscan:
+          exit = std::max(own, prefix) + cost;
+          prefix = std::max(prefix, own);
+          break;
+        default:
+          exit = last + cost;
+          break;
+      }
+    }
+    for (auto r : inst.waiting) wake(static_cast<std::int32_t>(r));
+    inst.waiting.clear();
+  }
+
+  // Replays rank r's calls until one must wait for another rank. `force`: the
+  // current call goes on without what it waits for (a cycle).
+  void advance(std::uint32_t r, bool force) {
+    const auto& rank = m_trace.ranks[r];
+    const auto& records = rank.records;
+    RankState& s = m_state[r];
+    while (s.next < records.size()) {
+      const std::uint64_t first = s.next;
+      std::uint64_t end = first + 1;
+      while (end < records.size() && records[end].extra != 0) ++end;
+      const TraceRecord& main = records[first];
+      const std::int64_t measured_enter = synced_enter(r, first);
+      const std::int64_t measured_exit = synced_exit(r, first);
+      if (!s.entered) {
+        // The compute burst before the call, at the target's speed.
+        s.burst = 0;
+        if (s.clock == kUnknown) {
+          s.enter = measured_enter;
+        } else {
+          s.burst = std::llround(static_cast<double>(std::max<std::int64_t>(
+                                     0, measured_enter - s.measured_exit)) *
+                                 m_in.cpu_scale);
+          s.enter = s.clock + s.burst;
+        }
+        s.entered = true;
+        for (std::uint64_t i = first; i < end; ++i) publish(r, i, s.enter);
+      }
+      // The call's end: its own work, and what it waits for.
+      std::int64_t exit = s.enter;
+      Cost work;            // the model's part of the call
+      bool modelled = false;
+      for (std::uint64_t i = first; i < end; ++i) {
+        const TraceRecord& rec = records[i];
+        const std::uint64_t m_recv = m_as_receive[r][i];
+        const std::uint64_t m_send = m_as_send[r][i];
+        const bool receives = m_recv != kNone && (rec.role == TraceRole::recv ||
+                                                  rec.role == TraceRole::completion);
+        if (receives) {
+          modelled = true;
+          const Cost t = transfer(m_recv);
+          if (m_send_enter[m_recv] == kUnknown) {
+            if (!force) return park(r, m_recv);
+            force = false;
+            continue;
+          }
+          exit = std::max(exit, m_send_enter[m_recv] + t.ns);
+          if (t.ns > work.ns) work = t;
+        }
+        if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion ||
+                                (i == first && rec.role == TraceRole::recv))) {
+          const auto& msg = m_matching.messages[m_send];
+          const TraceRecord& send_rec = m_trace.ranks[msg.send.rank].records[msg.send.record];
+          const Cost t = transfer(m_send);
+          modelled = true;
+          if (rendezvous(send_rec)) {
+            if (m_posted[m_send] == kUnknown) {
+              if (!force) return park(r, m_send);
+              force = false;
+              continue;
+            }
+            exit = std::max(exit, std::max(m_send_enter[m_send], m_posted[m_send]) + t.ns);
+            if (t.ns > work.ns) work = t;
+          } else if (rec.role != TraceRole::completion) {
+            // Eager: the data is copied out, the receiver is not waited for.
+            const std::int64_t own = std::min(t.ns, measured_exit - measured_enter);
+            exit = std::max(exit, s.enter + own);
+            if (own > work.ns) work = {own, std::min(own, t.latency_ns)};
+          }
+        }
+        const std::uint64_t c = m_as_instance[r].empty() ? kNone : instance_of(r, i);
+        if (c != kNone && (rec.role == TraceRole::collective ||
+                           (rec.role == TraceRole::completion && rec.collective_kind != 0))) {
+          modelled = true;
+          Instance& inst = m_instances[c];
+          if (inst.cost_ns < 0) {
+            if (!force) return park_on_instance(r, c);
+            force = false;
+            continue;
+          }
+          exit = std::max(exit, inst.exits[m_member[r].at(i)]);
+          if (inst.cost_ns > work.ns) work = {inst.cost_ns, inst.latency_ns};
+        }
+      }
+      const bool local_call = !modelled;
+      if (local_call) exit = s.enter + (measured_exit - measured_enter);
+      account(r, main, s.burst, s.enter, exit, work, local_call);
+      s.clock = exit;
+      s.measured_exit = measured_exit;
+      s.entered = false;
+      s.next = end;
+      m_done += end - first;
+      if (m_progress && m_done >= m_next_progress) {
+        m_progress(static_cast<double>(m_done) / static_cast<double>(m_total_records));
+        m_next_progress += 1'000'000;
+      }
+    }
+  }
+
+  std::uint64_t instance_of(std::uint32_t r, std::uint64_t i) const {
+    auto it = m_as_instance[r].find(i);
+    return it == m_as_instance[r].end() ? kNone : it->second;
+  }
+
+  // What the call's enter makes known to other ranks.
+  void publish(std::uint32_t r, std::uint64_t i, std::int64_t enter) {
+    const TraceRecord& rec = m_trace.ranks[r].records[i];
+    const std::uint64_t m_send = m_as_send[r][i];
+    if (m_send != kNone && rec.role != TraceRole::completion && m_send_enter[m_send] == kUnknown) {
+      m_send_enter[m_send] = enter;
+      wake(std::exchange(m_waiter[m_send], -1));
+    }
+    const std::uint64_t m_recv = m_as_receive[r][i];
+    if (m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::irecv) &&
+        m_posted[m_recv] == kUnknown) {
+      m_posted[m_recv] = enter;
+      wake(std::exchange(m_waiter[m_recv], -1));
+    }
+    if (rec.role == TraceRole::collective || rec.role == TraceRole::icollective) {
+      const std::uint64_t c = instance_of(r, i);
+      if (c != kNone) enter_instance(c, m_member[r].at(i), enter);
+    }
+  }
+
+  void park(std::uint32_t r, std::uint64_t m) { m_waiter[m] = static_cast<std::int32_t>(r); }
+  void park_on_instance(std::uint32_t r, std::uint64_t c) { m_instances[c].waiting.push_back(r); }
+
+  void account(std::uint32_t r, const TraceRecord& main, std::int64_t burst, std::int64_t enter,
+               std::int64_t exit, Cost work, bool local_call) {
+    TimeSplit t;
+    t.compute_s = to_s(burst);
+    const std::int64_t duration = exit - enter;
+    if (local_call) {
+      t.other_s = to_s(duration);
+    } else {
+      const std::int64_t model = std::min(duration, work.ns);
+      const std::int64_t latency = std::min(model, work.latency_ns);
+      t.latency_s = to_s(latency);
+      t.bandwidth_s = to_s(model - latency);
+      t.wait_s = to_s(duration - model);
+    }
+    m_split[r].add(t);
+    const std::uint64_t key = (static_cast<std::uint64_t>(main.function) << 32) | main.callsite;
+    auto [it, added] = m_site_index.try_emplace(key, m_out.sites.size());
+    if (added) {
+      SitePrediction site;
+      site.function = main.function;
+      site.callsite = static_cast<std::uint32_t>(main.callsite);
+      m_out.sites.push_back(site);
+    }
+    auto& site = m_out.sites[it->second];
+    ++site.calls;
+    site.time.add(t);
+  }
+
+  Prediction finish(std::int64_t start) {
+    m_out.machine = m_in.machine.name;
+    m_out.cpu_scale = m_in.cpu_scale;
+    m_out.events = m_total_records;
+    for (std::size_t r = 0; r < m_trace.ranks.size(); ++r) {
+      const auto& rank = m_trace.ranks[r];
+      RankPrediction p;
+      p.time = m_split[r];
+      if (!rank.records.empty()) {
+        p.wall_s = to_s(m_state[r].clock - start);
+        p.measured_wall_s = to_s(rank.synced.back() - start);
+      }
+      m_out.wall_s = std::max(m_out.wall_s, p.wall_s);
+      m_out.measured_wall_s = std::max(m_out.measured_wall_s, p.measured_wall_s);
+      m_out.total.add(p.time);
+      m_out.ranks.push_back(p);
+    }
+    std::stable_sort(m_out.sites.begin(), m_out.sites.end(),
+                     [](const SitePrediction& a, const SitePrediction& b) {
+                       return a.time.mpi_s() > b.time.mpi_s();
+                     });
+    return std::move(m_out);
+  }
+
+  const model::Trace& m_trace;
+  const sync::TraceMatching& m_matching;
+  const PredictionInput& m_in;
+  const PredictionProgress& m_progress;
+
+  std::vector<std::vector<std::uint64_t>> m_as_send, m_as_receive;  // message per record
+  // Collective records are few: a map per rank, not a vector per record.
+  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_as_instance;
+  std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> m_member;
+  std::vector<std::int64_t> m_send_enter, m_posted;  // per message, predicted
+  std::vector<std::int32_t> m_waiter;                // per message: the rank parked on it
+  std::vector<Instance> m_instances;
+  std::vector<const model::CollectiveModel*> m_collective_model;  // per function
+
+  std::vector<RankState> m_state;
+  std::vector<TimeSplit> m_split;
+  std::vector<std::uint32_t> m_ready;
+  std::unordered_map<std::uint64_t, std::size_t> m_site_index;
+  std::uint64_t m_total_records = 0, m_done = 0, m_next_progress = 1'000'000;
+  Prediction m_out;
+};
+
+}  // namespace
+
+void TimeSplit::add(const TimeSplit& o) {
+  compute_s += o.compute_s;
+  latency_s += o.latency_s;
+  bandwidth_s += o.bandwidth_s;
+  wait_s += o.wait_s;
+  other_s += o.other_s;
+}
+
+std::string Prediction::dominant() const {
+  const std::pair<double, const char*> parts[] = {{total.compute_s, "compute"},
+                                                  {total.latency_s, "latency"},
+                                                  {total.bandwidth_s, "bandwidth"},
+                                                  {total.wait_s, "waiting"},
+                                                  {total.other_s, "other MPI"}};
+  return std::max_element(std::begin(parts), std::end(parts))->second;
+}
+
+Prediction predict(const model::Trace& trace, const sync::TraceMatching& matching,
+                   const PredictionInput& input, const PredictionProgress& progress) {
+  return Replay(trace, matching, input, progress).run();
+}
+
+}  // namespace mpidle::analysis

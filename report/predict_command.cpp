@@ -1,0 +1,195 @@
+// mpidle predict: a trace run replayed on target machine models (docs/prediction.md).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "analysis/prediction.hpp"
+#include "analysis/prediction_output.hpp"
+#include "command.hpp"
+#include "model/json_fields.hpp"
+#include "model/machine_model.hpp"
+#include "model/profile_reader.hpp"
+#include "model/trace_file.hpp"
+#include "sync/trace_matching.hpp"
+#include "text_format.hpp"
+
+namespace mpidle::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct PredictOptions {
+  std::string run;
+  std::vector<std::string> machines;
+  std::string source;
+  double cpu_scale = -1;  // < 0: from the compute references
+  double latency_s = -1;
+  double bandwidth = -1;
+  std::size_t top = 5;
+};
+
+PredictOptions parse(Args args) {
+  PredictOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool takes_value = a == "--machine" || a == "--source" || a == "--cpu-scale" ||
+                             a == "--latency" || a == "--bandwidth" || a == "--top";
+    if (!takes_value) {
+      take_positional(a, o.run, "run directory");
+      continue;
+    }
+    if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+    const std::string& v = args[++i];
+    if (a == "--machine") {
+      o.machines.push_back(v);
+    } else if (a == "--source") {
+      o.source = v;
+    } else if (a == "--top") {
+      o.top = top_option(v);
+    } else {
+      const double x = number_option(a, v);
+      if (a == "--cpu-scale") {
+        if (!(x > 0 && x < 1e6)) throw UsageError("--cpu-scale must be a positive factor");
+        o.cpu_scale = x;
+      } else if (a == "--latency") {
+        if (!(x >= 0 && x < 10)) throw UsageError("--latency is in seconds, from 0 to 10");
+        o.latency_s = x;
+      } else {
+        if (!(x > 0 && x < 1e15)) throw UsageError("--bandwidth is in bytes per second, above 0");
+        o.bandwidth = x;
+      }
+    }
+  }
+  if (o.run.empty()) throw UsageError("which run? (mpidle predict RUN_DIR --machine FILE)");
+  if (o.machines.empty()) throw UsageError("which machine? (--machine FILE, from mpidle probe)");
+  return o;
+}
+
+model::MachineModel load_machine(const std::string& file) {
+  try {
+    return model::read_machine(file);
+  } catch (const model::MachineError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+// The target with the options' overrides applied.
+model::MachineModel adjusted(model::MachineModel m, const PredictOptions& o) {
+  auto adjust = [&](model::CostCurve& c) {
+    if (o.latency_s >= 0) c = c.with_latency(o.latency_s);
+    if (o.bandwidth > 0) c = c.with_bandwidth(o.bandwidth);
+  };
+  adjust(m.p2p);
+  if (m.p2p_inter_node) adjust(*m.p2p_inter_node);
+  return m;
+}
+
+std::string times(double predicted, double measured) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", measured > 0 ? predicted / measured : 0.0);
+  return buf;
+}
+
+void print_target(const model::Trace& trace, const analysis::Prediction& p, std::size_t top) {
+  const auto& t = p.total;
+  const double whole = t.total_s() > 0 ? t.total_s() : 1;
+  std::printf("\n%s (CPU x%.3g): predicted wall %s (%s of measured %s); dominated by %s\n",
+              p.machine.c_str(), p.cpu_scale, seconds(p.wall_s).c_str(),
+              times(p.wall_s, p.measured_wall_s).c_str(), seconds(p.measured_wall_s).c_str(),
+              p.dominant().c_str());
+  std::printf("  all ranks: compute %s (%.0f%%), latency %s (%.0f%%), bandwidth %s (%.0f%%), "
+              "waiting %s (%.0f%%), other MPI %s (%.0f%%)\n",
+              seconds(t.compute_s).c_str(), 100 * t.compute_s / whole, seconds(t.latency_s).c_str(),
+              100 * t.latency_s / whole, seconds(t.bandwidth_s).c_str(), 100 * t.bandwidth_s / whole,
+              seconds(t.wait_s).c_str(), 100 * t.wait_s / whole, seconds(t.other_s).c_str(),
+              100 * t.other_s / whole);
+  std::printf("  %-5s %12s %12s %12s %12s\n", "rank", "wall", "compute", "MPI", "waiting");
+  for (std::size_t r = 0; r < p.ranks.size() && r < 16; ++r) {
+    const auto& rank = p.ranks[r];
+    std::printf("  %-5d %12s %12s %12s %12s\n", trace.ranks[r].rank, seconds(rank.wall_s).c_str(),
+                seconds(rank.time.compute_s).c_str(), seconds(rank.time.mpi_s()).c_str(),
+                seconds(rank.time.wait_s).c_str());
+  }
+  if (p.ranks.size() > 16) std::printf("  (%zu more ranks in prediction.json)\n", p.ranks.size() - 16);
+  std::printf("  top callsites by predicted MPI time:\n");
+  for (std::size_t i = 0; i < p.sites.size() && i < top; ++i) {
+    const auto& s = p.sites[i];
+    std::printf("    %-16s %-28s %10s MPI, %10s waiting\n", trace.functions.at(s.function).c_str(),
+                model::innermost_location(trace.callsites.at(s.callsite).frames).c_str(),
+                seconds(s.time.mpi_s()).c_str(), seconds(s.time.wait_s).c_str());
+  }
+  if (p.unresolved > 0) {
+    std::printf("  note: %llu dependencies formed a cycle and were ignored (inconsistent trace)\n",
+                static_cast<unsigned long long>(p.unresolved));
+  }
+}
+
+}  // namespace
+
+int predict_command(Args args) {
+  const PredictOptions o = parse(args);
+  std::vector<model::MachineModel> targets;
+  for (const auto& f : o.machines) targets.push_back(adjusted(load_machine(f), o));
+  std::optional<model::MachineModel> source;
+  if (!o.source.empty()) source = load_machine(o.source);
+
+  const auto dir = run_directory(o.run);
+  const auto profile = read_trace_run(dir);
+  const model::Trace trace = model::read_trace(dir / profile.trace->file);
+  for (const auto& r : trace.ranks) {
+    if (r.synced.size() != 2 * r.records.size()) {
+      throw UsageError(dir.string() + ": the trace has no synchronized timestamps (mpidle sync " +
+                       dir.string() + ")");
+    }
+  }
+  std::map<std::int64_t, std::string> host_of;
+  for (const auto& r : profile.ranks) host_of[r.rank] = r.host;
+  analysis::PredictionInput input;
+  for (const auto& r : trace.ranks) input.hosts.push_back(host_of[r.rank]);
+  const auto matching = sync::match_trace(trace);
+  const bool show_progress = profile.trace->events >= 1'000'000;
+
+  std::printf("mpidle predict: %s, %zu ranks, %llu events\n", dir.c_str(), trace.ranks.size(),
+              static_cast<unsigned long long>(profile.trace->events));
+  std::vector<analysis::Prediction> predictions;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    input.machine = targets[i];
+    if (input.machine.name.empty()) input.machine.name = fs::path(o.machines[i]).stem().string();
+    input.cpu_scale = 1;
+    if (o.cpu_scale > 0) {
+      input.cpu_scale = o.cpu_scale;
+    } else if (source && source->compute && input.machine.compute) {
+      input.cpu_scale = model::cpu_ratio(*source->compute, *input.machine.compute);
+    } else if (i == 0) {
+      std::fprintf(stderr,
+                   "mpidle predict: compute bursts keep their measured time (give --source with "
+                   "the model of the machine the run was traced on, or --cpu-scale)\n");
+    }
+    predictions.push_back(analysis::predict(trace, matching, input, [&](double done) {
+      if (show_progress) std::fprintf(stderr, "mpidle predict: %s %3.0f%%\r", input.machine.name.c_str(), 100 * done);
+    }));
+    if (show_progress) std::fputs("\n", stderr);
+    print_target(trace, predictions.back(), o.top);
+  }
+  if (predictions.size() > 1) {
+    std::printf("\nranking (fastest first):\n");
+    const auto json = analysis::prediction_json(trace, predictions, 0);
+    int place = 1;
+    for (const auto& row : json.at("ranking")) {
+      std::printf("  %d. %-24s %12s  speed-up %.2f over the measured run, dominated by %s\n",
+                  place++,
+                  row.at("machine").get<std::string>().c_str(),
+                  seconds(row.at("wall_s").get<double>()).c_str(), row.at("speedup").get<double>(),
+                  row.at("dominant").get<std::string>().c_str());
+    }
+  }
+  const fs::path out = dir / analysis::kPredictionFileName;
+  std::ofstream file(out);
+  file << analysis::prediction_json(trace, predictions).dump(1) << '\n';
+  if (!file) throw UsageError("cannot write " + out.string());
+  std::fprintf(stderr, "mpidle predict: wrote %s\n", out.c_str());
+  return 0;
+}
+
+}  // namespace mpidle::report
