@@ -16,12 +16,16 @@ using model::TraceRole;
 constexpr std::int64_t kUnknown = std::numeric_limits<std::int64_t>::min();
 constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
 
-std::int64_t to_ns(double seconds) { return std::llround(std::max(0.0, seconds) * 1e9); }
-double to_s(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
+std::int64_t to_ns(double seconds) {
+  return std::llround(std::max(0.0, seconds) * 1e9);
+}
+double to_s(std::int64_t ns) {
+  return static_cast<double>(ns) * 1e-9;
+}
 
 struct Instance {
-  std::int64_t cost_ns = -1;     // the model's cost (−1: not yet known)
-  std::int64_t latency_ns = 0;   // the 0-byte part of it
+  std::int64_t cost_ns = -1;         // the model's cost (−1: not yet known)
+  std::int64_t latency_ns = 0;       // the 0-byte part of it
   std::vector<std::int64_t> enters;  // by member position
   std::vector<std::int64_t> exits;
   std::uint32_t entered = 0;
@@ -85,12 +89,12 @@ class Replay {
 
  private:
   struct RankState {
-    std::uint64_t next = 0;            // the next call's main record
-    std::int64_t clock = kUnknown;     // predicted exit of the previous call
-    std::int64_t measured_exit = 0;    // its measured exit
-    std::int64_t enter = kUnknown;     // predicted enter of the call in progress
-    std::int64_t burst = 0;            // the compute burst before it, predicted
-    bool entered = false;              // that call's enter is published
+    std::uint64_t next = 0;          // the next call's main record
+    std::int64_t clock = kUnknown;   // predicted exit of the previous call
+    std::int64_t measured_exit = 0;  // its measured exit
+    std::int64_t enter = kUnknown;   // predicted enter of the call in progress
+    std::int64_t burst = 0;          // the compute burst before it, predicted
+    bool entered = false;            // that call's enter is published
   };
 
   // Which message or collective instance each record takes part in.
@@ -273,9 +277,9 @@ class Replay {
         if (s.clock == kUnknown) {
           s.enter = measured_enter;
         } else {
-          s.burst = std::llround(static_cast<double>(std::max<std::int64_t>(
-                                     0, measured_enter - s.measured_exit)) *
-                                 m_in.cpu_scale);
+          s.burst = std::llround(
+              static_cast<double>(std::max<std::int64_t>(0, measured_enter - s.measured_exit)) *
+              m_in.cpu_scale);
           s.enter = s.clock + s.burst;
         }
         s.entered = true;
@@ -283,14 +287,14 @@ class Replay {
       }
       // The call's end: its own work, and what it waits for.
       std::int64_t exit = s.enter;
-      Cost work;            // the model's part of the call
+      Cost work;  // the model's part of the call
       bool modelled = false;
       for (std::uint64_t i = first; i < end; ++i) {
         const TraceRecord& rec = records[i];
         const std::uint64_t m_recv = m_as_receive[r][i];
         const std::uint64_t m_send = m_as_send[r][i];
-        const bool receives = m_recv != kNone && (rec.role == TraceRole::recv ||
-                                                  rec.role == TraceRole::completion);
+        const bool receives =
+            m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::completion);
         if (receives) {
           modelled = true;
           const Cost t = transfer(m_recv);
@@ -299,7 +303,14 @@ class Replay {
             force = false;
             continue;
           }
-          exit = std::max(exit, m_send_enter[m_recv] + t.ns);
+          // Eager data is on its way from the send's start; a rendezvous transfer
+          // starts once both sides are there.
+          const auto& msg = m_matching.messages[m_recv];
+          const bool handshake = rendezvous(m_trace.ranks[msg.send.rank].records[msg.send.record]);
+          const std::int64_t from = handshake && m_posted[m_recv] != kUnknown
+                                        ? std::max(m_send_enter[m_recv], m_posted[m_recv])
+                                        : m_send_enter[m_recv];
+          exit = std::max(exit, from + t.ns);
           if (t.ns > work.ns) work = t;
         }
         if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion ||

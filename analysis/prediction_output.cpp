@@ -11,7 +11,7 @@ namespace {
 using nlohmann::json;
 
 json split_json(const TimeSplit& t) {
-  return {{"compute_s", t.compute_s}, {"mpi_s", t.mpi_s()},         {"latency_s", t.latency_s},
+  return {{"compute_s", t.compute_s},     {"mpi_s", t.mpi_s()}, {"latency_s", t.latency_s},
           {"bandwidth_s", t.bandwidth_s}, {"wait_s", t.wait_s}, {"other_mpi_s", t.other_s}};
 }
 
@@ -50,16 +50,11 @@ json target_json(const model::Trace& trace, const Prediction& p, std::size_t top
     row["calls"] = s.calls;
     sites.push_back(std::move(row));
   }
-  json doc = {{"machine", p.machine},
-              {"cpu_scale", p.cpu_scale},
-              {"wall_s", p.wall_s},
-              {"measured_wall_s", p.measured_wall_s},
-              {"dominant", p.dominant()},
-              {"total", split_json(p.total)},
-              {"events", p.events},
-              {"unresolved_dependencies", p.unresolved},
-              {"ranks", std::move(ranks)},
-              {"functions", std::move(functions)},
+  json doc = {{"machine", p.machine},         {"cpu_scale", p.cpu_scale},
+              {"wall_s", p.wall_s},           {"measured_wall_s", p.measured_wall_s},
+              {"dominant", p.dominant()},     {"total", split_json(p.total)},
+              {"events", p.events},           {"unresolved_dependencies", p.unresolved},
+              {"ranks", std::move(ranks)},    {"functions", std::move(functions)},
               {"callsites", std::move(sites)}};
   return doc;
 }
@@ -73,18 +68,19 @@ json prediction_json(const model::Trace& trace, const std::vector<Prediction>& t
   // The procurement answer: targets by predicted wall time, fastest first.
   std::vector<std::size_t> order(targets.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return targets[a].wall_s < targets[b].wall_s; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return targets[a].wall_s < targets[b].wall_s;
+  });
   json ranking = json::array();
   for (const auto i : order) {
-    ranking.push_back({{"machine", targets[i].machine},
-                       {"wall_s", targets[i].wall_s},
-                       {"speedup", targets[i].wall_s > 0
-                                       ? targets[i].measured_wall_s / targets[i].wall_s
-                                       : 0.0},
-                       {"dominant", targets[i].dominant()}});
+    ranking.push_back(
+        {{"machine", targets[i].machine},
+         {"wall_s", targets[i].wall_s},
+         {"speedup", targets[i].wall_s > 0 ? targets[i].measured_wall_s / targets[i].wall_s : 0.0},
+         {"dominant", targets[i].dominant()}});
   }
-  return {{"schema", kPredictionSchema}, {"targets", std::move(all)}, {"ranking", std::move(ranking)}};
+  return {
+      {"schema", kPredictionSchema}, {"targets", std::move(all)}, {"ranking", std::move(ranking)}};
 }
 
 }  // namespace mpidle::analysis

@@ -98,12 +98,13 @@ void print_target(const model::Trace& trace, const analysis::Prediction& p, std:
               p.machine.c_str(), p.cpu_scale, seconds(p.wall_s).c_str(),
               times(p.wall_s, p.measured_wall_s).c_str(), seconds(p.measured_wall_s).c_str(),
               p.dominant().c_str());
-  std::printf("  all ranks: compute %s (%.0f%%), latency %s (%.0f%%), bandwidth %s (%.0f%%), "
-              "waiting %s (%.0f%%), other MPI %s (%.0f%%)\n",
-              seconds(t.compute_s).c_str(), 100 * t.compute_s / whole, seconds(t.latency_s).c_str(),
-              100 * t.latency_s / whole, seconds(t.bandwidth_s).c_str(), 100 * t.bandwidth_s / whole,
-              seconds(t.wait_s).c_str(), 100 * t.wait_s / whole, seconds(t.other_s).c_str(),
-              100 * t.other_s / whole);
+  std::printf(
+      "  all ranks: compute %s (%.0f%%), latency %s (%.0f%%), bandwidth %s (%.0f%%), "
+      "waiting %s (%.0f%%), other MPI %s (%.0f%%)\n",
+      seconds(t.compute_s).c_str(), 100 * t.compute_s / whole, seconds(t.latency_s).c_str(),
+      100 * t.latency_s / whole, seconds(t.bandwidth_s).c_str(), 100 * t.bandwidth_s / whole,
+      seconds(t.wait_s).c_str(), 100 * t.wait_s / whole, seconds(t.other_s).c_str(),
+      100 * t.other_s / whole);
   std::printf("  %-5s %12s %12s %12s %12s\n", "rank", "wall", "compute", "MPI", "waiting");
   for (std::size_t r = 0; r < p.ranks.size() && r < 16; ++r) {
     const auto& rank = p.ranks[r];
@@ -111,7 +112,8 @@ void print_target(const model::Trace& trace, const analysis::Prediction& p, std:
                 seconds(rank.time.compute_s).c_str(), seconds(rank.time.mpi_s()).c_str(),
                 seconds(rank.time.wait_s).c_str());
   }
-  if (p.ranks.size() > 16) std::printf("  (%zu more ranks in prediction.json)\n", p.ranks.size() - 16);
+  if (p.ranks.size() > 16)
+    std::printf("  (%zu more ranks in prediction.json)\n", p.ranks.size() - 16);
   std::printf("  top callsites by predicted MPI time:\n");
   for (std::size_t i = 0; i < p.sites.size() && i < top; ++i) {
     const auto& s = p.sites[i];
@@ -167,7 +169,9 @@ int predict_command(Args args) {
                    "the model of the machine the run was traced on, or --cpu-scale)\n");
     }
     predictions.push_back(analysis::predict(trace, matching, input, [&](double done) {
-      if (show_progress) std::fprintf(stderr, "mpidle predict: %s %3.0f%%\r", input.machine.name.c_str(), 100 * done);
+      if (show_progress)
+        std::fprintf(stderr, "mpidle predict: %s %3.0f%%\r", input.machine.name.c_str(),
+                     100 * done);
     }));
     if (show_progress) std::fputs("\n", stderr);
     print_target(trace, predictions.back(), o.top);
@@ -178,8 +182,7 @@ int predict_command(Args args) {
     int place = 1;
     for (const auto& row : json.at("ranking")) {
       std::printf("  %d. %-24s %12s  speed-up %.2f over the measured run, dominated by %s\n",
-                  place++,
-                  row.at("machine").get<std::string>().c_str(),
+                  place++, row.at("machine").get<std::string>().c_str(),
                   seconds(row.at("wall_s").get<double>()).c_str(), row.at("speedup").get<double>(),
                   row.at("dominant").get<std::string>().c_str());
     }

@@ -63,7 +63,8 @@ int probe_command(Args args) {
   }
   if (quick) command.push_back("--quick");
   const int status = run_and_wait(command, {});
-  if (status != 0) std::fprintf(stderr, "mpidle probe: the probe failed (exit status %d)\n", status);
+  if (status != 0)
+    std::fprintf(stderr, "mpidle probe: the probe failed (exit status %d)\n", status);
   return status;
 }
 

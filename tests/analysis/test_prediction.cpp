@@ -1,0 +1,152 @@
+// The prediction replay on hand-built synchronized traces whose predicted times
+// follow from the model by hand.
+#include <catch2/catch.hpp>
+
+#include "analysis/prediction.hpp"
+#include "sync/trace_matching.hpp"
+
+using namespace mpidle;
+using model::CollectiveKind;
+using model::TraceRecord;
+using model::TraceRole;
+
+namespace {
+
+enum Fn : std::uint32_t { Send, Recv, Allreduce, Compute };
+
+model::Trace ranks(int n) {
+  model::Trace t;
+  t.functions = {"MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Comm_rank"};
+  t.callsites.resize(4);
+  t.ranks.resize(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) t.ranks[static_cast<std::size_t>(r)].rank = r;
+  return t;
+}
+
+TraceRecord& add(model::Trace& t, int rank, Fn fn, TraceRole role, std::int64_t enter,
+                 std::int64_t exit, std::int32_t peer = -1, std::uint64_t bytes = 0) {
+  auto& r = t.ranks[static_cast<std::size_t>(rank)];
+  TraceRecord rec;
+  rec.function = fn;
+  rec.callsite = fn;
+  rec.role = role;
+  rec.enter_ns = enter;
+  rec.exit_ns = exit;
+  rec.peer = peer;
+  rec.tag = 0;
+  rec.bytes = bytes;
+  r.records.push_back(rec);
+  r.synced.push_back(enter);
+  r.synced.push_back(exit);
+  return r.records.back();
+}
+
+// 1 us + 1 ns per byte; eager up to 1 KiB; Allreduce 2 us on 3 ranks.
+analysis::PredictionInput machine() {
+  analysis::PredictionInput in;
+  in.machine.name = "target";
+  in.machine.p2p = model::CostCurve{{{0, 1e-6}, {1'000'000, 1.001e-3}}};
+  in.machine.eager_limit_bytes = 1024;
+  in.machine.collectives["Allreduce"].by_ranks[3] = model::CostCurve{{{0, 2e-6}}};
+  return in;
+}
+
+// Rank 0 sends 100 B and receives the answer; rank 1 computes 1 us in between.
+model::Trace ping_pong() {
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 0, 500, 1, 100);
+  add(t, 0, Recv, TraceRole::recv, 600, 5000, 1, 100);
+  add(t, 1, Recv, TraceRole::recv, 0, 2000, 0, 100);
+  add(t, 1, Send, TraceRole::send, 3000, 3500, 0, 100);
+  return t;
+}
+
+analysis::Prediction run(const model::Trace& t, const analysis::PredictionInput& in) {
+  return analysis::predict(t, sync::match_trace(t), in);
+}
+
+}  // namespace
+
+TEST_CASE("prediction: a ping-pong takes the target's transfer time each way") {
+  const auto t = ping_pong();
+  const auto p = run(t, machine());
+  // Rank 1's receive ends at 0 + 1100; its send starts 1000 later (its burst) at
+  // 2100; rank 0's receive ends at 2100 + 1100.
+  CHECK(p.wall_s == Approx(3200e-9));
+  CHECK(p.measured_wall_s == Approx(5000e-9));
+  CHECK(p.ranks[0].wall_s == Approx(3200e-9));
+  CHECK(p.ranks[1].wall_s == Approx(2600e-9));  // eager send: its measured 500 ns
+  // Rank 0 waits in its receive from 600 to 2100 + 1100, less the transfer.
+  CHECK(p.ranks[0].time.wait_s == Approx(1500e-9));
+  CHECK(p.ranks[1].time.compute_s == Approx(1000e-9));
+  CHECK(p.unresolved == 0);
+  CHECK(p.events == 4);
+}
+
+TEST_CASE("prediction: a slower CPU stretches the bursts, a slower network the transfers") {
+  const auto t = ping_pong();
+  auto in = machine();
+  in.cpu_scale = 2;
+  CHECK(run(t, in).wall_s == Approx(4200e-9));  // rank 1's burst is 2000 now
+  in.cpu_scale = 1;
+  in.machine.p2p = in.machine.p2p.with_latency(11e-6);
+  // 11.1 us each way, and the 1 us burst between.
+  CHECK(run(t, in).wall_s == Approx((11100 + 1000 + 11100) * 1e-9));
+}
+
+TEST_CASE("prediction: a rendezvous send waits for its receive to be posted") {
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 0, 8000, 1, 4096);
+  add(t, 1, Recv, TraceRole::recv, 5000, 8000, 0, 4096);
+  const auto p = run(t, machine());
+  // The transfer (1 us + 4096 ns) starts when the receive is posted at 5000.
+  CHECK(p.ranks[0].wall_s == Approx((5000 + 5096) * 1e-9));
+  CHECK(p.ranks[1].wall_s == Approx((5000 + 5096) * 1e-9));
+  CHECK(p.ranks[0].time.wait_s == Approx(5000e-9));
+}
+
+TEST_CASE("prediction: an Allreduce ends its cost after the last rank entered") {
+  auto t = ranks(3);
+  const std::int64_t enters[] = {0, 100, 300};
+  for (int r = 0; r < 3; ++r) {
+    auto& rec = add(t, r, Allreduce, TraceRole::collective, enters[r], 10'000);
+    rec.comm = 1;
+    rec.collective_kind = static_cast<std::uint8_t>(CollectiveKind::n_to_n);
+  }
+  const auto p = run(t, machine());
+  CHECK(p.wall_s == Approx(2300e-9));
+  CHECK(p.total.wait_s == Approx(500e-9));  // 300 + 200 + 0
+  CHECK(p.total.latency_s == Approx(3 * 2000e-9));
+  CHECK(p.dominant() == "latency");
+  REQUIRE(p.sites.size() == 1);
+  CHECK(p.sites[0].calls == 3);
+}
+
+TEST_CASE("prediction: calls the model does not cover keep their measured time") {
+  auto t = ranks(1);
+  add(t, 0, Compute, TraceRole::other, 0, 700);
+  add(t, 0, Compute, TraceRole::other, 1700, 1900);
+  auto in = machine();
+  in.cpu_scale = 0.5;
+  const auto p = run(t, in);
+  CHECK(p.wall_s == Approx((700 + 500 + 200) * 1e-9));
+  CHECK(p.total.other_s == Approx(900e-9));
+  CHECK(p.total.compute_s == Approx(500e-9));
+}
+
+TEST_CASE("prediction: an inconsistent trace (each rank receives first) ends, counted") {
+  auto t = ranks(2);
+  add(t, 0, Recv, TraceRole::recv, 0, 100, 1, 8);
+  add(t, 0, Send, TraceRole::send, 200, 300, 1, 8);
+  add(t, 1, Recv, TraceRole::recv, 0, 100, 0, 8);
+  add(t, 1, Send, TraceRole::send, 200, 300, 0, 8);
+  const auto p = run(t, machine());
+  CHECK(p.unresolved >= 1);
+  CHECK(p.wall_s > 0);
+}
+
+TEST_CASE("prediction: a trace without synchronized times is refused") {
+  auto t = ping_pong();
+  t.ranks[0].synced.clear();
+  CHECK_THROWS_AS(run(t, machine()), model::TraceError);
+}

@@ -1,0 +1,85 @@
+// Machine models: curve arithmetic, overrides, and the reader's errors.
+#include <catch2/catch.hpp>
+
+#include "model/machine_model.hpp"
+
+using namespace mpidle::model;
+
+namespace {
+CostCurve line() {  // 1 us + 1 ns per byte
+  return CostCurve{{{0, 1e-6}, {1000, 2e-6}, {1'000'000, 1.001e-3}}};
+}
+}  // namespace
+
+TEST_CASE("machine model: curves interpolate, extrapolate with the last slope, and override") {
+  const CostCurve c = line();
+  CHECK(c.at(0) == Approx(1e-6));
+  CHECK(c.at(500) == Approx(1.5e-6));
+  CHECK(c.at(2'000'000) == Approx(2.001e-3));  // beyond the last point: bandwidth 1 GB/s
+  CHECK(c.bandwidth_bytes_per_s() == Approx(1e9));
+  const CostCurve slow = c.with_latency(11e-6);
+  CHECK(slow.at(0) == Approx(11e-6));
+  CHECK(slow.at(1000) - slow.at(0) == Approx(c.at(1000) - c.at(0)));
+  const CostCurve thin = c.with_bandwidth(1e8);
+  CHECK(thin.at(0) == Approx(1e-6));
+  CHECK(thin.at(1'000'000) == Approx(1e-6 + 1e-2));
+  CHECK(c.scaled(2).at(500) == Approx(3e-6));
+}
+
+TEST_CASE("machine model: collectives at unmeasured sizes scale by log2 of the ranks") {
+  CollectiveModel m;
+  m.by_ranks[2] = CostCurve{{{8, 1e-6}}};
+  m.by_ranks[4] = CostCurve{{{8, 2e-6}}};
+  CHECK(m.at(2, 8) == Approx(1e-6));
+  CHECK(m.at(4, 8) == Approx(2e-6));
+  CHECK(m.at(16, 8) == Approx(4e-6));  // nearest is 4: log2(16)/log2(4) = 2
+}
+
+TEST_CASE("machine model: JSON round trip, and bad models are refused with the field named") {
+  MachineModel m;
+  m.name = "a";
+  m.p2p = line();
+  m.eager_limit_bytes = 65536;
+  m.collectives["Allreduce"].by_ranks[2] = CostCurve{{{8, 1e-6}, {1024, 2e-6}}};
+  m.compute = ComputeReference{0.01, 0.3};
+  const auto back = machine_from_json(machine_to_json(m), "x");
+  CHECK(back.name == "a");
+  CHECK(back.p2p.points.size() == 3);
+  CHECK(back.eager_limit_bytes == 65536);
+  CHECK(back.collectives.at("Allreduce").at(2, 1024) == Approx(2e-6));
+  REQUIRE(back.compute);
+  CHECK(back.compute->compute_bound_s == Approx(0.3));
+
+  auto refused = [](nlohmann::json doc) {
+    try {
+      machine_from_json(doc, "m.json");
+    } catch (const MachineError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  auto doc = machine_to_json(m);
+  CHECK_THAT(refused({{"schema", "mpidle-profile/2"}}), Catch::Contains("not a machine model"));
+  auto no_p2p = doc;
+  no_p2p.erase("p2p");
+  CHECK_THAT(refused(no_p2p), Catch::Contains("p2p"));
+  auto shrinking = doc;
+  shrinking["p2p"]["intra_node"][1]["bytes"] = 0;
+  CHECK_THAT(refused(shrinking), Catch::Contains("bytes must grow"));
+  auto negative = doc;
+  negative["p2p"]["intra_node"][0]["seconds"] = -1;
+  CHECK_THAT(refused(negative), Catch::Contains("seconds"));
+  auto zero_cpu = doc;
+  zero_cpu["compute"]["memory_bound_s"] = 0;
+  CHECK_THAT(refused(zero_cpu), Catch::Contains("compute"));
+}
+
+TEST_CASE("machine model: functions map to the measured collectives, CPUs compare by kernels") {
+  CHECK(collective_model_for("MPI_Reduce") == "Allreduce");
+  CHECK(collective_model_for("MPI_Iallreduce") == "Allreduce");
+  CHECK(collective_model_for("MPI_Alltoallv") == "Alltoall");
+  CHECK(collective_model_for("MPI_Bcast_c") == "Bcast");
+  CHECK(collective_model_for("MPI_Send").empty());
+  CHECK(cpu_ratio({1, 1}, {2, 2}) == Approx(2));
+  CHECK(cpu_ratio({1, 1}, {4, 1}) == Approx(2));  // geometric mean
+}
