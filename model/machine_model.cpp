@@ -165,9 +165,9 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
       if (!sizes.is_array()) fail(at, "is not a list of communicator sizes");
       CollectiveModel model;
       for (const auto& size : sizes) {
-        if (!size.is_object() || !size.contains("ranks") ||
-            !size.at("ranks").is_number_unsigned() || size.at("ranks").get<std::uint64_t>() < 1 ||
-            size.at("ranks").get<std::uint64_t>() > 1 << 30) {
+        if (!size.is_object() || !size.contains("ranks") || !size.at("ranks").is_number_integer() ||
+            size.at("ranks").get<std::int64_t>() < 1 ||
+            size.at("ranks").get<std::int64_t>() > 1 << 30) {
           fail(at, "each entry needs \"ranks\", a positive integer");
         }
         const int ranks = size.at("ranks").get<int>();
