@@ -34,7 +34,8 @@ CostCurve curve_from_json(const json& points, const std::string& where) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string at = where + "[" + std::to_string(i) + "]";
     const json& p = points[i];
-    if (!p.is_object() || !p.contains("bytes") || !p.at("bytes").is_number_unsigned()) {
+    if (!p.is_object() || !p.contains("bytes") || !p.at("bytes").is_number_integer() ||
+        p.at("bytes").get<std::int64_t>() < 0) {
       fail(at, "needs \"bytes\", a non-negative integer");
     }
     c.points.push_back({p.at("bytes").get<std::uint64_t>(), number(p, "seconds", at)});
@@ -152,7 +153,8 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
     m.p2p_inter_node = curve_from_json(p2p.at("inter_node"), where + ": p2p.inter_node");
   }
   if (doc.contains("eager_limit_bytes")) {
-    if (!doc.at("eager_limit_bytes").is_number_unsigned()) {
+    if (!doc.at("eager_limit_bytes").is_number_integer() ||
+        doc.at("eager_limit_bytes").get<std::int64_t>() < 0) {
       fail(where, "\"eager_limit_bytes\" is not a non-negative integer");
     }
     m.eager_limit_bytes = doc.at("eager_limit_bytes");
