@@ -1,0 +1,176 @@
+// Prediction checked against real runs, never against the predictor: the truth is
+// the wall time each run's program measured itself (predict_workload prints when
+// each rank started and ended its work on the node's monotonic clock).
+//
+// Every run here goes through mpidle's trace mode, the variants' too, because on
+// the development VM MPICH's (UCX) runs without mpidle's start-up ping-pongs run
+// their exchanges about 30% slower: the comparisons are about the model, not
+// about start-up state that differs between runs.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "model/trace_file.hpp"
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+
+// max(end) − min(start) over the ranks' lines "rank R start S end E".
+double observed_wall(const std::string& out) {
+  static const std::regex line(R"(rank \d+ start (\S+) end (\S+))");
+  double first = 1e300, last = -1e300;
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
+       ++it) {
+    first = std::min(first, std::stod((*it)[1]));
+    last = std::max(last, std::stod((*it)[2]));
+  }
+  return last - first;
+}
+
+// A machine model of this machine, measured now (quick).
+std::string probe(const std::string& name, int ranks) {
+  const std::string file = scratch_dir(name) + ".json";
+  const auto r = run({MPIDLE_BIN, "probe", "--quick", "-o", file, "--", MPIEXEC, "-n",
+                      std::to_string(ranks)},
+                     {}, 120);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  return file;
+}
+
+struct Traced {
+  std::string dir;
+  double wall = 0;  // as the program observed it
+};
+
+Traced traced_workload(const std::string& name, const std::vector<std::string>& args,
+                       std::map<std::string, std::string> env = {}) {
+  Traced t{scratch_dir(name)};
+  env["MPIDLE_OUTPUT"] = t.dir;
+  env["MPIDLE_TRACE"] = "1";
+  const bool own_preload = env.count("LD_PRELOAD") > 0;  // libmpidle is in it already
+  const auto r = run_mpi(2, program("predict_workload"), args, env, !own_preload);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  t.wall = observed_wall(r.out);
+  REQUIRE(t.wall > 0);
+  return t;
+}
+
+nlohmann::json predict(const std::string& dir, const std::vector<std::string>& options) {
+  std::vector<std::string> argv = {MPIDLE_BIN, "predict", dir};
+  argv.insert(argv.end(), options.begin(), options.end());
+  const auto r = run(argv);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  return nlohmann::json::parse(read_text(dir + "/prediction.json"));
+}
+
+double predicted_wall(const nlohmann::json& prediction) {
+  return prediction.at("targets").at(0).at("wall_s").get<double>();
+}
+
+const std::vector<std::string> kWorkload = {"--iterations", "100", "--compute-us", "5000"};
+
+}  // namespace
+
+TEST_CASE("predict: the machine a run was traced on predicts its wall time within 5%", "[mpi]") {
+  const auto here = probe("predict_self_model", 2);
+  const auto run = traced_workload("predict_self", kWorkload);
+  const auto p = predict(run.dir, {"--machine", here, "--source", here});
+  INFO("predicted " << predicted_wall(p) << " s, observed " << run.wall << " s");
+  CHECK(predicted_wall(p) == Approx(run.wall).epsilon(0.05));
+  CHECK(p.at("targets").at(0).at("cpu_scale").get<double>() == Approx(1));
+  CHECK(p.at("targets").at(0).at("dominant") == "compute");
+  // The examples: their synchronized trace's span, replayed on their own machine.
+  for (const char* name : {"late_sender", "imbalance_allreduce", "nonblocking_halo"}) {
+    const auto dir = scratch_dir(std::string("predict_") + name);
+    REQUIRE(run_mpi(2, example(name), {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}}).status ==
+            0);
+    const auto e = predict(dir, {"--machine", here});
+    INFO(name);
+    CHECK(predicted_wall(e) ==
+          Approx(e.at("targets").at(0).at("measured_wall_s").get<double>()).epsilon(0.05));
+  }
+}
+
+TEST_CASE("predict: a network slower by L matches a run whose sends were held L", "[mpi]") {
+  const auto here = probe("predict_net_model", 2);
+  const std::vector<std::string> work = {"--iterations", "1000", "--compute-us", "500"};
+  const auto base = traced_workload("predict_net_base", work);
+  // The same program with every send held 500 us, for real.
+  const auto delayed = traced_workload(
+      "predict_net_delayed", work,
+      {{"LD_PRELOAD", std::string(MPIDLE_LIB) + ":" + DELAY_LIB}, {"MPIDLE_TEST_DELAY_US", "500"}});
+  REQUIRE(delayed.wall > base.wall + 0.3);  // the delay really slowed it down
+  const auto model = nlohmann::json::parse(read_text(here));
+  const double latency = model.at("p2p").at("intra_node").at(0).at("seconds").get<double>();
+  const auto p = predict(base.dir, {"--machine", here, "--latency", std::to_string(latency + 500e-6)});
+  INFO("predicted " << predicted_wall(p) << " s, the delayed run " << delayed.wall
+                    << " s, undelayed " << base.wall << " s");
+  CHECK(predicted_wall(p) == Approx(delayed.wall).epsilon(0.10));
+}
+
+TEST_CASE("predict: a CPU scale matches a run whose compute really was scaled", "[mpi]") {
+  const auto here = probe("predict_cpu_model", 2);
+  const auto base = traced_workload("predict_cpu_base", kWorkload);
+  for (const char* scale : {"2", "0.5"}) {
+    auto args = kWorkload;
+    args.insert(args.end(), {"--compute-scale", scale});
+    const auto scaled = traced_workload(std::string("predict_cpu_") + scale, args);
+    const auto p = predict(base.dir, {"--machine", here, "--cpu-scale", scale});
+    INFO("scale " << scale << ": predicted " << predicted_wall(p) << " s, the scaled run "
+                  << scaled.wall << " s");
+    CHECK(predicted_wall(p) == Approx(scaled.wall).epsilon(0.10));
+  }
+}
+
+TEST_CASE("predict: several machines give one ranking; bad input gives one error", "[mpi]") {
+  const auto here = probe("predict_rank_model", 2);
+  const auto run = traced_workload("predict_rank", {"--iterations", "20", "--compute-us", "1000"});
+  // A hand-written model of a machine with a CPU twice as slow and a slow network.
+  auto slow = nlohmann::json::parse(read_text(here));
+  slow["name"] = "slow";
+  slow["compute"]["memory_bound_s"] = slow["compute"]["memory_bound_s"].get<double>() * 2;
+  slow["compute"]["compute_bound_s"] = slow["compute"]["compute_bound_s"].get<double>() * 2;
+  const std::string slow_file = scratch_dir("predict_rank_slow") + ".json";
+  std::ofstream(slow_file) << slow.dump();
+  const auto p = predict(run.dir, {"--machine", slow_file, "--machine", here, "--source", here});
+  REQUIRE(p.at("ranking").size() == 2);
+  CHECK(p.at("ranking").at(0).at("machine") != "slow");
+  CHECK(p.at("ranking").at(1).at("machine") == "slow");
+  CHECK(p.at("targets").at(0).at("cpu_scale").get<double>() == Approx(2));
+  CHECK(p.at("schema") == "mpidle-prediction/1");
+
+  auto refused = [](const std::vector<std::string>& argv) {
+    const auto r = test::run(argv);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    return r.err;
+  };
+  // A profile instead of a machine model.
+  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir, "--machine", run.dir + "/profile.json"}),
+             Catch::Contains("not a machine model"));
+  // A profile-only run.
+  const auto plain = scratch_dir("predict_plain");
+  REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", plain}}).status == 0);
+  CHECK_THAT(refused({MPIDLE_BIN, "predict", plain, "--machine", here}),
+             Catch::Contains("not a trace run"));
+  // A trace whose synchronized timestamps were removed.
+  {
+    auto trace = model::read_trace(run.dir + "/trace.mpidle");
+    for (auto& r : trace.ranks) r.synced.clear();
+    model::write_trace(run.dir + "/trace.mpidle", trace);
+  }
+  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir, "--machine", here}),
+             Catch::Contains("no synchronized timestamps"));
+  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir}), Catch::Contains("--machine"));
+  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir, "--machine", here, "--cpu-scale", "-1"}),
+             Catch::Contains("--cpu-scale"));
+}

@@ -1,0 +1,61 @@
+/* A workload for the prediction tests: per iteration a busy compute burst, then a
+ * Sendrecv ring exchange (or only an Allreduce, with --allreduce-only), and an
+ * Allreduce every --allreduce-every iterations. --compute-scale F multiplies every
+ * burst (a slower or faster CPU, for real). Each rank prints when it started and
+ * ended its work on the node's monotonic clock:
+ *   rank R start S end E
+ * so that the test knows the run's wall time from the program itself. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "example_support.h"
+
+static double number(int argc, char** argv, const char* name, double fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (strcmp(argv[i], name) == 0) return atof(argv[i + 1]);
+  return fallback;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const double start = example_now();
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int iterations = (int)number(argc, argv, "--iterations", 2000);
+  const double compute_s = number(argc, argv, "--compute-us", 200) * 1e-6;
+  const double scale = number(argc, argv, "--compute-scale", 1);
+  const int bytes = (int)number(argc, argv, "--bytes", 1024);
+  const int every = (int)number(argc, argv, "--allreduce-every", 10);
+  const int allreduce_only = example_has_flag(argc, argv, "--allreduce-only");
+  char* send = calloc((size_t)bytes + 8, 1);
+  char* recv = calloc((size_t)bytes + 8, 1);
+  double* sum_in = calloc((size_t)bytes / 8 + 1, sizeof(double));
+  double* sum_out = calloc((size_t)bytes / 8 + 1, sizeof(double));
+  const int count = bytes / 8 > 0 ? bytes / 8 : 1;
+  /* A fixed imbalance: rank r computes 10 r % longer. */
+  const double burst = compute_s * scale * (1.0 + 0.1 * rank);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < iterations; ++i) {
+    example_busy_wait(burst);
+    if (allreduce_only) {
+      MPI_Allreduce(sum_in, sum_out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      continue;
+    }
+    MPI_Sendrecv(send, bytes, MPI_BYTE, (rank + 1) % size, 0, recv, bytes, MPI_BYTE,
+                 (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (every > 0 && i % every == every - 1)
+      MPI_Allreduce(sum_in, sum_out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double end = example_now();
+  printf("rank %d start %.9f end %.9f\n", rank, start, end);
+  free(send);
+  free(recv);
+  free(sum_in);
+  free(sum_out);
+  MPI_Finalize();
+  return 0;
+}
