@@ -334,9 +334,10 @@ class Replay {
             if (own > work.ns) work = {own, std::min(own, t.latency_ns)};
           }
         }
-        const std::uint64_t c = m_as_instance[r].empty() ? kNone : instance_of(r, i);
-        if (c != kNone && (rec.role == TraceRole::collective ||
-                           (rec.role == TraceRole::completion && rec.collective_kind != 0))) {
+        const bool collective = rec.role == TraceRole::collective ||
+                                (rec.role == TraceRole::completion && rec.collective_kind != 0);
+        const std::uint64_t c = collective ? instance_of(r, i) : kNone;
+        if (c != kNone) {
           modelled = true;
           Instance& inst = m_instances[c];
           if (inst.cost_ns < 0) {
@@ -361,6 +362,29 @@ class Replay {
         m_next_progress += 1'000'000;
       }
     }
+  }
+
+  // The (function, callsite) row of a call: a flat table when the trace's tables
+  // are small (they are, in practice), else a hash map.
+  std::size_t site_of(const TraceRecord& main) {
+    const std::size_t functions = m_trace.functions.size();
+    const std::size_t cells = functions * m_trace.callsites.size();
+    std::size_t* slot = nullptr;
+    if (cells <= (std::size_t{1} << 22)) {
+      if (m_site_table.empty()) m_site_table.assign(cells, kNoSite);
+      slot = &m_site_table[main.callsite * functions + main.function];
+    } else {
+      const std::uint64_t key = (main.callsite << 32) | main.function;
+      slot = &m_site_index.try_emplace(key, kNoSite).first->second;
+    }
+    if (*slot == kNoSite) {
+      *slot = m_out.sites.size();
+      SitePrediction site;
+      site.function = main.function;
+      site.callsite = static_cast<std::uint32_t>(main.callsite);
+      m_out.sites.push_back(site);
+    }
+    return *slot;
   }
 
   std::uint64_t instance_of(std::uint32_t r, std::uint64_t i) const {
@@ -406,15 +430,7 @@ class Replay {
       t.wait_s = to_s(duration - model);
     }
     m_split[r].add(t);
-    const std::uint64_t key = (static_cast<std::uint64_t>(main.function) << 32) | main.callsite;
-    auto [it, added] = m_site_index.try_emplace(key, m_out.sites.size());
-    if (added) {
-      SitePrediction site;
-      site.function = main.function;
-      site.callsite = static_cast<std::uint32_t>(main.callsite);
-      m_out.sites.push_back(site);
-    }
-    auto& site = m_out.sites[it->second];
+    auto& site = m_out.sites[site_of(main)];
     ++site.calls;
     site.time.add(t);
   }
@@ -460,6 +476,8 @@ class Replay {
   std::vector<RankState> m_state;
   std::vector<TimeSplit> m_split;
   std::vector<std::uint32_t> m_ready;
+  static constexpr std::size_t kNoSite = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> m_site_table;
   std::unordered_map<std::uint64_t, std::size_t> m_site_index;
   std::uint64_t m_total_records = 0, m_done = 0, m_next_progress = 1'000'000;
   Prediction m_out;

@@ -79,6 +79,8 @@ def main():
                                     capture_output=True, text=True, check=True).stdout)
     analyze = json.loads(subprocess.run([os.path.join(args.build, "bench", "analyze_throughput")],
                                         capture_output=True, text=True, check=True).stdout)
+    predict = json.loads(subprocess.run([os.path.join(args.build, "bench", "predict_throughput")],
+                                        capture_output=True, text=True, check=True).stdout)
     summary = json.loads(subprocess.run([os.path.join(args.build, "bench", "compress_throughput")],
                                         capture_output=True, text=True, check=True).stdout)
     ib, ip, it = measure(args, "iprobe", args.calls)
@@ -109,8 +111,13 @@ def main():
     print(f"wait-state analysis: {analyze['events']} events on {analyze['ranks']} ranks in "
           f"{analyze['seconds']:.2f} s = {analyze['events_per_s'] / 1e6:.2f} M events/s, peak "
           f"memory {analyze['peak_rss_mib']:.0f} MiB (the trace itself {analyze['trace_mib']:.0f} MiB)")
+    print(f"prediction replay: {predict['events']} events on {predict['ranks']} ranks: "
+          f"{predict['events_per_s'] / 1e6:.2f} M events/s replaying ({predict['replay_s']:.2f} s), "
+          f"{predict['events_per_s_with_matching'] / 1e6:.2f} M events/s with the message matching, "
+          f"peak memory {predict['peak_rss_mib']:.0f} MiB")
     print(json.dumps({**parts, "clc_events_per_s": clc["events_per_s"],
         "analyze": analyze,
+        "predict": predict,
         "summary": summary,
                       "clc_peak_rss_mib": clc["peak_rss_mib"],
         "repeats": args.repeats,

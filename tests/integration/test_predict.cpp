@@ -36,9 +36,9 @@ double observed_wall(const std::string& out) {
 // A machine model of this machine, measured now (quick).
 std::string probe(const std::string& name, int ranks) {
   const std::string file = scratch_dir(name) + ".json";
-  const auto r = run({MPIDLE_BIN, "probe", "--quick", "-o", file, "--", MPIEXEC, "-n",
-                      std::to_string(ranks)},
-                     {}, 120);
+  const auto r =
+      run({MPIDLE_BIN, "probe", "--quick", "-o", file, "--", MPIEXEC, "-n", std::to_string(ranks)},
+          {}, 120);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   return file;
@@ -111,7 +111,8 @@ TEST_CASE("predict: a network slower by L matches a run whose sends were held L"
   REQUIRE(delayed.wall > base.wall + 0.3);  // the delay really slowed it down
   const auto model = nlohmann::json::parse(read_text(here));
   const double latency = model.at("p2p").at("intra_node").at(0).at("seconds").get<double>();
-  const auto p = predict(base.dir, {"--machine", here, "--latency", std::to_string(latency + 500e-6)});
+  const auto p =
+      predict(base.dir, {"--machine", here, "--latency", std::to_string(latency + 500e-6)});
   INFO("predicted " << predicted_wall(p) << " s, the delayed run " << delayed.wall
                     << " s, undelayed " << base.wall << " s");
   CHECK(predicted_wall(p) == Approx(delayed.wall).epsilon(0.10));

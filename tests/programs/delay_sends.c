@@ -23,8 +23,8 @@ static void hold(void) {
 
 typedef int (*send_fn)(const void*, int, MPI_Datatype, int, int, MPI_Comm);
 typedef int (*isend_fn)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
-typedef int (*sendrecv_fn)(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype,
-                           int, int, MPI_Comm, MPI_Status*);
+typedef int (*sendrecv_fn)(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype, int,
+                           int, MPI_Comm, MPI_Status*);
 
 int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   static send_fn real = NULL;
