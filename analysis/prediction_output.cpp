@@ -47,6 +47,7 @@ json target_json(const model::Trace& trace, const Prediction& p, std::size_t top
     json row = split_json(s.time);
     row["function"] = trace.functions.at(s.function);
     row["location"] = model::innermost_location(trace.callsites.at(s.callsite).frames);
+    row["frames"] = model::frames_json(trace.callsites.at(s.callsite));
     row["calls"] = s.calls;
     sites.push_back(std::move(row));
   }

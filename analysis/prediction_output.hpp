@@ -3,8 +3,10 @@
 // target machine, with the predicted wall time and where the time goes per rank,
 // function and callsite, and a ranking of the targets.
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "model/trace_file.hpp"
 #include "prediction.hpp"
@@ -14,8 +16,9 @@ namespace mpidle::analysis {
 inline constexpr const char* kPredictionSchema = "mpidle-prediction/1";
 inline constexpr const char* kPredictionFileName = "prediction.json";
 
-// `sites`: how many callsites each target lists at most.
+// `sites`: how many callsites each target lists at most (all by default, so that
+// `mpidle compare` can match every callsite of the run).
 nlohmann::json prediction_json(const model::Trace& trace, const std::vector<Prediction>& targets,
-                               std::size_t sites = 20);
+                               std::size_t sites = SIZE_MAX);
 
 }  // namespace mpidle::analysis

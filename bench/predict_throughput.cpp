@@ -8,8 +8,8 @@
 #include <cstdlib>
 
 #include "analysis/prediction.hpp"
-#include "synthetic_trace.hpp"
 #include "sync/trace_matching.hpp"
+#include "synthetic_trace.hpp"
 
 using namespace mpidle;
 

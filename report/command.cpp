@@ -87,7 +87,8 @@ const std::vector<Command>& commands() {
        "  --bandwidth B   every target's bandwidth, in bytes per second\n",
        "predict a trace run on other machines", predict_command},
       {"compare",
-       "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global] [--html OUT]\n\n"
+       "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global] [--html OUT]\n"
+       "               [--target MACHINE]\n\n"
        "The same application on two clusters (or two configurations), side by side:\n"
        "wall, computation, MPI, wait and processing (time - wait) with ratios B/A;\n"
        "per function and per callsite (matched by source location), and for every\n"
@@ -96,7 +97,10 @@ const std::vector<Command>& commands() {
        "Different programs, arguments, rank counts or MPI libraries are stated.\n\n"
        "  --top N        functions and callsites to list (default 10)\n"
        "  --minimum M    wait estimate (default: the one run A chose)\n"
-       "  --html OUT     also write the comparison as one self-contained HTML page\n",
+       "  --html OUT     also write the comparison as one self-contained HTML page\n\n"
+       "Either run may be a prediction (RUN/prediction.json from mpidle predict): the\n"
+       "run as predicted on a target, so that measured here and predicted there line\n"
+       "up. --target MACHINE picks one of several targets (default the first).\n",
        "compare two runs (clusters, configurations)", compare_command},
       {"export",
        "mpidle export RUN_DIR --chrome OUT.json\n\n"

@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "compare.hpp"
 #include "html_report.hpp"
+#include "prediction_run.hpp"
 
 namespace mpidle::report {
 
@@ -13,10 +14,13 @@ int compare_command(Args args) {
   std::string a, b;
   std::size_t top = 10;
   std::optional<Estimate> estimate;
-  std::string html_out;
+  std::string html_out, target;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--html") {
+    if (arg == "--target") {
+      if (i + 1 >= args.size()) throw UsageError("--target needs a machine name");
+      target = args[++i];
+    } else if (arg == "--html") {
       if (i + 1 >= args.size()) throw UsageError("--html needs an output file");
       html_out = args[++i];
     } else if (arg == "--top" || arg == "--minimum") {
@@ -35,8 +39,13 @@ int compare_command(Args args) {
     }
   }
   if (a.empty() || b.empty()) throw UsageError("which two runs? (mpidle compare RUN_A RUN_B)");
-  const auto pa = model::read_profile(a);
-  const auto pb = model::read_profile(b);
+  // Either side may be a prediction (RUN/prediction.json): the run as predicted.
+  auto read = [&](const std::string& path) {
+    return is_prediction_file(path) ? read_prediction_as_profile(path, target)
+                                    : model::read_profile(path);
+  };
+  const auto pa = read(a);
+  const auto pb = read(b);
   const Estimate e = estimate.value_or(estimate_of(pa));
   const Comparison comparison = compare_profiles(pa, pb, e);
   if (!html_out.empty()) {

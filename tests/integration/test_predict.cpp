@@ -148,6 +148,16 @@ TEST_CASE("predict: several machines give one ranking; bad input gives one error
   CHECK(p.at("ranking").at(1).at("machine") == "slow");
   CHECK(p.at("targets").at(0).at("cpu_scale").get<double>() == Approx(2));
   CHECK(p.at("schema") == "mpidle-prediction/1");
+  // Measured here against predicted there, with the existing comparison.
+  const auto compared =
+      test::run({MPIDLE_BIN, "compare", run.dir, run.dir + "/prediction.json", "--target", "slow"});
+  INFO(compared.err);
+  CHECK(compared.status == 0);
+  CHECK_THAT(compared.out, Catch::Contains("B predicted on slow"));
+  CHECK_THAT(compared.out, Catch::Contains("MPI_Sendrecv"));
+  CHECK(test::run(
+            {MPIDLE_BIN, "compare", run.dir, run.dir + "/prediction.json", "--target", "nowhere"})
+            .status == 2);
 
   auto refused = [](const std::vector<std::string>& argv) {
     const auto r = test::run(argv);
