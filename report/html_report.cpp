@@ -225,10 +225,71 @@ std::string sync_section(const model::SyncSection& s) {
          "</table></section>\n";
 }
 
+// The measured run and every predicted target on one scale: sums over ranks.
+std::string prediction_section(const model::Profile& p, const nlohmann::json& prediction) {
+  try {
+    std::vector<html::Bar> bars;
+    std::string table =
+        "<table><tr><th>machine</th><th>predicted wall</th><th>vs measured</th>"
+        "<th>dominated by</th></tr>\n";
+    double measured_wall = 0, measured_mpi = 0, measured_wait = 0;
+    for (const auto& r : p.ranks) {
+      measured_mpi += r.mpi_s;
+      measured_wait += r.wait_s;
+    }
+    for (const auto& t : prediction.at("targets")) {
+      const auto& total = t.at("total");
+      const double compute = total.at("compute_s").get<double>();
+      const double model = total.at("latency_s").get<double>() +
+                           total.at("bandwidth_s").get<double>() +
+                           total.at("other_mpi_s").get<double>();
+      const double wait = total.at("wait_s").get<double>();
+      const std::string name = t.at("machine").get<std::string>();
+      const double wall = t.at("wall_s").get<double>();
+      measured_wall = t.at("measured_wall_s").get<double>();
+      bars.push_back(
+          {"predicted: " + name,
+           {{compute, "compute", "compute " + seconds(compute)},
+            {model, "processing", "latency, bandwidth, other MPI " + seconds(model)},
+            {wait, "wait", "waiting " + seconds(wait)}},
+           format("data-machine=\"%s\" data-wall-s=\"%.9g\"", escape(name).c_str(), wall)});
+      table += "<tr><td>" + escape(name) + "</td><td>" + seconds(wall) + "</td><td>" +
+               format("x%.2f", measured_wall > 0 ? wall / measured_wall : 0.0) + "</td><td>" +
+               escape(t.at("dominant").get<std::string>()) + "</td></tr>\n";
+    }
+    double measured_rank_time = 0;
+    for (const auto& t : prediction.at("targets")) {
+      for (const auto& r : t.at("ranks"))
+        measured_rank_time += r.at("measured_wall_s").get<double>();
+      break;
+    }
+    const double compute = std::max(0.0, measured_rank_time - measured_mpi);
+    bars.insert(bars.begin(),
+                html::Bar{"measured here",
+                          {{compute, "compute", "compute " + seconds(compute)},
+                           {measured_mpi - measured_wait, "processing",
+                            "MPI processing " + seconds(measured_mpi - measured_wait)},
+                           {measured_wait, "wait", "wait " + seconds(measured_wait)}},
+                          format("data-machine=\"measured\" data-wall-s=\"%.9g\"", measured_wall)});
+    return "<section id=\"prediction\"><h2>Predicted on other machines</h2>\n"
+           "<p>Time summed over ranks within the traced span (mpidle predict; "
+           "docs/prediction.md). Measured wall " +
+           seconds(measured_wall) + ".</p>\n" +
+           html::legend({{"compute", "compute"},
+                         {"processing", "MPI: latency, bandwidth, other"},
+                         {"wait", "waiting"}}) +
+           html::stacked_bars(bars, "prediction-bars") + table + "</table></section>\n";
+  } catch (const nlohmann::json::exception& e) {
+    return "<section id=\"prediction\"><h2>Predicted on other machines</h2><p>prediction.json is "
+           "incomplete: " +
+           escape(e.what()) + "</p></section>\n";
+  }
+}
+
 }  // namespace
 
 std::string html_report(const model::Profile& p, const ReportOptions& o,
-                        const std::string& summary_text) {
+                        const std::string& summary_text, const nlohmann::json& prediction) {
   auto top = callsites_by_wait(p, o.estimate);
   top.resize(std::min(top.size(), std::max<std::size_t>(o.top, 1)));
   std::string out = html::page_start("mpidle: " + p.run.executable);
@@ -243,6 +304,7 @@ std::string html_report(const model::Profile& p, const ReportOptions& o,
            "</pre></section>\n";
   }
   if (p.sync) out += sync_section(*p.sync);
+  if (prediction.is_object()) out += prediction_section(p, prediction);
   return out + html::page_end();
 }
 

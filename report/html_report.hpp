@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "compare.hpp"
 #include "model/profile_reader.hpp"
 #include "text_report.hpp"
@@ -15,9 +17,12 @@ namespace mpidle::report {
 
 inline constexpr std::size_t kMaxRankRows = 64;
 
-// `summary_text`: the loop summary as `mpidle summary` prints it ("" without).
+// `summary_text`: the loop summary as `mpidle summary` prints it ("" without);
+// `prediction`: the run's prediction.json (null without), shown next to the
+// measured run.
 std::string html_report(const model::Profile& profile, const ReportOptions& options,
-                        const std::string& summary_text);
+                        const std::string& summary_text,
+                        const nlohmann::json& prediction = nullptr);
 std::string html_comparison(const Comparison& comparison, std::size_t top);
 
 }  // namespace mpidle::report

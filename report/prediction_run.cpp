@@ -42,7 +42,8 @@ model::Profile read_prediction_as_profile(const fs::path& path, const std::strin
     if (!target && (machine.empty() || name == machine)) target = &t;
   }
   if (!target) {
-    throw ProfileError(path.string() + " has no target \"" + machine + "\" (it has: " + names + ")");
+    throw ProfileError(path.string() + " has no target \"" + machine + "\" (it has: " + names +
+                       ")");
   }
   const Fields t(*target, "target");
   // The run it predicts: its directory holds the measured profile.
@@ -92,7 +93,8 @@ model::Profile read_prediction_as_profile(const fs::path& path, const std::strin
     model::CallsiteRow c;
     c.id = id++;
     c.function = f.get<std::string>("function");
-    for (const auto& frame : f.array("frames")) c.frames.push_back(model::parse_frame(Fields(frame, "frames[]")));
+    for (const auto& frame : f.array("frames"))
+      c.frames.push_back(model::parse_frame(Fields(frame, "frames[]")));
     c.visits = f.get<std::uint64_t>("calls");
     c.time_s = f.get<double>("mpi_s");
     c.wait_s = c.wait_s_global_min = f.get<double>("wait_s");

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "analysis/analysis_output.hpp"
+#include "analysis/prediction_output.hpp"
 #include "analysis_text.hpp"
 #include "command.hpp"
 #include "compress/summary_json.hpp"
@@ -48,6 +49,18 @@ std::string analysis_of_run(const std::string& path) {
   }
 }
 
+// The run's prediction.json, or null when there is none (or it is not one).
+nlohmann::json prediction_of_run(const std::string& path) {
+  std::ifstream in(run_directory(path) / analysis::kPredictionFileName);
+  if (!in) return nullptr;
+  auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() ||
+      doc.value("schema", "") != analysis::kPredictionSchema) {
+    return nullptr;
+  }
+  return doc;
+}
+
 }  // namespace
 
 int report_command(Args args) {
@@ -79,7 +92,7 @@ int report_command(Args args) {
   if (!estimate_given) options.estimate = estimate_of(profile);
   if (!html_out.empty()) {
     std::ofstream out(html_out);
-    out << html_report(profile, options, loop_summary_text(path));
+    out << html_report(profile, options, loop_summary_text(path), prediction_of_run(path));
     out.close();
     if (!out) throw UsageError("cannot write " + html_out);
     std::fprintf(stderr, "mpidle report: wrote %s\n", html_out.c_str());

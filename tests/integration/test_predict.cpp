@@ -158,6 +158,13 @@ TEST_CASE("predict: several machines give one ranking; bad input gives one error
   CHECK(test::run(
             {MPIDLE_BIN, "compare", run.dir, run.dir + "/prediction.json", "--target", "nowhere"})
             .status == 2);
+  // The HTML report shows the predictions next to the measured run.
+  const std::string page = run.dir + "/report.html";
+  REQUIRE(test::run({MPIDLE_BIN, "report", run.dir, "--html", page}).status == 0);
+  const std::string html = read_text(page);
+  CHECK_THAT(html, Catch::Contains("<section id=\"prediction\">"));
+  CHECK_THAT(html, Catch::Contains("data-machine=\"slow\""));
+  CHECK_THAT(html, Catch::Contains("data-machine=\"measured\""));
 
   auto refused = [](const std::vector<std::string>& argv) {
     const auto r = test::run(argv);
