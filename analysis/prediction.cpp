@@ -1,5 +1,7 @@
 #include "prediction.hpp"
 
+#include "model/huge_page_allocator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -464,12 +466,12 @@ class Replay {
   const PredictionInput& m_in;
   const PredictionProgress& m_progress;
 
-  std::vector<std::vector<std::uint64_t>> m_as_send, m_as_receive;  // message per record
+  std::vector<model::HugeVector<std::uint64_t>> m_as_send, m_as_receive;  // message per record
   // Collective records are few: a map per rank, not a vector per record.
   std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_as_instance;
   std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> m_member;
-  std::vector<std::int64_t> m_send_enter, m_posted;  // per message, predicted
-  std::vector<std::int32_t> m_waiter;                // per message: the rank parked on it
+  model::HugeVector<std::int64_t> m_send_enter, m_posted;  // per message, predicted
+  model::HugeVector<std::int32_t> m_waiter;                // per message: the rank parked on it
   std::vector<Instance> m_instances;
   std::vector<const model::CollectiveModel*> m_collective_model;  // per function
 
