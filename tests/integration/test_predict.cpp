@@ -241,8 +241,9 @@ TEST_CASE("predict: several machines give one ranking; bad input gives one error
 TEST_CASE("predict: an Allreduce-dominated program, within what the probe's own jitter allows",
           "[mpi]") {
   // 3,000 Allreduces of 64 KiB with 5 us of compute between them. The tolerance is
-  // 10% plus how much two probes of this machine, one after the other, disagree on
-  // that Allreduce (on the development VM: 24-33 us between runs).
+  // 10% plus the jitter observed here, capped at 30%: how much two probes of this
+  // machine disagree on that Allreduce (on the development VM: 24-33 us between
+  // runs), or two runs of the program on their wall time, whichever is more.
   for (const int ranks : {2, 3}) {
     if (ranks > static_cast<int>(std::thread::hardware_concurrency())) {
       WARN(ranks << " ranks on " << std::thread::hardware_concurrency()
@@ -263,14 +264,18 @@ TEST_CASE("predict: an Allreduce-dominated program, within what the probe's own 
         "--allreduce-only", "--iterations", "3000", "--compute-us", "5", "--bytes", "65536"};
     const double ideal = 3000 * (5e-6 * (1 + 0.1 * (ranks - 1)) + std::max(a, b));
     on_a_quiet_node([&] {
+      // Two runs of the program: how much they disagree is its own jitter.
       const auto run = traced_workload("predict_coll_" + tag, work, {}, ranks);
-      if (!undisturbed(run.wall, ideal)) return false;
+      const auto again = traced_workload("predict_coll_again_" + tag, work, {}, ranks);
+      if (!undisturbed(run.wall, ideal) || !undisturbed(again.wall, ideal)) return false;
+      const double run_jitter = std::abs(run.wall - again.wall) / std::min(run.wall, again.wall);
       const auto p = predict(run.dir, {"--machine", first});
       INFO(ranks << " ranks: predicted " << predicted_wall(p) << " s, observed " << run.wall
-                 << " s; the probes measured Allreduce(64 KiB) at " << a * 1e6 << " and " << b * 1e6
-                 << " us");
+                 << " s (and " << again.wall << " s in a second run); the probes measured "
+                 << "Allreduce(64 KiB) at " << a * 1e6 << " and " << b * 1e6 << " us");
       CHECK(p.at("targets").at(0).at("dominant") == "bandwidth");
-      CHECK(predicted_wall(p) == Approx(run.wall).epsilon(0.10 + std::min(jitter, 0.3)));
+      const double tolerance = 0.10 + std::min(std::max(jitter, run_jitter), 0.3);
+      CHECK(predicted_wall(p) == Approx(run.wall).epsilon(tolerance));
       return true;
     });
   }
