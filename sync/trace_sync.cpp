@@ -7,21 +7,29 @@ namespace {
 
 using model::CollectiveKind;
 
+// A record's enter (2i) or exit (2i + 1) event.
+EventRef enter_of(RecordRef r) {
+  return {static_cast<std::uint32_t>(r.rank), 2 * r.record};
+}
+EventRef exit_of(RecordRef r) {
+  return {static_cast<std::uint32_t>(r.rank), 2 * r.record + 1};
+}
+
 void add_collective(EventGraph& g, const CollectiveMatch& c) {
   if (!c.complete()) return;  // an incomplete instance constrains nothing
   std::vector<EventRef> enters, exits;
   const CollectiveMember* root = nullptr;
   for (const auto& m : c.members) {
-    enters.push_back({m.enter.rank, 2 * m.enter.record});
-    exits.push_back({m.exit.rank, 2 * m.exit.record + 1});
+    enters.push_back(enter_of(m.enter));
+    exits.push_back(exit_of(m.exit));
     if (m.rank == c.root) root = &m;
   }
   switch (c.kind) {
     case CollectiveKind::one_to_n:
-      if (root) g.one_to_n({root->enter.rank, 2 * root->enter.record}, exits);
+      if (root) g.one_to_n(enter_of(root->enter), exits);
       break;
     case CollectiveKind::n_to_one:
-      if (root) g.n_to_one(enters, {root->exit.rank, 2 * root->exit.record + 1});
+      if (root) g.n_to_one(enters, exit_of(root->exit));
       break;
     case CollectiveKind::n_to_n:
       g.n_to_n(enters, exits);
@@ -46,7 +54,7 @@ EventGraph build_event_graph(const model::Trace& trace, const TraceMatching& mat
   for (const auto& r : trace.ranks) sizes.push_back(2 * r.records.size());
   EventGraph g(sizes);
   for (const auto& m : matching.messages) {
-    g.message({m.send.rank, 2 * m.send.record}, {m.receive.rank, 2 * m.receive.record + 1});
+    g.message(enter_of(m.send), exit_of(m.receive));
   }
   for (const auto& c : matching.collectives) add_collective(g, c);
   return g;
