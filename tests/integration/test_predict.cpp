@@ -280,3 +280,56 @@ TEST_CASE("predict: an Allreduce-dominated program, within what the probe's own 
     });
   }
 }
+
+TEST_CASE("predict: NetPIPE, a packaged program, within 5% of the time it reports itself",
+          "[mpi]") {
+  // NetPIPE ping-pongs one size 100 + 3 × reps times and prints the one-way time it
+  // measured ("in X usec"). Replayed on this machine's model, the run's predicted
+  // wall time over its messages must give the same, within 5% plus the jitter seen
+  // here (between NetPIPE's trials, and between two probes of the machine).
+  // Two probes: how much they disagree on a message is the model's own jitter here.
+  const auto here = probe("predict_netpipe_model", 2);
+  const auto model = model::read_machine(here);
+  const auto other = model::read_machine(probe("predict_netpipe_model_again", 2));
+  for (const auto& [bytes, reps] : {std::pair<int, int>{8, 60000}, {65536, 3000}}) {
+    on_a_quiet_node([&] {
+      const auto dir = scratch_dir("predict_netpipe_" + std::to_string(bytes));
+      const auto r = run({MPIDLE_BIN, "run",
+                          "--trace",  "--output",
+                          dir,        "--",
+                          MPIEXEC,    "-n",
+                          "2",        NETPIPE,
+                          "-l",       std::to_string(bytes),
+                          "-u",       std::to_string(bytes),
+                          "-n",       std::to_string(reps),
+                          "-p",       "0",
+                          "-o",       dir + ".np.out"});
+      INFO(r.out << r.err);
+      REQUIRE(r.status == 0);
+      std::smatch m;
+      const std::string both = r.out + r.err;
+      REQUIRE(std::regex_search(both, m, std::regex(R"(in\s+([0-9.]+)\s+usec)")));
+      const double reported = std::stod(m[1]) * 1e-6;
+      // A node busy with other work stretches NetPIPE's exchanges well past the model.
+      if (reported > 1.5 * model.p2p.at(static_cast<std::uint64_t>(bytes)) + 0.5e-6) return false;
+      const auto p = predict(dir, {"--machine", here});
+      const double messages = 2.0 * (100 + 3.0 * reps);
+      // NetPIPE reports its best trial; the run's whole span per message is above
+      // it by the trials' jitter (and a little set-up), which the bound allows for.
+      // A run whose trials differ by more than 10% was disturbed.
+      const double spanned = p.at("targets").at(0).at("measured_wall_s").get<double>() / messages;
+      const double jitter = std::max(0.0, spanned / reported - 1);
+      if (jitter > 0.10) return false;
+      const double a = model.p2p.at(static_cast<std::uint64_t>(bytes));
+      const double b = other.p2p.at(static_cast<std::uint64_t>(bytes));
+      const double probe_jitter = std::abs(a - b) / std::min(a, b);
+      const double predicted = predicted_wall(p) / messages;
+      INFO(bytes << " B: predicted " << predicted * 1e6 << " us per message, NetPIPE reported "
+                 << reported * 1e6 << " us, the run spanned " << spanned * 1e6
+                 << " us; the probes measured " << a * 1e6 << " and " << b * 1e6 << " us");
+      CHECK(predicted == Approx(reported).epsilon(0.05 + jitter + std::min(probe_jitter, 0.3)));
+      std::filesystem::remove(dir + ".np.out");
+      return true;
+    });
+  }
+}
