@@ -34,13 +34,6 @@ void send_batch(const BatchHeader& header, std::span<const model::TraceRecord> r
   PMPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kBatchTag, comm);
 }
 
-std::vector<std::byte> encode_tables(const model::Trace& tables) {
-  const std::string s = model::encode_trace(tables);
-  std::vector<std::byte> bytes(s.size());
-  std::memcpy(bytes.data(), s.data(), s.size());
-  return bytes;
-}
-
 // Rank 0's side for one rank: its batches, then its tables. Every message is
 // taken even when something is wrong, so that the rank is never left blocked.
 std::optional<model::Trace> receive_rank_trace(int source, MPI_Comm comm) {
@@ -85,8 +78,7 @@ std::optional<model::Trace> receive_rank_trace(int source, MPI_Comm comm) {
     return std::nullopt;
   }
   try {
-    model::Trace trace =
-        model::decode_trace(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    model::Trace trace = model::decode_trace(text_of(bytes));
     if (trace.ranks.size() != 1) throw model::TraceError("not one rank's trace");
     model::RankTrace& rank = trace.ranks[0];
     rank.records = std::move(received.records);
@@ -120,7 +112,7 @@ std::optional<model::Trace> gather_rank_traces(MPI_Comm comm, std::uint64_t own_
         });
     header.records = kEndMark;
     send_batch(header, {}, {}, message, comm);
-    send_bytes(encode_tables(tables), 0, comm);
+    send_bytes(bytes_of(model::encode_trace(tables)), 0, comm);
     return std::nullopt;
   }
   model::RankTrace own;

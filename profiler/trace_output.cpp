@@ -24,15 +24,11 @@ namespace mpidle::profiler {
 namespace {
 
 std::vector<std::byte> encode_summary(const compress::SummarySet& set) {
-  const std::string s = compress::encode_summary_set(set);
-  std::vector<std::byte> bytes(s.size());
-  std::memcpy(bytes.data(), s.data(), s.size());
-  return bytes;
+  return bytes_of(compress::encode_summary_set(set));
 }
 
 std::optional<compress::SummarySet> decode_summary(const std::vector<std::byte>& bytes) {
-  return compress::decode_summary_set(
-      std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return compress::decode_summary_set(text_of(bytes));
 }
 
 // Summary callsites carry (module, offset); give them the trace's symbolized frames.

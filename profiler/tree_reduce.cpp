@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "model/summary_codec.hpp"
 
@@ -19,6 +20,16 @@ void send_bytes(const std::vector<std::byte>& bytes, int dest, MPI_Comm comm) {
     const int n = static_cast<int>(std::min(kChunk, bytes.size() - done));
     PMPI_Send(bytes.data() + done, n, MPI_BYTE, dest, kDataTag, comm);
   }
+}
+
+std::vector<std::byte> bytes_of(const std::string& text) {
+  std::vector<std::byte> bytes(text.size());
+  std::memcpy(bytes.data(), text.data(), text.size());
+  return bytes;
+}
+
+std::string text_of(const std::vector<std::byte>& bytes) {
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 std::vector<std::byte> recv_bytes(int source, MPI_Comm comm) {

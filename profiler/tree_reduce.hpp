@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "model/profile_summary.hpp"
@@ -15,6 +16,9 @@
 namespace mpidle::profiler {
 
 void send_bytes(const std::vector<std::byte>& bytes, int dest, MPI_Comm comm);
+// The codecs that encode to a string, on the wire as bytes and back.
+std::vector<std::byte> bytes_of(const std::string& text);
+std::string text_of(const std::vector<std::byte>& bytes);
 std::vector<std::byte> recv_bytes(int source, MPI_Comm comm);
 
 // What one rank saw of a tree operation: for the profile's `run.finalize` and the

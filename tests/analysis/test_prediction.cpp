@@ -4,6 +4,7 @@
 
 #include "analysis/prediction.hpp"
 #include "sync/trace_matching.hpp"
+#include "synced_records.hpp"
 
 using namespace mpidle;
 using model::CollectiveKind;
@@ -25,20 +26,7 @@ model::Trace ranks(int n) {
 
 TraceRecord& add(model::Trace& t, int rank, Fn fn, TraceRole role, std::int64_t enter,
                  std::int64_t exit, std::int32_t peer = -1, std::uint64_t bytes = 0) {
-  auto& r = t.ranks[static_cast<std::size_t>(rank)];
-  TraceRecord rec;
-  rec.function = fn;
-  rec.callsite = fn;
-  rec.role = role;
-  rec.enter_ns = enter;
-  rec.exit_ns = exit;
-  rec.peer = peer;
-  rec.tag = 0;
-  rec.bytes = bytes;
-  r.records.push_back(rec);
-  r.synced.push_back(enter);
-  r.synced.push_back(exit);
-  return r.records.back();
+  return test::add_synced(t, rank, fn, role, enter, exit, peer, bytes);
 }
 
 // 1 us + 1 ns per byte; eager up to 1 KiB; Allreduce 2 us on 3 ranks.

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/wait_states.hpp"
+#include "synced_records.hpp"
 
 using namespace mpidle;
 using analysis::Pattern;
@@ -23,23 +24,9 @@ model::Trace ranks(int n) {
   return t;
 }
 
-// Appends a record with synchronized times equal to its times; the callsite is
-// the function's number, so that sites can be told apart.
 TraceRecord& add(model::Trace& t, int rank, Fn fn, TraceRole role, std::int64_t enter,
                  std::int64_t exit, std::int32_t peer = -1) {
-  auto& r = t.ranks[static_cast<std::size_t>(rank)];
-  TraceRecord rec;
-  rec.function = fn;
-  rec.callsite = fn;
-  rec.role = role;
-  rec.enter_ns = enter;
-  rec.exit_ns = exit;
-  rec.peer = peer;
-  rec.tag = 0;
-  r.records.push_back(rec);
-  r.synced.push_back(enter);
-  r.synced.push_back(exit);
-  return r.records.back();
+  return test::add_synced(t, rank, fn, role, enter, exit, peer);
 }
 
 void collective(model::Trace& t, Fn fn, CollectiveKind kind, std::int32_t root,
