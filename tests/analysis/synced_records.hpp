@@ -10,9 +10,8 @@ namespace mpidle::test {
 // Appends a record to `rank` with synchronized times equal to its times; the
 // callsite is the function's number, so that sites can be told apart.
 inline model::TraceRecord& add_synced(model::Trace& t, int rank, std::uint32_t function,
-                                      model::TraceRole role, std::int64_t enter,
-                                      std::int64_t exit, std::int32_t peer = -1,
-                                      std::uint64_t bytes = 0) {
+                                      model::TraceRole role, std::int64_t enter, std::int64_t exit,
+                                      std::int32_t peer = -1, std::uint64_t bytes = 0) {
   auto& r = t.ranks[static_cast<std::size_t>(rank)];
   model::TraceRecord rec;
   rec.function = function;
