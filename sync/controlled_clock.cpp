@@ -8,8 +8,8 @@ namespace mpidle::sync {
 namespace {
 
 using NodeId = EventGraph::NodeId;
-constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::min() / 4;
-constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4;
+constexpr std::int64_t kNever = kClcNever;
+constexpr std::int64_t kUnbounded = kClcUnbounded;
 
 // Edges both ways (compressed rows), built once per run. Each row holds the
 // neighbour itself, not an edge index: one memory access less per edge visited.
@@ -176,15 +176,8 @@ class ForwardPass {
         return;
       }
       force = false;
-      // Where the local clock alone puts the event: its own time, or the previous
-      // event's corrected time plus the original interval scaled by γ.
-      std::int64_t local_time = m_raw[n];
-      if (i > 0) {
-        const std::int64_t interval = m_raw[n] - m_raw[n - 1];
-        std::int64_t advance = static_cast<std::int64_t>(m_p.gamma * static_cast<double>(interval));
-        if (interval > 0) advance = std::max(advance, m_p.delta_ns);
-        local_time = std::max(local_time, m_lc[n - 1] + advance);
-      }
+      const std::int64_t local_time =
+          i > 0 ? clc_local_time(m_raw[n], m_raw[n - 1], m_lc[n - 1], m_p) : m_raw[n];
       const std::int64_t need = m_adj.in_begin[n] == m_adj.in_begin[n + 1] ? kNever : required(n);
       m_lc[n] = std::max(local_time, need);
       m_jump[n] = m_lc[n] - local_time;
@@ -243,50 +236,56 @@ std::vector<std::int64_t> latest_allowed(const EventGraph& g, const Adj& adj,
   return bound;
 }
 
-// Spreads each forward jump over the events before it with slope ≤ `slope`,
-// keeping causes before their effects.
 void backward_amortization(const EventGraph& g, const std::vector<std::int64_t>& jump,
                            const std::vector<std::int64_t>& bound, double slope,
                            std::vector<std::int64_t>& lc) {
-  if (slope <= 0) return;
   std::vector<std::int64_t> shift;
   for (std::uint32_t r = 0; r < g.ranks(); ++r) {
     const std::size_t first = g.first_node(r);
     const std::size_t count = g.events(r);
-    shift.assign(count, 0);
-    bool any = false;
-    for (std::size_t j = 0; j < count; ++j) {
-      const std::int64_t delta = jump[first + j];
-      if (delta <= 0) continue;
-      // The ramp rises linearly over [start, before], before = where event j would
-      // have been; a cause in the ramp may not pass its effects.
-      const std::int64_t before = lc[first + j] - delta;
-      std::int64_t start = before - static_cast<std::int64_t>(static_cast<double>(delta) / slope);
-      for (std::size_t i = j; i-- > 0 && lc[first + i] > start;) {
-        const std::int64_t slack = bound[first + i] - lc[first + i];
-        if (slack >= delta) continue;
-        const double s = static_cast<double>(std::max<std::int64_t>(slack, 0));
-        const double d = static_cast<double>(delta);
-        // delta·(L − T)/(B − T) ≤ slack  ⇔  T ≥ (delta·L − slack·B)/(delta − slack)
-        const double limit =
-            (d * static_cast<double>(lc[first + i]) - s * static_cast<double>(before)) / (d - s);
-        start = std::max(start, static_cast<std::int64_t>(std::ceil(limit)));
-      }
-      if (start >= before) continue;
-      const double per_ns = static_cast<double>(delta) / static_cast<double>(before - start);
-      for (std::size_t i = j; i-- > 0 && lc[first + i] > start;) {
-        const auto ramp =
-            static_cast<std::int64_t>(per_ns * static_cast<double>(lc[first + i] - start));
-        shift[i] = std::max(shift[i], ramp);
-        any = true;
-      }
-    }
-    if (!any) continue;
-    for (std::size_t i = 0; i < count; ++i) lc[first + i] += shift[i];
+    amortize_rank_backward(std::span(jump).subspan(first, count),
+                           std::span(bound).subspan(first, count), slope,
+                           std::span(lc).subspan(first, count), shift);
   }
 }
 
 }  // namespace
+
+void amortize_rank_backward(std::span<const std::int64_t> jump, std::span<const std::int64_t> bound,
+                            double slope, std::span<std::int64_t> lc,
+                            std::vector<std::int64_t>& shift) {
+  if (slope <= 0) return;
+  const std::size_t count = lc.size();
+  shift.assign(count, 0);
+  bool any = false;
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::int64_t delta = jump[j];
+    if (delta <= 0) continue;
+    // The ramp rises linearly over [start, before], before = where event j would
+    // have been; a cause in the ramp may not pass its effects.
+    const std::int64_t before = lc[j] - delta;
+    std::int64_t start = before - static_cast<std::int64_t>(static_cast<double>(delta) / slope);
+    for (std::size_t i = j; i-- > 0 && lc[i] > start;) {
+      const std::int64_t slack = bound[i] - lc[i];
+      if (slack >= delta) continue;
+      const double s = static_cast<double>(std::max<std::int64_t>(slack, 0));
+      const double d = static_cast<double>(delta);
+      // delta·(L − T)/(B − T) ≤ slack  ⇔  T ≥ (delta·L − slack·B)/(delta − slack)
+      const double limit =
+          (d * static_cast<double>(lc[i]) - s * static_cast<double>(before)) / (d - s);
+      start = std::max(start, static_cast<std::int64_t>(std::ceil(limit)));
+    }
+    if (start >= before) continue;
+    const double per_ns = static_cast<double>(delta) / static_cast<double>(before - start);
+    for (std::size_t i = j; i-- > 0 && lc[i] > start;) {
+      const auto ramp = static_cast<std::int64_t>(per_ns * static_cast<double>(lc[i] - start));
+      shift[i] = std::max(shift[i], ramp);
+      any = true;
+    }
+  }
+  if (!any) return;
+  for (std::size_t i = 0; i < count; ++i) lc[i] += shift[i];
+}
 
 template <typename Index>
 ClcStats synchronize_indexed(const EventGraph& g, RankTimes& times, const ClcParams& p) {

@@ -10,7 +10,10 @@
 //    a small slope, never moving a send past its receive − the minimum latency.
 // Events only ever move later.
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include "event_graph.hpp"
@@ -35,6 +38,28 @@ struct ClcStats {
 };
 
 using RankTimes = std::vector<std::vector<std::int64_t>>;
+
+// "No cause yet" and "no effect": far from any timestamp, and far from overflowing
+// when a latency is added or subtracted.
+inline constexpr std::int64_t kClcNever = std::numeric_limits<std::int64_t>::min() / 4;
+inline constexpr std::int64_t kClcUnbounded = std::numeric_limits<std::int64_t>::max() / 4;
+
+// Forward amortization's local step: where the local clock alone puts an event
+// after its predecessor (interval scaled by γ, advancing at least δ).
+inline std::int64_t clc_local_time(std::int64_t raw, std::int64_t raw_previous,
+                                   std::int64_t lc_previous, const ClcParams& p) {
+  const std::int64_t interval = raw - raw_previous;
+  std::int64_t advance = static_cast<std::int64_t>(p.gamma * static_cast<double>(interval));
+  if (interval > 0) advance = std::max(advance, p.delta_ns);
+  return std::max(raw, lc_previous + advance);
+}
+
+// Backward amortization of one rank's events (in place): each forward jump is
+// spread over the events before it with slope ≤ `slope`, never moving an event
+// past `bound` (the latest time its effects allow). `shift`: scratch space.
+void amortize_rank_backward(std::span<const std::int64_t> jump, std::span<const std::int64_t> bound,
+                            double slope, std::span<std::int64_t> lc,
+                            std::vector<std::int64_t>& shift);
 
 // Events whose time is earlier than one of their causes (a receive before its send).
 std::uint64_t count_violations(const EventGraph& graph, const RankTimes& times);

@@ -34,18 +34,20 @@ void EventGraph::n_to_n(std::span<const EventRef> enters, std::span<const EventR
   for (const auto& exit : exits) m_edges.push_back({hub, node(exit), false});
 }
 
-void EventGraph::scan(std::span<const EventRef> enters, std::span<const EventRef> exits,
-                      bool exclusive) {
+void EventGraph::scan(std::span<const EventRef> enters,
+                      std::span<const std::optional<EventRef>> exits, bool exclusive) {
   // A chain of hubs: hub n holds the latest enter of ranks 0..n.
   NodeId previous = 0;
   for (std::size_t n = 0; n < enters.size() && n < exits.size(); ++n) {
     const NodeId hub = new_hub();
     if (n > 0) m_edges.push_back({previous, hub, false});
     m_edges.push_back({node(enters[n]), hub, true});
-    if (exclusive) {
-      if (n > 0) m_edges.push_back({previous, node(exits[n]), false});
+    if (!exits[n]) {
+      // no exit recorded: nothing waits here
+    } else if (exclusive) {
+      if (n > 0) m_edges.push_back({previous, node(*exits[n]), false});
     } else {
-      m_edges.push_back({hub, node(exits[n]), false});
+      m_edges.push_back({hub, node(*exits[n]), false});
     }
     previous = hub;
   }

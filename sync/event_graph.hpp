@@ -6,6 +6,7 @@
 // costs 2N edges instead of N².
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -39,9 +40,10 @@ class EventGraph {
   void n_to_one(std::span<const EventRef> enters, EventRef root_exit);
   // Allreduce, Allgather(v), Alltoall(v/w), Reduce_scatter, Barrier: every enter → every exit.
   void n_to_n(std::span<const EventRef> enters, std::span<const EventRef> exits);
-  // Scan (inclusive) / Exscan: enters and exits in rank order; exit n depends on
-  // the enters of ranks 0..n (Scan) or 0..n−1 (Exscan).
-  void scan(std::span<const EventRef> enters, std::span<const EventRef> exits, bool exclusive);
+  // Scan (inclusive) / Exscan: enters and exits in rank order (an exit may be
+  // missing); exit n depends on the enters of ranks 0..n (Scan) or 0..n−1 (Exscan).
+  void scan(std::span<const EventRef> enters, std::span<const std::optional<EventRef>> exits,
+            bool exclusive);
 
   std::size_t ranks() const { return m_base.size() - 1; }
   std::size_t events(std::size_t rank) const { return m_base[rank + 1] - m_base[rank]; }

@@ -6,6 +6,8 @@
 // edges; wait-state analysis measures who waited for whom.
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "model/trace_file.hpp"
@@ -60,5 +62,41 @@ struct TraceMatching {
 
 // Throws model::TraceError for a trace beyond RecordRef's limits.
 TraceMatching match_trace(const model::Trace& trace);
+
+// What one rank's records contribute to matching, found from that rank alone: the
+// sequential matcher pairs these over all ranks, the parallel replay pairs them
+// by replay messages (each side knows a message's position on its channel).
+
+// (communicator, source, destination, tag): MPI's non-overtaking order holds per key.
+using ChannelKey = std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>;
+
+struct ReceiveItem {
+  RecordRef posted;    // the receive's posting record: its order on the rank
+  RecordRef complete;  // the record whose exit completes it
+  RecordRef call;      // the first record of the call that completed it
+};
+
+// One rank's part of one collective instance.
+struct CollectiveItem {
+  std::uint32_t comm = 0;
+  std::uint64_t instance = 0;  // the instance number, unwrapped to 64 bits
+  model::CollectiveKind kind = model::CollectiveKind::none;
+  std::int32_t root = model::kTraceNoRoot;
+  CollectiveMember member;
+};
+
+struct RankMatchItems {
+  // Sends in call order (cancelled ones removed): the k-th send of a channel
+  // matches the k-th receive of the same channel.
+  std::map<ChannelKey, std::vector<RecordRef>> sends;
+  // Receives in posting order.
+  std::map<ChannelKey, std::vector<ReceiveItem>> receives;
+  std::vector<CollectiveItem> collectives;
+  std::uint64_t unknown_source_receives = 0;
+  std::uint64_t cancelled = 0;
+};
+
+// `position`: the rank's index in trace.ranks (what RecordRefs name).
+RankMatchItems scan_rank(const model::RankTrace& rank, std::uint32_t position);
 
 }  // namespace mpidle::sync

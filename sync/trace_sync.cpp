@@ -1,5 +1,7 @@
 #include "trace_sync.hpp"
 
+#include <optional>
+
 #include "trace_matching.hpp"
 
 namespace mpidle::sync {
@@ -15,29 +17,39 @@ EventRef exit_of(RecordRef r) {
   return {static_cast<std::uint32_t>(r.rank), 2 * r.record + 1};
 }
 
+// Every enter and exit a member recorded constrains what depends on it, even when
+// another member's exit is missing (a non-blocking collective never completed):
+// each side of the parallel replay can decide that from its own records.
 void add_collective(EventGraph& g, const CollectiveMatch& c) {
-  if (!c.complete()) return;  // an incomplete instance constrains nothing
+  if (c.members.size() < 2) return;
   std::vector<EventRef> enters, exits;
   const CollectiveMember* root = nullptr;
   for (const auto& m : c.members) {
-    enters.push_back(enter_of(m.enter));
-    exits.push_back(exit_of(m.exit));
+    if (m.has_enter) enters.push_back(enter_of(m.enter));
+    if (m.has_exit) exits.push_back(exit_of(m.exit));
     if (m.rank == c.root) root = &m;
   }
   switch (c.kind) {
     case CollectiveKind::one_to_n:
-      if (root) g.one_to_n(enter_of(root->enter), exits);
+      if (root && root->has_enter) g.one_to_n(enter_of(root->enter), exits);
       break;
     case CollectiveKind::n_to_one:
-      if (root) g.n_to_one(enters, exit_of(root->exit));
+      if (root && root->has_exit) g.n_to_one(enters, exit_of(root->exit));
       break;
     case CollectiveKind::n_to_n:
       g.n_to_n(enters, exits);
       break;
     case CollectiveKind::scan:
-    case CollectiveKind::exscan:
-      g.scan(enters, exits, c.kind == CollectiveKind::exscan);
+    case CollectiveKind::exscan: {
+      // Member n's exit (if recorded) after the enters of members 0..n (0..n−1).
+      std::vector<std::optional<EventRef>> scan_exits;
+      for (const auto& m : c.members) {
+        if (!m.has_enter) return;  // a scan's order needs every member's enter
+        scan_exits.push_back(m.has_exit ? std::optional(exit_of(m.exit)) : std::nullopt);
+      }
+      g.scan(enters, scan_exits, c.kind == CollectiveKind::exscan);
       break;
+    }
     case CollectiveKind::none:
       break;
   }
@@ -60,19 +72,39 @@ EventGraph build_event_graph(const model::Trace& trace, const TraceMatching& mat
   return g;
 }
 
+OffsetModel offset_model_of(const model::RankTrace& r) {
+  const OffsetEstimate init{r.init.offset_ns, r.init.rtt_ns, r.init.at_ns};
+  const OffsetEstimate final{r.final.offset_ns, r.final.rtt_ns, r.final.at_ns};
+  return OffsetModel::from(init, final);
+}
+
+std::vector<std::int64_t> interpolated_rank_times(const model::RankTrace& r,
+                                                  const OffsetModel& model) {
+  std::vector<std::int64_t> t;
+  t.reserve(2 * r.records.size());
+  for (const auto& rec : r.records) {
+    t.push_back(model.to_reference(rec.enter_ns));
+    t.push_back(model.to_reference(rec.exit_ns));
+  }
+  return t;
+}
+
+std::vector<std::int64_t> raw_rank_times(const model::RankTrace& r) {
+  std::vector<std::int64_t> t;
+  t.reserve(2 * r.records.size());
+  for (const auto& rec : r.records) {
+    t.push_back(rec.enter_ns);
+    t.push_back(rec.exit_ns);
+  }
+  return t;
+}
+
 RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models) {
   RankTimes times;
   models.clear();
   for (const auto& r : trace.ranks) {
-    const OffsetEstimate init{r.init.offset_ns, r.init.rtt_ns, r.init.at_ns};
-    const OffsetEstimate final{r.final.offset_ns, r.final.rtt_ns, r.final.at_ns};
-    models.push_back(OffsetModel::from(init, final));
-    auto& t = times.emplace_back();
-    t.reserve(2 * r.records.size());
-    for (const auto& rec : r.records) {
-      t.push_back(models.back().to_reference(rec.enter_ns));
-      t.push_back(models.back().to_reference(rec.exit_ns));
-    }
+    models.push_back(offset_model_of(r));
+    times.push_back(interpolated_rank_times(r, models.back()));
   }
   return times;
 }
@@ -89,13 +121,7 @@ TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params) {
   result.cancelled = matching.cancelled;
   const EventGraph graph = build_event_graph(trace, matching);
   RankTimes raw;
-  for (const auto& r : trace.ranks) {
-    auto& t = raw.emplace_back();
-    for (const auto& rec : r.records) {
-      t.push_back(rec.enter_ns);
-      t.push_back(rec.exit_ns);
-    }
-  }
+  for (const auto& r : trace.ranks) raw.push_back(raw_rank_times(r));
   result.violations_raw = count_violations(graph, raw);
   result.clc = synchronize(graph, times, params);
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) trace.ranks[r].synced = std::move(times[r]);

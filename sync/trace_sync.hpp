@@ -19,6 +19,12 @@ EventGraph build_event_graph(const model::Trace& trace, const TraceMatching& mat
 
 // Each rank's records as [enter, exit, enter, exit, ...] on rank 0's timeline.
 RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models);
+// The same for one rank.
+OffsetModel offset_model_of(const model::RankTrace& rank);
+std::vector<std::int64_t> interpolated_rank_times(const model::RankTrace& rank,
+                                                  const OffsetModel& model);
+// [enter, exit, ...] as recorded, on the rank's own clock.
+std::vector<std::int64_t> raw_rank_times(const model::RankTrace& rank);
 
 struct TraceSyncResult {
   ClcParams params;                  // as used: the measured latency filled in

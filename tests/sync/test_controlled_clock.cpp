@@ -91,7 +91,8 @@ TEST_CASE("collectives: 1-to-N, N-to-1, N-to-N and scans", "[sync]") {
   }
   SECTION("Scan and Exscan: exit n after the enters of ranks before it") {
     const std::vector<EventRef> enters = {{0, 0}, {1, 0}, {2, 0}};
-    const std::vector<EventRef> exits = {{0, 1}, {1, 1}, {2, 1}};
+    const std::vector<std::optional<EventRef>> exits = {EventRef{0, 1}, EventRef{1, 1},
+                                                        EventRef{2, 1}};
     RankTimes t = {{100, 105}, {50, 60}, {400, 410}};
     EventGraph scan({2, 2, 2});
     scan.scan(enters, exits, false);
