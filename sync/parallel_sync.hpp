@@ -1,0 +1,67 @@
+#pragma once
+// Clock synchronization of a trace by a parallel replay (Becker, Rabenseifner,
+// Wolf 2007; Scalasca's parallel trace analysis): each replay process holds the
+// records of some ranks only, and walks them in order. A send passes its corrected
+// time to the receiving rank's process as a replay message; a receive takes it from
+// there. A collective instance goes through a hub process (chosen by communicator)
+// that combines its members' times as its kind requires. Then a backward replay
+// (receivers → senders) gives the bounds of the backward amortization, and a last
+// exchange checks the clock condition.
+//
+// The result is the sequential synchronize_trace's, to the nanosecond, for any
+// number of replay processes (tests compare them). No process ever holds another
+// rank's records. Phases end by quiescence (Mattern's counting: two reductions in
+// a row that saw every item sent also received, and no change); a cycle in an
+// inconsistent trace is broken as the sequential replay breaks it.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "model/trace_file.hpp"
+#include "replay_network.hpp"
+#include "trace_sync.hpp"
+
+namespace mpidle::sync {
+
+// Where each rank is replayed: process by world rank (−1: not in the trace).
+struct ReplayDirectory {
+  std::vector<std::int32_t> process_of_rank;
+  std::vector<std::uint32_t> position_of_rank;  // index in the trace's rank list
+  int process_of(std::int32_t world_rank) const;
+};
+
+// Ranks of a trace in blocks over `processes` processes, in trace order.
+ReplayDirectory block_directory(const std::vector<std::int32_t>& world_ranks_in_order,
+                                int processes);
+
+class ParallelSync {
+ public:
+  // `ranks`: this process' ranks (as the directory says), read in full. Their
+  // synchronized times are written into them at the end. params.min_latency_ns
+  // must be resolved (not < 0).
+  ParallelSync(ReplayNetwork& network, std::vector<model::RankTrace*> ranks,
+               ReplayDirectory directory, const ClcParams& params);
+  ~ParallelSync();
+  ParallelSync(const ParallelSync&) = delete;
+  ParallelSync& operator=(const ParallelSync&) = delete;
+
+  // Does what can be done now; true once every process has finished.
+  bool step();
+  // After step() returned true: the statistics of the whole trace; `models` holds
+  // this process' ranks only.
+  const TraceSyncResult& result() const { return m_result; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+  TraceSyncResult m_result;
+};
+
+// Runs the replay of a whole trace in this process over `processes` loopback
+// processes (tests; a trace small enough for one process).
+TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes);
+
+}  // namespace mpidle::sync

@@ -1,0 +1,111 @@
+#pragma once
+// How the processes of a parallel replay talk: batches of fixed-size items sent to
+// another process, and one non-blocking reduction of a small tally at a time. The
+// profiler and mpidle-replay implement it over MPI; LoopbackNetwork runs several
+// replay processes in one thread (tests, and one process replaying a whole trace).
+// No MPI here.
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace mpidle::sync {
+
+enum class ReplayItemType : std::uint8_t {
+  member = 1,       // a rank takes part in collectives on `comm` (to the comm's hub)
+  channel_count,    // how many messages a rank sent on a channel (to the receiver)
+  message,          // a send's time (to the receiver): forward replay
+  enter,            // a collective member's enter time (to the hub): forward replay
+  enter_reply,      // what a member's exit waits for (from the hub)
+  message_back,     // a receive's time (to the sender): backward replay
+  exit_back,        // a collective member's exit time (to the hub): backward replay
+  exit_back_reply,  // how late a member's enter may become (from the hub)
+  check_message,    // a send's raw, interpolated and final times: clock-condition check
+  check_enter,      // a member's enter times (to the hub): clock-condition check
+  check_reply,      // what a member's exit is checked against (from the hub)
+};
+
+struct ReplayItem {
+  std::int64_t value[3] = {0, 0, 0};
+  std::uint64_t number = 0;  // position on a channel, collective instance, or a count
+  std::uint32_t comm = 0;
+  std::int32_t source = -1;       // world rank: a message's sender, or a collective's member
+  std::int32_t destination = -1;  // world rank: a message's receiver
+  std::int32_t tag = -1;
+  std::int32_t order = 0;  // a scan member's rank in the communicator
+  std::int32_t root = -1;
+  ReplayItemType type = ReplayItemType::member;
+  std::uint8_t kind = 0;       // model::CollectiveKind
+  std::uint8_t wants = 0;      // 1: the member waits for a reply (has an exit that depends)
+  std::uint8_t has_exit = 0;   // exit_back: the member recorded an exit
+};
+
+// Statistics of the replay, summed (or maxed) over processes.
+struct ReplayStats {
+  std::uint64_t violations_raw = 0;
+  std::uint64_t violations_before = 0;
+  std::uint64_t violations_after = 0;
+  std::uint64_t events_moved = 0;
+  std::uint64_t unresolved = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t unmatched_sends = 0;
+  std::uint64_t unmatched_receives = 0;
+  std::uint64_t cancelled = 0;
+  std::uint64_t events = 0;
+  std::uint64_t intervals = 0;
+  std::int64_t max_shift_ns = 0;
+  double shift_sum_ns = 0;
+  double interval_change_sum_ns = 0;
+};
+
+struct ReplayTally {
+  std::uint64_t sent = 0;        // items sent to other processes since the start
+  std::uint64_t received = 0;    // items received from other processes since the start
+  std::uint64_t unfinished = 0;  // ranks whose forward replay has not reached their end
+  // The earliest event a rank is blocked at (its interpolated time, then the
+  // rank's position): where a cycle in an inconsistent trace is broken.
+  std::int64_t blocked_time = INT64_MAX;
+  std::int64_t blocked_position = INT64_MAX;
+  ReplayStats stats;
+};
+
+ReplayTally combine(const ReplayTally& a, const ReplayTally& b);
+
+class ReplayNetwork {
+ public:
+  virtual ~ReplayNetwork() = default;
+  virtual int processes() const = 0;
+  virtual int self() const = 0;
+  // Hands a batch over for another process; returns at once. Batches between two
+  // processes arrive in the order they were sent.
+  virtual void send(int process, std::vector<ReplayItem>&& batch) = 0;
+  // A batch that arrived, if any.
+  virtual bool receive(std::vector<ReplayItem>& batch) = 0;
+  // Starts the next reduction (every process starts the same sequence of them).
+  virtual void start_reduction(const ReplayTally& tally) = 0;
+  // Whether the current reduction finished; then `out` is every process' tally combined.
+  virtual bool reduction_done(ReplayTally& out) = 0;
+};
+
+// Several replay processes in one thread, each with its own LoopbackNetwork.
+class Loopback {
+ public:
+  explicit Loopback(int processes);
+  ReplayNetwork& network(int process) { return *m_networks[static_cast<std::size_t>(process)]; }
+
+ private:
+  friend class LoopbackNetwork;
+  struct Round {
+    int contributed = 0;
+    int collected = 0;
+    ReplayTally total;
+  };
+  int m_processes;
+  std::vector<std::deque<std::vector<ReplayItem>>> m_inbox;
+  std::map<std::uint64_t, Round> m_rounds;
+  std::vector<std::unique_ptr<ReplayNetwork>> m_networks;
+};
+
+}  // namespace mpidle::sync
