@@ -58,6 +58,13 @@ class In {
     read(v.data(), n * sizeof(T));
     return v;
   }
+  template <typename T>
+  void skip_array() {
+    const auto n = get<std::uint64_t>();
+    if (n > remaining() / sizeof(T)) truncated();
+    m_in.seekg(static_cast<std::streamoff>(n * sizeof(T)), std::ios::cur);
+    if (!m_in) truncated();
+  }
   std::string get_string() {
     const auto n = get<std::uint32_t>();
     if (n > remaining()) truncated();
@@ -87,7 +94,7 @@ class In {
   std::uint64_t m_size = 0;
 };
 
-void write(std::ostream& stream, const Trace& trace) {
+void write_head(std::ostream& stream, const Trace& trace, std::uint64_t ranks) {
   Out out(stream);
   out.put(kMagic);
   out.put(kTraceFormatVersion);
@@ -108,20 +115,21 @@ void write(std::ostream& stream, const Trace& trace) {
       out.put(f.line);
     }
   }
-  out.put<std::uint64_t>(trace.ranks.size());
+  out.put<std::uint64_t>(ranks);
+}
+
+void write(std::ostream& stream, const Trace& trace) {
+  write_head(stream, trace, trace.ranks.size());
   for (const auto& r : trace.ranks) {
-    out.put(r.rank);
-    out.put(r.init);
-    out.put(r.final);
-    out.put(r.spilled_chunks);
-    out.put(r.lost_records);
-    out.put_array(r.records);
-    out.put_array(r.synced);
-    out.put_array(r.counters);
+    const RankSectionBytes section(r);
+    for (const auto& piece : section.pieces()) {
+      stream.write(reinterpret_cast<const char*>(piece.data()),
+                   static_cast<std::streamsize>(piece.size()));
+    }
   }
 }
 
-Trace read(std::istream& stream, const std::string& name) {
+Trace read(std::istream& stream, const std::string& name, const RankSelection* keep = nullptr) {
   In in(stream, name);
   const auto magic = in.get<std::array<char, 8>>();
   if (std::memcmp(magic.data(), kMagic, sizeof kMagic) != 0) in.fail("not an mpidle trace");
@@ -149,12 +157,19 @@ Trace read(std::istream& stream, const std::string& name) {
     }
   }
   t.ranks.resize(in.count(4 + 2 * sizeof(ClockMeasurement) + 40));
-  for (auto& r : t.ranks) {
+  for (std::size_t position = 0; position < t.ranks.size(); ++position) {
+    auto& r = t.ranks[position];
     r.rank = in.get<std::int32_t>();
     r.init = in.get<ClockMeasurement>();
     r.final = in.get<ClockMeasurement>();
     r.spilled_chunks = in.get<std::uint64_t>();
     r.lost_records = in.get<std::uint64_t>();
+    if (keep && !(*keep)(position, t.ranks.size())) {
+      in.skip_array<TraceRecord>();
+      in.skip_array<std::int64_t>();
+      in.skip_array<std::int64_t>();
+      continue;
+    }
     r.records = in.get_array<TraceRecord>();
     r.synced = in.get_array<std::int64_t>();
     r.counters = in.get_array<std::int64_t>();
@@ -169,6 +184,36 @@ Trace read(std::istream& stream, const std::string& name) {
 }
 
 }  // namespace
+
+RankSectionBytes::RankSectionBytes(const RankTrace& r) {
+  std::byte* at = m_head.data();
+  auto put = [&](const auto& v) {
+    std::memcpy(at, &v, sizeof v);
+    at += sizeof v;
+  };
+  put(r.rank);
+  put(r.init);
+  put(r.final);
+  put(r.spilled_chunks);
+  put(r.lost_records);
+  m_counts = {r.records.size(), r.synced.size(), r.counters.size()};
+  auto bytes = [](const auto& v) { return std::as_bytes(std::span(v)); };
+  m_pieces = {
+      std::span<const std::byte>(m_head.data(), static_cast<std::size_t>(at - m_head.data())),
+      std::as_bytes(std::span(&m_counts[0], 1)),
+      bytes(r.records),
+      std::as_bytes(std::span(&m_counts[1], 1)),
+      bytes(r.synced),
+      std::as_bytes(std::span(&m_counts[2], 1)),
+      bytes(r.counters)};
+  for (const auto& p : m_pieces) m_size += p.size();
+}
+
+std::string encode_trace_head(const Trace& trace, std::uint64_t ranks) {
+  std::ostringstream out(std::ios::binary);
+  write_head(out, trace, ranks);
+  return std::move(out).str();
+}
 
 void check_rank_trace(const Trace& t, const RankTrace& r) {
   const std::string rank = "rank " + std::to_string(r.rank);
@@ -198,6 +243,12 @@ Trace read_trace(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw TraceError("cannot open " + file.string());
   return read(in, file.string());
+}
+
+Trace read_trace_ranks(const std::filesystem::path& file, const RankSelection& keep) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw TraceError("cannot open " + file.string());
+  return read(in, file.string(), &keep);
 }
 
 std::string encode_trace(const Trace& trace) {

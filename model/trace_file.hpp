@@ -3,8 +3,12 @@
 // Holds every rank's records with their raw local timestamps, the clock offset
 // measurements, and the synchronized timestamps once synchronization has run.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -60,6 +64,31 @@ Trace decode_trace(const std::string& bytes);  // throws TraceError
 // Throws TraceError unless `rank`'s records name functions and callsites of
 // `trace`, end after they begin, and its counters and synchronized times match.
 void check_rank_trace(const Trace& trace, const RankTrace& rank);
+
+// One rank's section of the file, as the pieces a writer places one after the
+// other (the record arrays are the rank's own memory, not copies): a parallel
+// writer puts every rank's section at its offset after the head.
+class RankSectionBytes {
+ public:
+  explicit RankSectionBytes(const RankTrace& rank);  // keeps references into `rank`
+  const std::array<std::span<const std::byte>, 7>& pieces() const { return m_pieces; }
+  std::uint64_t size() const { return m_size; }
+
+ private:
+  std::array<std::byte, 4 + 2 * sizeof(ClockMeasurement) + 16> m_head{};
+  std::array<std::uint64_t, 3> m_counts{};
+  std::array<std::span<const std::byte>, 7> m_pieces;
+  std::uint64_t m_size = 0;
+};
+
+// Everything before the first rank's section, for a trace of `ranks` ranks.
+std::string encode_trace_head(const Trace& trace, std::uint64_t ranks);
+
+// The trace's tables and every rank's header, but the records (and synchronized
+// times and counters) only of the ranks `keep(position, rank_count)` selects: a
+// replay process reads its own ranks of a trace larger than its memory.
+using RankSelection = std::function<bool(std::size_t position, std::size_t ranks)>;
+Trace read_trace_ranks(const std::filesystem::path& file, const RankSelection& keep);
 
 // Appends the ranks of `from`, unifying functions and callsites (as merge_tables).
 void merge_traces(Trace& into, Trace&& from);

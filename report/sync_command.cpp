@@ -41,20 +41,11 @@ int sync_command(Args args) {
   const auto result = sync::synchronize_trace(trace, params);
   model::write_trace(dir / profile.trace->file, trace);
 
-  // Only the "sync" section changes; everything else is kept as written.
-  nlohmann::json doc;
-  {
-    std::ifstream in(dir / "profile.json");
-    doc = nlohmann::json::parse(in);
+  try {
+    sync::rewrite_sync_section(dir / "profile.json", sync::sync_section(trace, result));
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
   }
-  doc["sync"] = sync::sync_section(trace, result);
-  const fs::path partial = dir / "profile.json.partial";
-  {
-    std::ofstream out(partial);
-    out << doc.dump(1) << '\n';
-    if (!out) throw UsageError("cannot write " + partial.string());
-  }
-  fs::rename(partial, dir / "profile.json");
   std::printf(
       "mpidle sync: %s: gamma %g, latency %.3g s: violations %llu raw, %llu after interpolation, "
       "%llu after the controlled logical clock; %llu events moved, max shift %.3g s\n",

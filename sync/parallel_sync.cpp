@@ -27,10 +27,9 @@ std::uint64_t mix(std::uint64_t x) {
 struct ChannelHash {
   std::size_t operator()(const ChannelKey& k) const {
     const auto [comm, source, destination, tag] = k;
-    return static_cast<std::size_t>(
-        mix(comm ^ mix(static_cast<std::uint32_t>(source) ^
-                       mix(static_cast<std::uint32_t>(destination) ^
-                           mix(static_cast<std::uint32_t>(tag))))));
+    return static_cast<std::size_t>(mix(comm ^ mix(static_cast<std::uint32_t>(source) ^
+                                                   mix(static_cast<std::uint32_t>(destination) ^
+                                                       mix(static_cast<std::uint32_t>(tag))))));
   }
 };
 
@@ -73,7 +72,7 @@ bool exit_waits(const CollectiveItem& c) {
 struct Incoming {
   std::uint64_t event = 0;
   bool collective = false;
-  std::uint32_t index = 0;  // receive channel, or collective item
+  std::uint32_t index = 0;   // receive channel, or collective item
   std::uint64_t number = 0;  // k
 };
 
@@ -81,7 +80,7 @@ struct Incoming {
 struct Outgoing {
   std::uint64_t event = 0;
   bool collective = false;
-  std::uint32_t index = 0;  // send channel, or collective item
+  std::uint32_t index = 0;   // send channel, or collective item
   std::uint64_t number = 0;  // k
 };
 
@@ -98,7 +97,7 @@ struct RankState {
 
   std::vector<ChannelKey> receive_keys;
   std::unordered_map<ChannelKey, std::uint32_t, ChannelHash> receive_index;
-  std::vector<std::uint64_t> matched;  // per receive channel
+  std::vector<std::uint64_t> matched;                                    // per receive channel
   std::unordered_map<ChannelKey, std::uint64_t, ChannelHash> announced;  // sends per channel
   std::vector<std::vector<std::int64_t>> arrived;  // per receive channel, by k
   std::vector<std::vector<Triple>> check_arrived;
@@ -295,7 +294,8 @@ struct ParallelSync::Impl {
       }
       for (std::uint32_t idx = 0; idx < r.send_events.size(); ++idx) {
         const auto& events = r.send_events[idx];
-        for (std::uint64_t k = 0; k < events.size(); ++k) r.outgoing.push_back({events[k], false, idx, k});
+        for (std::uint64_t k = 0; k < events.size(); ++k)
+          r.outgoing.push_back({events[k], false, idx, k});
       }
       for (std::uint32_t i = 0; i < r.items.collectives.size(); ++i) {
         const auto& c = r.items.collectives[i];
@@ -337,7 +337,8 @@ struct ParallelSync::Impl {
   void emit(RankState& r, const Outgoing& out, const Triple& values, bool check) {
     if (out.collective) {
       const auto& c = r.items.collectives[out.index];
-      ReplayItem item = collective_item(r, c, check ? ReplayItemType::check_enter : ReplayItemType::enter);
+      ReplayItem item =
+          collective_item(r, c, check ? ReplayItemType::check_enter : ReplayItemType::enter);
       std::copy(values.begin(), values.end(), item.value);
       post(hub_of(c.comm), item);
       return;
@@ -458,8 +459,8 @@ struct ParallelSync::Impl {
     if (h.arrived >= expected && h.waiting.empty()) hub.erase(key);
   }
 
-  void hub_scan(ForwardInstance& h, const ReplayItem& item, const Triple& v,
-                std::uint32_t expected, const InstanceKey& key, ReplayItemType reply_type) {
+  void hub_scan(ForwardInstance& h, const ReplayItem& item, const Triple& v, std::uint32_t expected,
+                const InstanceKey& key, ReplayItemType reply_type) {
     if (h.by_order.empty()) {
       h.by_order.assign(expected, kNoCause);
       h.have.assign(expected, 0);
@@ -632,7 +633,8 @@ struct ParallelSync::Impl {
         if (e > 0) {
           const std::int64_t old_interval = r.interp[e] - r.interp[e - 1];
           const std::int64_t new_interval = r.lc[e] - r.lc[e - 1];
-          stats.interval_change_sum_ns += std::abs(static_cast<double>(new_interval - old_interval));
+          stats.interval_change_sum_ns +=
+              std::abs(static_cast<double>(new_interval - old_interval));
           ++stats.intervals;
         }
       }
@@ -827,8 +829,7 @@ bool ParallelSync::step() {
   return true;
 }
 
-TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params,
-                                            int processes) {
+TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes) {
   if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
   processes = std::max(1, std::min<int>(processes, static_cast<int>(trace.ranks.size())));
   std::vector<std::int32_t> world;

@@ -37,9 +37,9 @@ struct ReplayItem {
   std::int32_t order = 0;  // a scan member's rank in the communicator
   std::int32_t root = -1;
   ReplayItemType type = ReplayItemType::member;
-  std::uint8_t kind = 0;       // model::CollectiveKind
-  std::uint8_t wants = 0;      // 1: the member waits for a reply (has an exit that depends)
-  std::uint8_t has_exit = 0;   // exit_back: the member recorded an exit
+  std::uint8_t kind = 0;      // model::CollectiveKind
+  std::uint8_t wants = 0;     // 1: the member waits for a reply (has an exit that depends)
+  std::uint8_t has_exit = 0;  // exit_back: the member recorded an exit
 };
 
 // Statistics of the replay, summed (or maxed) over processes.

@@ -1,5 +1,8 @@
 #include "sync_report.hpp"
 
+#include <fstream>
+#include <stdexcept>
+
 namespace mpidle::sync {
 
 nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result) {
@@ -29,6 +32,24 @@ nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& re
           {"unmatched_sends", result.unmatched_sends},
           {"unmatched_receives", result.unmatched_receives},
           {"cancelled", result.cancelled}};
+}
+
+void rewrite_sync_section(const std::filesystem::path& profile_json, nlohmann::json section) {
+  nlohmann::json doc;
+  {
+    std::ifstream in(profile_json);
+    if (!in) throw std::runtime_error("cannot read " + profile_json.string());
+    doc = nlohmann::json::parse(in);
+  }
+  doc["sync"] = std::move(section);
+  std::filesystem::path partial = profile_json;
+  partial += ".partial";
+  {
+    std::ofstream out(partial);
+    out << doc.dump(1) << '\n';
+    if (!out) throw std::runtime_error("cannot write " + partial.string());
+  }
+  std::filesystem::rename(partial, profile_json);
 }
 
 std::vector<std::uint64_t> events_by_rank(const model::Trace& trace) {

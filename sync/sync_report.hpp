@@ -2,6 +2,8 @@
 // The "sync" section of profile.json, from a synchronized trace (written by the
 // profiler at finalize and rewritten by `mpidle sync`).
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "trace_sync.hpp"
@@ -9,6 +11,11 @@
 namespace mpidle::sync {
 
 nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result);
+
+// Replaces the "sync" section of a run's profile.json (written whole to a partial
+// file, then renamed over it); everything else is kept as written. Throws
+// std::runtime_error when the file cannot be read or written.
+void rewrite_sync_section(const std::filesystem::path& profile_json, nlohmann::json section);
 
 // Events per rank: the calls traced (further records of the same call not counted).
 std::vector<std::uint64_t> events_by_rank(const model::Trace& trace);

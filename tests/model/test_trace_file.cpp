@@ -105,3 +105,36 @@ TEST_CASE("partial traces merge with functions and callsites unified", "[model]"
   CHECK(a.min_latency_ns == 700);
   CHECK_THROWS_AS(decode_trace(bytes.substr(0, bytes.size() - 3)), TraceError);
 }
+
+TEST_CASE("a trace is its head and its ranks' sections, and some ranks can be read alone",
+          "[model]") {
+  const Trace t = sample_trace();
+  std::string pieced = encode_trace_head(t, t.ranks.size());
+  for (const auto& r : t.ranks) {
+    const RankSectionBytes section(r);
+    std::uint64_t size = 0;
+    for (const auto& piece : section.pieces()) {
+      pieced.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+      size += piece.size();
+    }
+    CHECK(size == section.size());
+  }
+  CHECK(pieced == encode_trace(t));
+
+  const auto file = scratch("partial.trace");
+  write_trace(file, t);
+  const Trace second = read_trace_ranks(
+      file, [](std::size_t position, std::size_t ranks) { return ranks == 2 && position == 1; });
+  REQUIRE(second.ranks.size() == 2);
+  CHECK(second.ranks[0].rank == 0);
+  CHECK(second.ranks[0].init.offset_ns == 0);
+  CHECK(second.ranks[0].final.offset_ns == 0);
+  CHECK(second.ranks[0].records.empty());
+  CHECK(second.ranks[1].final.offset_ns == 1100);
+  REQUIRE(second.ranks[1].records.size() == 1);
+  CHECK(second.ranks[1].records[0].exit_ns == 201);
+  CHECK(second.ranks[1].synced == std::vector<std::int64_t>{150, 260});
+  fs::resize_file(file, fs::file_size(file) - 3);
+  CHECK_THROWS_AS(read_trace_ranks(file, [](std::size_t, std::size_t) { return false; }),
+                  TraceError);
+}

@@ -76,7 +76,8 @@ void ring_blocking(TraceBuilder& b, int shift) {
   std::vector<std::int64_t> sent(n);
   for (std::uint32_t r = 0; r < n; ++r) {
     sent[r] = b.now(r) + b.jitter(800);
-    b.add(r, TraceRole::send, sent[r], sent[r] + 100, static_cast<std::int32_t>((r + shift) % n), 3);
+    b.add(r, TraceRole::send, sent[r], sent[r] + 100, static_cast<std::int32_t>((r + shift) % n),
+          3);
   }
   for (std::uint32_t r = 0; r < n; ++r) {
     const std::uint32_t left = (r + n - static_cast<std::uint32_t>(shift)) % n;
@@ -111,20 +112,23 @@ void halo_nonblocking(TraceBuilder& b) {
   std::vector<std::int64_t> sent(n);
   for (std::uint32_t r = 0; r < n; ++r) {
     for (const std::uint32_t from : {(r + n - 1) % n, (r + 1) % n}) {
-      auto& rec = b.add(r, TraceRole::irecv, b.now(r), b.now(r) + 50, static_cast<std::int32_t>(from), 7);
+      auto& rec =
+          b.add(r, TraceRole::irecv, b.now(r), b.now(r) + 50, static_cast<std::int32_t>(from), 7);
       rec.sequence = b.serial();
       posted[r].push_back({rec.sequence, static_cast<std::int32_t>(from)});
     }
     sent[r] = b.now(r) + b.jitter(500);
     for (const std::uint32_t to : {(r + 1) % n, (r + n - 1) % n}) {
-      auto& rec = b.add(r, TraceRole::isend, sent[r], sent[r] + 80, static_cast<std::int32_t>(to), 7);
+      auto& rec =
+          b.add(r, TraceRole::isend, sent[r], sent[r] + 80, static_cast<std::int32_t>(to), 7);
       rec.sequence = b.serial();
     }
   }
   for (std::uint32_t r = 0; r < n; ++r) {
     // Both neighbours' isends started at sent[...] (the second one 80+ ns later).
     std::int64_t ready = 0;
-    for (const auto& p : posted[r]) ready = std::max(ready, sent[static_cast<std::uint32_t>(p.from)] + 200);
+    for (const auto& p : posted[r])
+      ready = std::max(ready, sent[static_cast<std::uint32_t>(p.from)] + 200);
     const std::int64_t enter = b.now(r) + b.jitter(300);
     const std::int64_t exit = std::max(enter, ready + kLatency) + b.jitter(100);
     auto order = posted[r];
@@ -143,7 +147,8 @@ void halo_nonblocking(TraceBuilder& b) {
 void collective(TraceBuilder& b, const std::vector<std::uint32_t>& members, std::uint32_t comm,
                 std::uint32_t instance, CollectiveKind kind, bool nonblocking) {
   const std::size_t n = members.size();
-  const std::uint32_t root = members[static_cast<std::size_t>(b.jitter(static_cast<std::int64_t>(n)))];
+  const std::uint32_t root =
+      members[static_cast<std::size_t>(b.jitter(static_cast<std::int64_t>(n)))];
   std::vector<std::int64_t> enter(n);
   for (std::size_t i = 0; i < n; ++i) enter[i] = b.now(members[i]) + b.jitter(2000);
   std::int64_t all = 0, root_enter = 0;

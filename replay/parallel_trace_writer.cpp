@@ -1,0 +1,66 @@
+#include "parallel_trace_writer.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "mpi_replay_network.hpp"
+
+namespace mpidle::replay {
+namespace {
+
+// MPI-IO counts are int: write in pieces of at most 1 GiB.
+bool write_at(MPI_File fh, std::uint64_t offset, std::span<const std::byte> bytes) {
+  constexpr std::size_t kMost = std::size_t{1} << 30;
+  while (!bytes.empty()) {
+    const std::size_t n = std::min(bytes.size(), kMost);
+    if (PMPI_File_write_at(fh, static_cast<MPI_Offset>(offset), bytes.data(), static_cast<int>(n),
+                           MPI_BYTE, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+      return false;
+    }
+    offset += n;
+    bytes = bytes.subspan(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+void write_trace_parallel(MPI_Comm comm, const std::filesystem::path& file,
+                          const model::Trace& tables, std::uint64_t ranks,
+                          const std::vector<const model::RankTrace*>& mine) {
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  const std::string head = model::encode_trace_head(tables, ranks);
+  std::vector<model::RankSectionBytes> sections;
+  sections.reserve(mine.size());
+  std::uint64_t my_bytes = 0;
+  for (const auto* r : mine) my_bytes += sections.emplace_back(*r).size();
+  std::uint64_t before = 0, total = 0;
+  PMPI_Exscan(&my_bytes, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (me == 0) before = 0;  // Exscan leaves process 0's result undefined
+  PMPI_Allreduce(&my_bytes, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+
+  MPI_File fh = MPI_FILE_NULL;
+  int ok = PMPI_File_open(comm, file.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
+                          &fh) == MPI_SUCCESS;
+  int all_ok = 0;
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_ok) {
+    if (fh != MPI_FILE_NULL) PMPI_File_close(&fh);
+    throw MpiError("cannot create " + file.string());
+  }
+  ok = PMPI_File_set_size(fh, static_cast<MPI_Offset>(head.size() + total)) == MPI_SUCCESS;
+  if (ok && me == 0) ok = write_at(fh, 0, std::as_bytes(std::span(head)));
+  std::uint64_t at = head.size() + before;
+  for (const auto& section : sections) {
+    for (const auto& piece : section.pieces()) {
+      if (ok) ok = write_at(fh, at, piece);
+      at += piece.size();
+    }
+  }
+  if (PMPI_File_close(&fh) != MPI_SUCCESS) ok = 0;
+  PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_ok) throw MpiError("cannot write " + file.string());
+}
+
+}  // namespace mpidle::replay

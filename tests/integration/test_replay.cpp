@@ -1,0 +1,182 @@
+// mpidle-replay against the sequential clock: every example and the truth tests'
+// programs, traced at 2, 3 and 4 ranks (the profiler synchronizes them sequentially
+// at MPI_Finalize), then synchronized again by mpidle-replay with 1 process, 2, and
+// as many as ranks. The timestamps must be the same to the nanosecond, the records
+// untouched.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "model/trace_file.hpp"
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+
+Outcome replay(int processes, const std::vector<std::string>& args) {
+  return run_mpi(processes, MPIDLE_REPLAY_BIN, args, {}, /*preload=*/false);
+}
+
+std::string traced(const std::string& name, const std::string& binary,
+                   std::vector<std::string> args, int ranks) {
+  const std::string dir = scratch_dir("replay_" + name + "_" + std::to_string(ranks));
+  for (auto& a : args) {
+    if (a == "@FILE") a = dir + ".bin";
+  }
+  const auto r = run_mpi(ranks, binary, args, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return dir;
+}
+
+void same_trace(const model::Trace& reference, const model::Trace& replayed) {
+  REQUIRE(replayed.ranks.size() == reference.ranks.size());
+  CHECK(replayed.functions == reference.functions);
+  CHECK(replayed.min_latency_ns == reference.min_latency_ns);
+  for (std::size_t r = 0; r < reference.ranks.size(); ++r) {
+    const auto& a = reference.ranks[r];
+    const auto& b = replayed.ranks[r];
+    INFO("rank " << a.rank);
+    CHECK(b.rank == a.rank);
+    REQUIRE(b.records.size() == a.records.size());
+    CHECK(std::memcmp(b.records.data(), a.records.data(),
+                      a.records.size() * sizeof(model::TraceRecord)) == 0);
+    REQUIRE(a.synced.size() == 2 * a.records.size());
+    std::size_t differ = 0;
+    for (std::size_t e = 0; e < a.synced.size() && e < b.synced.size(); ++e) {
+      differ += a.synced[e] != b.synced[e];
+    }
+    CHECK(b.synced.size() == a.synced.size());
+    CHECK(differ == 0);
+    CHECK(b.counters == a.counters);
+  }
+}
+
+void check_program(const std::string& name, const std::string& binary,
+                   const std::vector<std::string>& args) {
+  for (const int ranks : {2, 3, 4}) {
+    const std::string dir = traced(name, binary, args, ranks);
+    const model::Trace reference = model::read_trace(dir + "/trace.mpidle");
+    std::vector<int> counts = {1, ranks};
+    if (ranks == 4) counts.insert(counts.begin() + 1, 3);
+    for (const int processes : counts) {
+      INFO(name << ": " << ranks << " ranks replayed by " << processes << " processes");
+      const std::string out = dir + "/replayed.trace";
+      const auto r = replay(processes, {dir, "--output", out});
+      INFO(r.out << r.err);
+      REQUIRE(r.status == 0);
+      CHECK(r.out.find(std::to_string(ranks) + " ranks on " + std::to_string(processes) +
+                       " processes") != std::string::npos);
+      same_trace(reference, model::read_trace(out));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("replay: example late_sender, 2-4 ranks, identical to the sequential clock", "[mpi]") {
+  check_program("late_sender", example("late_sender"), {});
+}
+
+TEST_CASE("replay: example imbalance_allreduce, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("imbalance_allreduce", example("imbalance_allreduce"), {});
+}
+
+TEST_CASE("replay: example nonblocking_halo, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("nonblocking_halo", example("nonblocking_halo"), {});
+}
+
+TEST_CASE("replay: example loop_nest, 2-4 ranks, identical to the sequential clock", "[mpi]") {
+  check_program("loop_nest", example("loop_nest"), {});
+}
+
+TEST_CASE("replay: truth program halo_varying, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("halo_varying", program("halo_varying"), {});
+}
+
+TEST_CASE("replay: truth program subcomm_collectives, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("subcomm_collectives", program("subcomm_collectives"), {});
+}
+
+TEST_CASE("replay: truth program many_requests, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("many_requests", program("many_requests"), {});
+}
+
+TEST_CASE("replay: truth program unrolled_barriers, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("unrolled_barriers", program("unrolled_barriers"), {});
+}
+
+TEST_CASE("replay: truth program completion_calls, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("completion_calls", program("completion_calls"), {});
+}
+
+TEST_CASE("replay: truth program rma_io_cancel, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("rma_io_cancel", program("rma_io_cancel"), {"@FILE"});
+}
+
+TEST_CASE("replay: in place, the run's sync section as mpidle sync writes it", "[mpi]") {
+  const std::string dir = traced("in_place", example("nonblocking_halo"), {}, 3);
+  // The sequential reference, with a latency other than the measured one so that
+  // both must have honoured the option.
+  const std::string copy = scratch_dir("replay_in_place_sequential");
+  std::filesystem::copy(dir, copy, std::filesystem::copy_options::recursive);
+  REQUIRE(run({MPIDLE_BIN, "sync", copy, "--latency", "2e-6"}).status == 0);
+  const auto r = replay(3, {dir, "--latency", "2e-6"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  same_trace(model::read_trace(copy + "/trace.mpidle"), model::read_trace(dir + "/trace.mpidle"));
+  const auto a = nlohmann::json::parse(read_text(copy + "/profile.json")).at("sync");
+  const auto b = nlohmann::json::parse(read_text(dir + "/profile.json")).at("sync");
+  for (const char* field : {"violations_raw", "violations_before", "violations_after",
+                            "events_moved", "unresolved", "messages", "unmatched_sends",
+                            "unmatched_receives", "cancelled", "min_latency_s", "max_shift_s"}) {
+    INFO(field);
+    CHECK(b.at(field) == a.at(field));
+  }
+  CHECK(b.at("mean_shift_s").get<double>() == Approx(a.at("mean_shift_s").get<double>()));
+  CHECK(b.at("offsets") == a.at("offsets"));
+  CHECK(a.at("events_moved").get<std::uint64_t>() > 0);
+}
+
+TEST_CASE("replay: bad input gives one line and exit status 2", "[mpi]") {
+  const std::string dir = scratch_dir("replay_bad");
+  std::filesystem::create_directories(dir);
+  // One line of mpidle-replay's own (a launcher may add its report of the exit status).
+  auto one_line = [](const Outcome& r) {
+    INFO(r.out << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("mpidle-replay: ") == 0);
+    std::istringstream lines(r.err);
+    int ours = 0;
+    for (std::string line; std::getline(lines, line);)
+      ours += line.find("mpidle-replay") != std::string::npos;
+    CHECK(ours == 1);
+  };
+  one_line(replay(2, {dir + "/missing.trace"}));
+  { std::ofstream(dir + "/garbage.trace") << "not a trace at all, but long enough to be read"; }
+  one_line(replay(2, {dir + "/garbage.trace"}));
+  // A profile-only run.
+  const std::string profile_only = scratch_dir("replay_profile_only");
+  REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", profile_only}}).status == 0);
+  one_line(replay(2, {profile_only}));
+  // A truncated trace.
+  const std::string run_dir = traced("truncated", example("late_sender"), {}, 2);
+  std::filesystem::resize_file(run_dir + "/trace.mpidle",
+                               std::filesystem::file_size(run_dir + "/trace.mpidle") / 2);
+  one_line(replay(2, {run_dir}));
+  one_line(replay(2, {run_dir, "--gamma", "7"}));
+  one_line(replay(1, {}));
+}
