@@ -95,11 +95,23 @@ struct FinalizeCost {
   double seconds = 0;
 };
 
-void write_run_directory(Context& context, model::ProfileSummary& summary, double per_call_s,
-                         GatheredTrace* trace, double merge_s, const FinalizeCost& cost) {
-  const auto args = command_line();
+std::string executable_path() {
   char exe[PATH_MAX] = {};
-  const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
+  return realpath("/proc/self/exe", exe) ? exe : "unknown";
+}
+
+// In trace mode: the trace's sections of profile.json (rank 0), or none when the
+// trace could not be written.
+struct TraceSections {
+  std::optional<nlohmann::json> sections;
+  double seconds = 0;
+};
+
+void write_run_directory(Context& context, model::ProfileSummary& summary, double per_call_s,
+                         const fs::path& dir, const TraceSections* trace,
+                         const FinalizeCost& cost) {
+  const auto args = command_line();
+  const std::string executable = executable_path();
 
   if (context.config().symbolize && !symbolize(summary.callsites)) {
     warn("addr2line could not be run; callsites show module and offset only");
@@ -128,22 +140,16 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
        std::max(cost.minima.largest_message, cost.summary.largest_message)},
       {"rank0_peak_rss_bytes", peak_rss_bytes()}};
 
-  const fs::path dir = run_directory(context, executable);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (trace) {
-    try {
-      compose_offsets(trace->trace);
-      auto sections = write_synchronized_trace(*trace, dir, context.papi(), kDefaultGamma,
-                                               context.config().summary_detail_high);
-      json["trace"] = std::move(sections["trace"]);
-      // Final offsets, folding every thread's records and the tree merge, on rank 0.
-      json["trace"]["merge_s"] = merge_s;
-      json["sync"] = std::move(sections["sync"]);
-      json["summary"] = std::move(sections["summary"]);
-    } catch (const std::exception& e) {
-      warn(std::string("could not write the trace: ") + e.what());
-    }
+  if (trace && trace->sections) {
+    auto sections = *trace->sections;
+    json["trace"] = std::move(sections["trace"]);
+    // Trace mode's whole finalize (records out of the buffers, tables, replay,
+    // writing, summaries), as rank 0 saw it.
+    json["trace"]["merge_s"] = trace->seconds;
+    json["sync"] = std::move(sections["sync"]);
+    json["summary"] = std::move(sections["summary"]);
   }
   // The side files first: a profile.json that exists has them (or says why not).
   const bool matrix_written = write_file(dir / model::kRankMatrixFile, document.rank_matrix);
@@ -212,12 +218,30 @@ void finalize_profile(Context& context) {
   if (undecodable > 0) {
     warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
   }
-  std::optional<GatheredTrace> trace;
-  const std::uint64_t merge_start = monotonic_ns();
-  if (context.config().trace) trace = gather_trace(context);
-  const double merge_s = static_cast<double>(monotonic_ns() - merge_start) * 1e-9;
+  // The run directory, named by rank 0; in trace mode every rank writes its part
+  // of the trace there.
+  fs::path dir;
+  if (context.rank() == 0) {
+    dir = run_directory(context, executable_path());
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+  }
+  TraceSections trace;
+  if (context.config().trace) {
+    TreeTraffic traffic;
+    dir = text_of(tree_broadcast(bytes_of(dir.string()), context.own_comm(), traffic));
+    const std::uint64_t trace_start = monotonic_ns();
+    try {
+      trace.sections = finish_trace(context, dir, context.papi(), kDefaultGamma,
+                                    context.config().summary_detail_high);
+    } catch (const std::exception& e) {
+      warn(std::string("could not write the trace: ") + e.what());
+    }
+    trace.seconds = static_cast<double>(monotonic_ns() - trace_start) * 1e-9;
+  }
   if (merged) {
-    write_run_directory(context, *merged, per_call_s, trace ? &*trace : nullptr, merge_s, cost);
+    write_run_directory(context, *merged, per_call_s, dir,
+                        context.config().trace ? &trace : nullptr, cost);
   }
 }
 

@@ -4,7 +4,6 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
-#include <map>
 
 #include "compress/summary_codec.hpp"
 #include "compress/summary_json.hpp"
@@ -12,16 +11,22 @@
 #include "compress/trace_symbols.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
+#include "model/table_merge.hpp"
+#include "model/trace_file.hpp"
 #include "offset_tree.hpp"
 #include "rank_trace_stream.hpp"
+#include "replay/mpi_replay_network.hpp"
+#include "replay/parallel_trace_writer.hpp"
 #include "symbolizer.hpp"
 #include "sync/clock_offset.hpp"
+#include "sync/parallel_sync.hpp"
 #include "sync/sync_report.hpp"
-#include "trace_gather.hpp"
 #include "tree_reduce.hpp"
 
 namespace mpidle::profiler {
 namespace {
+
+constexpr int kOffsetTag = 7311;
 
 std::vector<std::byte> encode_summary(const compress::SummarySet& set) {
   return bytes_of(compress::encode_summary_set(set));
@@ -31,153 +36,159 @@ std::optional<compress::SummarySet> decode_summary(const std::vector<std::byte>&
   return compress::decode_summary_set(text_of(bytes));
 }
 
-// Summary callsites carry (module, offset); give them the trace's symbolized frames.
-void symbolize_like(compress::SummarySet& summary, const model::Trace& trace) {
-  std::map<std::vector<std::pair<std::string, std::uint64_t>>, const model::Callsite*> known;
-  auto key = [](const model::Callsite& c) {
-    std::vector<std::pair<std::string, std::uint64_t>> k;
-    for (const auto& f : c.frames) k.emplace_back(f.module, f.offset);
-    return k;
-  };
-  for (const auto& c : trace.callsites) known.emplace(key(c), &c);
-  for (auto& t : summary.terminals) {
-    auto it = known.find(key(t.callsite));
-    if (it != known.end()) t.callsite = *it->second;
+// Tables travel as a trace without ranks.
+std::vector<std::byte> encode_tables(const model::Trace& tables) {
+  return bytes_of(model::encode_trace(tables));
+}
+
+std::optional<model::Trace> decode_tables(const std::vector<std::byte>& bytes) {
+  try {
+    return model::decode_trace(text_of(bytes));
+  } catch (const model::TraceError&) {
+    return std::nullopt;
   }
 }
 
-}  // namespace
+// This rank's records, out of its buffers, and its tables.
+model::Trace own_trace(Context& context, const model::ClockMeasurement& final) {
+  std::vector<model::TraceRecord> records;
+  std::vector<std::int64_t> counters;
+  records.reserve(buffered_trace_records(context));
+  model::Trace trace = stream_rank_trace(
+      context, final,
+      [&](std::span<const model::TraceRecord> batch, std::span<const std::int64_t> counts) {
+        records.insert(records.end(), batch.begin(), batch.end());
+        counters.insert(counters.end(), counts.begin(), counts.end());
+      });
+  trace.ranks.at(0).records = std::move(records);
+  trace.ranks.at(0).counters = std::move(counters);
+  return trace;
+}
 
-std::optional<GatheredTrace> gather_trace(Context& context) {
-  const auto final = measure_offset_to_parent(context.own_comm(), context.trace_clock());
-  const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
-  // Each rank summarizes its records while they stream out to rank 0.
-  compress::RankSummarizer summarizer(context.rank(), symbols.value_or(compress::SymbolOptions{}));
-  bool summarizing = true;
-  compress::SummarySet summary;
-  // Half the shortest round trip a rank measured to its parent bounds the one-way
-  // latency; rank 0 measured none.
-  constexpr std::int64_t kUnknown = INT64_MAX / 4;
-  auto source = [&](const TraceBatchSink& out) {
-    model::Trace tables = stream_rank_trace(
-        context, final,
-        [&](std::span<const model::TraceRecord> records, std::span<const std::int64_t> counters) {
-          if (summarizing) {
-            try {
-              for (const auto& r : records) summarizer.add(r);
-            } catch (const std::exception& e) {
-              warn(std::string("no loop summary for this rank: ") + e.what());
-              summarizing = false;
-            }
-          }
-          out(records, counters);
-        });
-    if (summarizing) {
-      try {
-        summary = summarizer.finish(tables.functions, tables.callsites);
-      } catch (const std::exception& e) {
-        warn(std::string("no loop summary for this rank: ") + e.what());
-      }
-    }
-    const auto& rank = tables.ranks[0];
-    tables.min_latency_ns =
-        context.rank() == 0 ? kUnknown : std::min(rank.init.rtt_ns, rank.final.rtt_ns) / 2;
-    return tables;
-  };
-  auto trace = gather_rank_traces(context.own_comm(), buffered_trace_records(context), source);
-  // Every rank takes part in the summaries' tree merge, summarized or not.
+// The run's tables: merged up the tree, symbolized and merged by source line on
+// rank 0, back down. Returns them, and renumbers this rank's records into them.
+model::Trace common_tables(Context& context, model::Trace& mine) {
+  MPI_Comm comm = context.own_comm();
+  model::Trace tables;
+  tables.functions = mine.functions;
+  tables.callsites = mine.callsites;
+  tables.counter_names = mine.counter_names;
   TreeTraffic traffic;
   auto merged = tree_reduce(
-      std::move(summary), context.own_comm(), encode_summary, decode_summary,
-      [](compress::SummarySet& into, compress::SummarySet&& from) {
-        compress::merge_summary_sets(into, std::move(from));
+      std::move(tables), comm, encode_tables, decode_tables,
+      [](model::Trace& into, model::Trace&& from) {
+        model::unify_tables(into.functions, into.callsites, from.functions, from.callsites);
+        if (into.counter_names.empty()) into.counter_names = std::move(from.counter_names);
       },
       traffic);
   if (traffic.undecodable > 0) {
-    warn(std::to_string(traffic.undecodable) +
-         " subtrees of ranks sent unreadable loop summaries; left out");
+    warn(std::to_string(traffic.undecodable) + " subtrees of ranks sent unreadable trace tables");
   }
-  if (!trace || !merged) return std::nullopt;
-  if (trace->min_latency_ns == kUnknown) trace->min_latency_ns = 0;
-  return GatheredTrace{std::move(*trace), std::move(*merged)};
-}
-
-void compose_offsets(model::Trace& trace) {
-  // Ranks come sorted, and a rank's parent is always a smaller rank.
-  std::map<std::int32_t, std::pair<sync::OffsetEstimate, sync::OffsetEstimate>> to_root;
-  for (auto& r : trace.ranks) {
-    const sync::OffsetEstimate init{r.init.offset_ns, r.init.rtt_ns, r.init.at_ns};
-    const sync::OffsetEstimate final{r.final.offset_ns, r.final.rtt_ns, r.final.at_ns};
-    std::pair<sync::OffsetEstimate, sync::OffsetEstimate> mine{init, final};
-    if (r.rank != 0) {
-      auto parent = to_root.find(offset_tree_parent(r.rank));
-      if (parent != to_root.end() && parent->first != 0) {
-        mine.first = sync::compose(init, parent->second.first);
-        mine.second = sync::compose(final, parent->second.second);
-      }
+  // Rank 0: raw tables as merged (what each rank can find its entries in), the
+  // symbolized ones, and which raw callsite became which.
+  std::vector<std::byte> raw_bytes, final_bytes, map_bytes;
+  if (merged) {
+    model::Trace symbolized = *merged;
+    if (!symbolize(symbolized.callsites)) {
+      warn("addr2line could not be run; trace callsites show module and offset only");
     }
-    to_root[r.rank] = mine;
-    r.init = {mine.first.offset_ns, mine.first.rtt_ns, mine.first.at_ns};
-    r.final = {mine.second.offset_ns, mine.second.rtt_ns, mine.second.at_ns};
+    const auto map = model::merge_alike_callsites(symbolized.callsites);
+    raw_bytes = encode_tables(*merged);
+    final_bytes = encode_tables(symbolized);
+    map_bytes.resize(map.size() * sizeof(std::uint32_t));
+    std::memcpy(map_bytes.data(), map.data(), map_bytes.size());
+  }
+  raw_bytes = tree_broadcast(std::move(raw_bytes), comm, traffic);
+  final_bytes = tree_broadcast(std::move(final_bytes), comm, traffic);
+  map_bytes = tree_broadcast(std::move(map_bytes), comm, traffic);
+  auto raw = decode_tables(raw_bytes);
+  auto symbolized = decode_tables(final_bytes);
+  if (!raw || !symbolized) throw model::TraceError("the run's trace tables did not arrive");
+  std::vector<std::uint32_t> merged_into(map_bytes.size() / sizeof(std::uint32_t));
+  std::memcpy(merged_into.data(), map_bytes.data(), map_bytes.size());
+
+  const model::IndexMaps to_raw =
+      model::unify_tables(raw->functions, raw->callsites, mine.functions, mine.callsites);
+  for (auto& rec : mine.ranks.at(0).records) {
+    rec.function = to_raw.functions.at(rec.function);
+    rec.callsite = to_raw.callsites.at(rec.callsite);
+    if (!merged_into.empty()) rec.callsite = merged_into.at(rec.callsite);
+  }
+  symbolized->min_latency_ns = 0;
+  return std::move(*symbolized);
+}
+
+// Offsets to rank 0, composed down the measurement tree (depth ceil(log2 P)).
+void compose_offsets(MPI_Comm comm, model::RankTrace& mine) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  auto estimate = [](const model::ClockMeasurement& m) {
+    return sync::OffsetEstimate{m.offset_ns, m.rtt_ns, m.at_ns};
+  };
+  auto measurement = [](const sync::OffsetEstimate& e) {
+    return model::ClockMeasurement{e.offset_ns, e.rtt_ns, e.at_ns};
+  };
+  const int parent = offset_tree_parent(rank);
+  if (rank != 0 && parent != 0) {
+    model::ClockMeasurement to_root[2];
+    PMPI_Recv(to_root, sizeof to_root, MPI_BYTE, parent, kOffsetTag, comm, MPI_STATUS_IGNORE);
+    mine.init = measurement(sync::compose(estimate(mine.init), estimate(to_root[0])));
+    mine.final = measurement(sync::compose(estimate(mine.final), estimate(to_root[1])));
+  }
+  if (rank == 0) return;  // its children's offsets are to rank 0 already
+  const model::ClockMeasurement composed[2] = {mine.init, mine.final};
+  const int lowest_bit = rank & -rank;
+  for (int step = 1; step < lowest_bit && rank + step < size; step <<= 1) {
+    PMPI_Send(composed, sizeof composed, MPI_BYTE, rank + step, kOffsetTag, comm);
   }
 }
 
-nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::filesystem::path& dir,
-                                        const PapiStatus& papi, double gamma, bool detail_high) {
-  model::Trace& trace = gathered.trace;
-  if (!symbolize(trace.callsites)) {
-    warn("addr2line could not be run; trace callsites show module and offset only");
-  }
-  if (model::merge_alike_callsites(trace)) {
-    // Calls the compiler duplicated (an unrolled loop) are one symbol now: the
-    // ranks' summaries, made from raw addresses, are made again from the trace.
-    gathered.summary = compress::summarize_trace(trace, gathered.summary.symbols);
-  } else {
-    symbolize_like(gathered.summary, trace);
-  }
-  {
-    std::ofstream out(dir / kSummaryFileName);
-    compress::TextOptions text;
-    text.detail = detail_high ? compress::Detail::high : compress::Detail::low;
-    out << compress::render_summary_text(gathered.summary, text);
-    if (!out) warn("cannot write " + (dir / kSummaryFileName).string());
-  }
-  sync::ClcParams params;
-  params.gamma = gamma;
-  params.min_latency_ns = -1;  // as measured
-  const auto result = sync::synchronize_trace(trace, params);
-  if (result.unmatched_sends + result.unmatched_receives > 0) {
-    warn(std::to_string(result.unmatched_sends) + " sends and " +
-         std::to_string(result.unmatched_receives) +
-         " receives found no partner in the trace; trace-based waits are not exact");
-  }
-  model::write_trace(dir / kTraceFileName, trace);
+// What rank 0 needs of every rank for profile.json: fixed size, gathered once.
+struct RankFacts {
+  std::int32_t rank = 0;
+  std::int32_t unused = 0;
+  model::ClockMeasurement init, final;
+  std::uint64_t spilled_chunks = 0, lost_records = 0, events = 0;
+  double drift = 0;
+};
 
-  const auto per_rank = sync::events_by_rank(trace);
+nlohmann::json sections_of(const std::vector<RankFacts>& facts,
+                           const std::vector<std::int64_t>& burst_totals,
+                           const model::Trace& tables, const sync::TraceSyncResult& replayed,
+                           const compress::SummarySet& summary, const PapiStatus& papi) {
+  model::Trace headers;
+  sync::TraceSyncResult result = replayed;
+  result.models.clear();
+  std::vector<std::uint64_t> per_rank;
   std::uint64_t events = 0, spills = 0, lost = 0;
-  for (auto n : per_rank) events += n;
-  for (const auto& r : trace.ranks) {
-    spills += r.spilled_chunks;
-    lost += r.lost_records;
+  for (const auto& f : facts) {
+    auto& r = headers.ranks.emplace_back();
+    r.rank = f.rank;
+    r.init = f.init;
+    r.final = f.final;
+    result.models.push_back(sync::OffsetModel{0, 0, f.drift});
+    per_rank.push_back(f.events);
+    events += f.events;
+    spills += f.spilled_chunks;
+    lost += f.lost_records;
   }
   nlohmann::json papi_json = {
       {"events", papi.events},
       {"available", papi.available},
       {"reason", papi.events.empty() ? "no events requested" : papi.reason}};
-  if (!trace.counter_names.empty()) {
+  if (!tables.counter_names.empty()) {
     // What every rank's compute bursts counted, per event (unknown bursts left out).
+    const std::size_t k = tables.counter_names.size();
     nlohmann::json totals = nlohmann::json::array();
-    const std::size_t k = trace.counter_names.size();
-    for (const auto& r : trace.ranks) {
-      std::vector<std::int64_t> sum(k, 0);
-      for (std::size_t i = 0; i < r.counters.size(); ++i) {
-        if (r.counters[i] >= 0) sum[i % k] += r.counters[i];
-      }
-      totals.push_back(sum);
+    for (std::size_t r = 0; r < facts.size(); ++r) {
+      totals.push_back(std::vector<std::int64_t>(
+          burst_totals.begin() + static_cast<std::ptrdiff_t>(r * k),
+          burst_totals.begin() + static_cast<std::ptrdiff_t>((r + 1) * k)));
     }
     papi_json["burst_totals_by_rank"] = std::move(totals);
   }
-  return {{"summary", compress::summary_to_json(gathered.summary)},
+  return {{"summary", compress::summary_to_json(summary)},
           {"trace",
            {{"file", kTraceFileName},
             {"format_version", model::kTraceFormatVersion},
@@ -186,7 +197,117 @@ nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::file
             {"spills", spills},
             {"lost_records", lost},
             {"papi", std::move(papi_json)}}},
-          {"sync", sync::sync_section(trace, result)}};
+          {"sync", sync::sync_section(headers, result)}};
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> finish_trace(Context& context, const std::filesystem::path& dir,
+                                           const PapiStatus& papi, double gamma, bool detail_high) {
+  MPI_Comm comm = context.own_comm();
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  const auto final = measure_offset_to_parent(comm, context.trace_clock());
+
+  // Everything up to the replay is this rank's own work, or collective steps that
+  // cannot fail halfway; the ranks agree on going on before the replay.
+  model::Trace mine;
+  model::Trace tables;
+  std::string failure;
+  try {
+    mine = own_trace(context, final);
+    tables = common_tables(context, mine);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  int fine = failure.empty(), all_fine = 0;
+  PMPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_fine) {
+    if (!failure.empty()) warn("could not prepare the trace: " + failure);
+    return std::nullopt;
+  }
+  model::RankTrace& own = mine.ranks.at(0);
+  own.rank = rank;
+  compose_offsets(comm, own);
+  // Half the shortest round trip a rank measured to its parent bounds the one-way
+  // latency; rank 0 measured none.
+  std::int64_t latency = rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2;
+  PMPI_Allreduce(MPI_IN_PLACE, &latency, 1, MPI_INT64_T, MPI_MIN, comm);
+  tables.min_latency_ns = latency == INT64_MAX ? 0 : latency;
+
+  sync::ClcParams params;
+  params.gamma = gamma;
+  params.min_latency_ns = tables.min_latency_ns;
+  std::vector<std::int32_t> world(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
+  sync::TraceSyncResult result;
+  {
+    replay::MpiReplayNetwork network(comm);
+    sync::ParallelSync replay(network, {&own}, sync::block_directory(world, size), params);
+    while (!replay.step()) {
+    }
+    result = replay.result();
+  }
+  replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
+                               {&own});
+
+  // Loop summaries, from the renumbered records.
+  compress::SummarySet summary;
+  const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
+  try {
+    summary =
+        compress::summarize_rank_trace(tables, own, symbols.value_or(compress::SymbolOptions{}));
+  } catch (const std::exception& e) {
+    warn(std::string("no loop summary for this rank: ") + e.what());
+  }
+  TreeTraffic traffic;
+  auto merged = tree_reduce(
+      std::move(summary), comm, encode_summary, decode_summary,
+      [](compress::SummarySet& into, compress::SummarySet&& from) {
+        compress::merge_summary_sets(into, std::move(from));
+      },
+      traffic);
+  if (traffic.undecodable > 0) {
+    warn(std::to_string(traffic.undecodable) +
+         " subtrees of ranks sent unreadable loop summaries; left out");
+  }
+
+  RankFacts facts;
+  facts.rank = rank;
+  facts.init = own.init;
+  facts.final = own.final;
+  facts.spilled_chunks = own.spilled_chunks;
+  facts.lost_records = own.lost_records;
+  for (const auto& rec : own.records) facts.events += rec.extra == 0;
+  facts.drift = result.models.empty() ? 0.0 : result.models.front().drift;
+  std::vector<RankFacts> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
+  PMPI_Gather(&facts, sizeof facts, MPI_BYTE, all.data(), sizeof facts, MPI_BYTE, 0, comm);
+  const std::size_t k = tables.counter_names.size();
+  std::vector<std::int64_t> totals(k, 0),
+      all_totals(rank == 0 ? k * static_cast<std::size_t>(size) : 0);
+  for (std::size_t i = 0; i < own.counters.size() && k > 0; ++i) {
+    if (own.counters[i] >= 0) totals[i % k] += own.counters[i];
+  }
+  if (k > 0) {
+    PMPI_Gather(totals.data(), static_cast<int>(k), MPI_INT64_T, all_totals.data(),
+                static_cast<int>(k), MPI_INT64_T, 0, comm);
+  }
+  if (rank != 0 || !merged) return std::nullopt;
+
+  if (result.unmatched_sends + result.unmatched_receives > 0) {
+    warn(std::to_string(result.unmatched_sends) + " sends and " +
+         std::to_string(result.unmatched_receives) +
+         " receives found no partner in the trace; trace-based waits are not exact");
+  }
+  {
+    std::ofstream out(dir / kSummaryFileName);
+    compress::TextOptions text;
+    text.detail = detail_high ? compress::Detail::high : compress::Detail::low;
+    out << compress::render_summary_text(*merged, text);
+    if (!out) warn("cannot write " + (dir / kSummaryFileName).string());
+  }
+  return sections_of(all, all_totals, tables, result, *merged, papi);
 }
 
 }  // namespace mpidle::profiler

@@ -1,20 +1,25 @@
 #pragma once
-// Finalize in trace mode: every rank measures its final clock offset and streams
-// its threads' records to rank 0 (trace_gather.hpp), compressing them into a loop
-// summary on the way; the summaries merge over the binomial tree (identical
-// summaries become one group of ranks); rank 0 composes the offsets, synchronizes
-// (interpolation + controlled logical clock), writes trace.mpidle and
-// summary.txt, and returns the "trace", "sync" and "summary" sections of
-// profile.json.
+// Finalize in trace mode, on every rank: no rank receives another's records.
+//  1. Each rank measures its final clock offset and takes its own records out of
+//     its buffers (threads merged in time order).
+//  2. Function and callsite tables merge up the binomial tree; rank 0 symbolizes
+//     them (one callsite per source line) and sends them back down; each rank
+//     renumbers its records.
+//  3. Offsets compose to rank 0 down the measurement tree.
+//  4. The ranks synchronize their events together by a parallel replay
+//     (sync/parallel_sync: interpolation + controlled logical clock, the same
+//     timestamps as the sequential clock) and write their sections of
+//     trace.mpidle with MPI-IO (replay/parallel_trace_writer).
+//  5. Each rank summarizes its loops; the summaries merge up the tree.
+// Rank 0 writes summary.txt and gets the "trace", "sync" and "summary" sections of
+// profile.json from per-rank figures of fixed size.
 
 #include <filesystem>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
-#include "compress/summary_set.hpp"
 #include "context.hpp"
-#include "model/trace_file.hpp"
 #include "papi_probe.hpp"
 
 namespace mpidle::profiler {
@@ -22,20 +27,10 @@ namespace mpidle::profiler {
 inline constexpr const char* kTraceFileName = "trace.mpidle";
 inline constexpr const char* kSummaryFileName = "summary.txt";
 
-struct GatheredTrace {
-  model::Trace trace;
-  compress::SummarySet summary;
-};
-
-// Collective over the profiler's communicator; rank 0 gets the merged trace.
-std::optional<GatheredTrace> gather_trace(Context& context);
-
-// Rank 0: offsets composed to rank 0 along the measurement tree.
-void compose_offsets(model::Trace& trace);
-
-// Rank 0: synchronizes and writes the trace and the summary; returns
-// {"trace": …, "sync": …, "summary": …}.
-nlohmann::json write_synchronized_trace(GatheredTrace& gathered, const std::filesystem::path& dir,
-                                        const PapiStatus& papi, double gamma, bool detail_high);
+// Collective over the profiler's communicator. `dir`: the run directory, the same
+// on every rank and reachable from every rank. Rank 0 gets the sections (or
+// nothing when the trace could not be written: every rank then warned or agreed).
+std::optional<nlohmann::json> finish_trace(Context& context, const std::filesystem::path& dir,
+                                           const PapiStatus& papi, double gamma, bool detail_high);
 
 }  // namespace mpidle::profiler

@@ -240,33 +240,48 @@ void backward_amortization(const EventGraph& g, const std::vector<std::int64_t>&
                            const std::vector<std::int64_t>& bound, double slope,
                            std::vector<std::int64_t>& lc) {
   std::vector<std::int64_t> shift;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> jumps;
+  std::vector<std::uint64_t> bounded;
+  std::vector<std::int64_t> latest;
   for (std::uint32_t r = 0; r < g.ranks(); ++r) {
     const std::size_t first = g.first_node(r);
     const std::size_t count = g.events(r);
-    amortize_rank_backward(std::span(jump).subspan(first, count),
-                           std::span(bound).subspan(first, count), slope,
-                           std::span(lc).subspan(first, count), shift);
+    jumps.clear();
+    bounded.clear();
+    latest.clear();
+    for (std::size_t j = 0; j < count; ++j) {
+      if (jump[first + j] > 0) jumps.emplace_back(j, jump[first + j]);
+      if (bound[first + j] < kUnbounded) {
+        bounded.push_back(j);
+        latest.push_back(bound[first + j]);
+      }
+    }
+    amortize_rank_backward(jumps, {bounded, latest}, slope, std::span(lc).subspan(first, count),
+                           shift);
   }
 }
 
 }  // namespace
 
-void amortize_rank_backward(std::span<const std::int64_t> jump, std::span<const std::int64_t> bound,
-                            double slope, std::span<std::int64_t> lc,
+void amortize_rank_backward(std::span<const std::pair<std::uint64_t, std::int64_t>> jumps,
+                            CauseBounds bounds, double slope, std::span<std::int64_t> lc,
                             std::vector<std::int64_t>& shift) {
-  if (slope <= 0) return;
+  if (slope <= 0 || jumps.empty()) return;
   const std::size_t count = lc.size();
   shift.assign(count, 0);
   bool any = false;
-  for (std::size_t j = 0; j < count; ++j) {
-    const std::int64_t delta = jump[j];
-    if (delta <= 0) continue;
+  for (const auto& [j, delta] : jumps) {
     // The ramp rises linearly over [start, before], before = where event j would
     // have been; a cause in the ramp may not pass its effects.
     const std::int64_t before = lc[j] - delta;
     std::int64_t start = before - static_cast<std::int64_t>(static_cast<double>(delta) / slope);
+    // The bounded events before j, walked down with i.
+    std::size_t k = static_cast<std::size_t>(
+        std::lower_bound(bounds.events.begin(), bounds.events.end(), j) - bounds.events.begin());
     for (std::size_t i = j; i-- > 0 && lc[i] > start;) {
-      const std::int64_t slack = bound[i] - lc[i];
+      while (k > 0 && bounds.events[k - 1] > i) --k;
+      if (k == 0 || bounds.events[k - 1] != i) continue;  // unbounded: no limit
+      const std::int64_t slack = bounds.latest[k - 1] - lc[i];
       if (slack >= delta) continue;
       const double s = static_cast<double>(std::max<std::int64_t>(slack, 0));
       const double d = static_cast<double>(delta);

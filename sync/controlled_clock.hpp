@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "event_graph.hpp"
@@ -54,11 +55,18 @@ inline std::int64_t clc_local_time(std::int64_t raw, std::int64_t raw_previous,
   return std::max(raw, lc_previous + advance);
 }
 
-// Backward amortization of one rank's events (in place): each forward jump is
-// spread over the events before it with slope ≤ `slope`, never moving an event
-// past `bound` (the latest time its effects allow). `shift`: scratch space.
-void amortize_rank_backward(std::span<const std::int64_t> jump, std::span<const std::int64_t> bound,
-                            double slope, std::span<std::int64_t> lc,
+// How late a rank's causes may become: the events that have effects on other
+// ranks (ascending) and their latest times; every other event is unbounded.
+struct CauseBounds {
+  std::span<const std::uint64_t> events;
+  std::span<const std::int64_t> latest;
+};
+
+// Backward amortization of one rank's events (in place): each forward jump (event,
+// size > 0, by event) is spread over the events before it with slope ≤ `slope`,
+// never moving a cause past its bound. `shift`: scratch space.
+void amortize_rank_backward(std::span<const std::pair<std::uint64_t, std::int64_t>> jumps,
+                            CauseBounds bounds, double slope, std::span<std::int64_t> lc,
                             std::vector<std::int64_t>& shift);
 
 // Events whose time is earlier than one of their causes (a receive before its send).

@@ -88,7 +88,20 @@ struct RankState {
   model::RankTrace* trace = nullptr;
   std::uint32_t position = 0;
   std::int32_t world = 0;
-  std::vector<std::int64_t> interp, lc, jump, bound;
+  OffsetModel model;  // interpolation to rank 0's timeline, applied as needed
+  // Corrected times; forward jumps (event, size; only those > 0); how late each
+  // cause with effects on other ranks may become (the backward replay's).
+  std::vector<std::int64_t> lc;
+  std::vector<std::pair<std::uint64_t, std::int64_t>> jumps;
+  std::vector<std::uint64_t> bounded;  // events with effects elsewhere, ascending
+  std::vector<std::int64_t> latest;    // by `bounded`
+
+  void lower_bound_of(std::uint64_t e, std::int64_t value) {
+    auto it = std::lower_bound(bounded.begin(), bounded.end(), e);
+    if (it == bounded.end() || *it != e) return;
+    auto& b = latest[static_cast<std::size_t>(it - bounded.begin())];
+    b = std::min(b, value);
+  }
   RankMatchItems items;
 
   std::vector<ChannelKey> send_keys;
@@ -112,7 +125,8 @@ struct RankState {
   std::uint64_t cursor = 0;
   std::size_t next_in = 0, next_out = 0;
 
-  std::uint64_t events() const { return interp.size(); }
+  std::uint64_t events() const { return 2 * trace->records.size(); }
+  std::int64_t interp(std::uint64_t e) const { return model.to_reference(raw(e)); }
   std::int64_t raw(std::uint64_t e) const {
     const auto& r = trace->records[e / 2];
     return e % 2 ? r.exit_ns : r.enter_ns;
@@ -269,8 +283,6 @@ struct ParallelSync::Impl {
     r.check_replied.assign(r.items.collectives.size(), 0);
     const std::uint64_t n = r.events();
     r.lc.assign(n, kNever);
-    r.jump.assign(n, 0);
-    r.bound.assign(n, kUnbounded);
   }
 
   // ---- forward replay
@@ -305,6 +317,11 @@ struct ParallelSync::Impl {
       auto by_event = [](const auto& a, const auto& b) { return a.event < b.event; };
       std::stable_sort(r.incoming.begin(), r.incoming.end(), by_event);
       std::stable_sort(r.outgoing.begin(), r.outgoing.end(), by_event);
+      // Ready before any backward item can arrive from a process that is ahead.
+      for (const auto& out : r.outgoing) {
+        if (r.bounded.empty() || r.bounded.back() != out.event) r.bounded.push_back(out.event);
+      }
+      r.latest.assign(r.bounded.size(), kUnbounded);
     }
   }
 
@@ -371,9 +388,9 @@ struct ParallelSync::Impl {
       force = false;
       r.next_in = i;
       const std::int64_t local_time =
-          e > 0 ? clc_local_time(r.interp[e], r.interp[e - 1], r.lc[e - 1], p) : r.interp[e];
+          e > 0 ? clc_local_time(r.interp(e), r.interp(e - 1), r.lc[e - 1], p) : r.interp(e);
       r.lc[e] = std::max(local_time, need);
-      r.jump[e] = r.lc[e] - local_time;
+      if (r.lc[e] > local_time) r.jumps.emplace_back(e, r.lc[e] - local_time);
       for (; r.next_out < r.outgoing.size() && r.outgoing[r.next_out].event == e; ++r.next_out) {
         emit(r, r.outgoing[r.next_out], {r.lc[e], 0, 0}, false);
       }
@@ -593,8 +610,10 @@ struct ParallelSync::Impl {
 
   void amortize() {
     for (auto& r : ranks) {
-      amortize_rank_backward(r.jump, r.bound, p.backward_slope, r.lc, scratch);
-      r.jump = {};
+      amortize_rank_backward(r.jumps, {r.bounded, r.latest}, p.backward_slope, r.lc, scratch);
+      r.jumps = {};
+      r.bounded = {};
+      r.latest = {};
     }
   }
 
@@ -603,7 +622,7 @@ struct ParallelSync::Impl {
     for (auto& r : ranks) {
       for (const auto& out : r.outgoing) {
         const auto e = out.event;
-        emit(r, out, {r.raw(e), r.interp[e], r.lc[e]}, true);
+        emit(r, out, {r.raw(e), r.interp(e), r.lc[e]}, true);
       }
     }
   }
@@ -622,16 +641,16 @@ struct ParallelSync::Impl {
           }
         }
         stats.violations_raw += r.raw(e) < cause[0];
-        stats.violations_before += r.interp[e] < cause[1];
+        stats.violations_before += r.interp(e) < cause[1];
         stats.violations_after += r.lc[e] < cause[2];
       }
       for (std::uint64_t e = 0; e < r.events(); ++e) {
-        const std::int64_t shift = r.lc[e] - r.interp[e];
+        const std::int64_t shift = r.lc[e] - r.interp(e);
         stats.events_moved += shift != 0;
         stats.max_shift_ns = std::max(stats.max_shift_ns, shift);
         stats.shift_sum_ns += static_cast<double>(shift);
         if (e > 0) {
-          const std::int64_t old_interval = r.interp[e] - r.interp[e - 1];
+          const std::int64_t old_interval = r.interp(e) - r.interp(e - 1);
           const std::int64_t new_interval = r.lc[e] - r.lc[e - 1];
           stats.interval_change_sum_ns +=
               std::abs(static_cast<double>(new_interval - old_interval));
@@ -682,7 +701,7 @@ struct ParallelSync::Impl {
             r->check_replied[i] = 1;
           } else {
             const auto e = 2 * r->items.collectives[i].member.enter.record;
-            r->bound[e] = std::min(r->bound[e], item.value[0]);
+            r->lower_bound_of(e, item.value[0]);
           }
         }
         break;
@@ -691,7 +710,7 @@ struct ParallelSync::Impl {
           auto it = r->send_index.find(channel_of(item));
           if (it == r->send_index.end() || item.number >= r->send_events[it->second].size()) break;
           const auto e = r->send_events[it->second][item.number];
-          r->bound[e] = std::min(r->bound[e], item.value[0] - p.min_latency_ns);
+          r->lower_bound_of(e, item.value[0] - p.min_latency_ns);
         }
         break;
       case ReplayItemType::exit_back:
@@ -708,7 +727,7 @@ struct ParallelSync::Impl {
       for (const auto& r : ranks) {
         if (r.cursor >= r.events()) continue;
         ++t.unfinished;
-        const std::pair<std::int64_t, std::int64_t> here{r.interp[r.cursor], r.position};
+        const std::pair<std::int64_t, std::int64_t> here{r.interp(r.cursor), r.position};
         if (here < std::pair(t.blocked_time, t.blocked_position)) {
           std::tie(t.blocked_time, t.blocked_position) = here;
         }
@@ -776,7 +795,7 @@ ParallelSync::ParallelSync(ReplayNetwork& network, std::vector<model::RankTrace*
                      ? m_impl->dir.position_of_rank[static_cast<std::size_t>(trace->rank)]
                      : 0;
     m_result.models.push_back(offset_model_of(*trace));
-    r.interp = interpolated_rank_times(*trace, m_result.models.back());
+    r.model = m_result.models.back();
     m_impl->local_of_world.emplace(r.world, m_impl->ranks.size());
     m_impl->ranks.push_back(std::move(r));
   }
@@ -844,9 +863,14 @@ TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams param
     }
     replays.push_back(std::make_unique<ParallelSync>(loopback.network(q), mine, dir, params));
   }
-  for (bool all_done = false; !all_done;) {
-    all_done = true;
-    for (auto& replay : replays) all_done &= replay->step();
+  // Processes take uneven turns (1 to 3 steps each, varying), so that one can run
+  // ahead into the next phase while another still finishes the last, as over MPI.
+  std::vector<bool> done(replays.size(), false);
+  for (std::size_t turn = 0; std::find(done.begin(), done.end(), false) != done.end(); ++turn) {
+    for (std::size_t q = 0; q < replays.size(); ++q) {
+      const std::size_t steps = 1 + (turn * 7 + q * 3) % 3;
+      for (std::size_t k = 0; k < steps && !done[q]; ++k) done[q] = replays[q]->step();
+    }
   }
   TraceSyncResult result = replays.front()->result();
   result.models.clear();

@@ -1,6 +1,7 @@
 /* N MPI_Iprobe calls per rank (nothing ever matches): a cheap way to make many
  * trace records. With a second argument "peak", each rank prints its peak
- * resident memory after MPI_Finalize, read from /proc/self/status (VmHWM). */
+ * resident memory after MPI_Finalize, read from /proc/self/status (VmHWM). With a
+ * third argument "last", only the last rank makes N calls (the others 1,000). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +20,13 @@ static long peak_rss_kib(void) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const long n = argc > 1 ? atol(argv[1]) : 1000;
+  const long calls = argc > 1 ? atol(argv[1]) : 1000;
   const int report_peak = argc > 2 && strcmp(argv[2], "peak") == 0;
-  int rank = 0, flag = 0;
+  const int only_last = argc > 3 && strcmp(argv[3], "last") == 0;
+  int rank = 0, size = 1, flag = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const long n = only_last && rank != size - 1 ? 1000 : calls;
   for (long i = 0; i < n; ++i)
     MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
   MPI_Barrier(MPI_COMM_WORLD);
