@@ -9,7 +9,8 @@ of this script mean anything):
 Also times the parts of one call in isolation (bench/hot_path): a TSC read,
 clock_gettime, one call-table update; the floor for "two clock reads and a table
 update" on this machine; and the controlled logical clock's throughput on a
-synthetic 10^7-event, 64-rank trace (bench/clc_throughput); and loop-summary
+synthetic 10^7-event, 64-rank trace (bench/clc_throughput); the parallel replay
+at 2..16 ranks against the sequential clock (bench/replay_scale); and loop-summary
 compression (bench/compress_throughput), wait-state analysis on a synthetic
 10^7-event, 64-rank trace (bench/analyze_throughput): symbols/s on 10^7 regular and random
 symbols, and the summary's size for one loop body at 10^3..10^7 iterations.
@@ -64,6 +65,28 @@ def trace_merge_times(args):
     return times
 
 
+def replay_scale(args, events_per_rank=200000, process_counts=(2, 4, 8, 16)):
+    """The parallel replay (one rank per process, oversubscribed beyond the cores) next
+    to the sequential clock on the same synthetic traces: seconds and peak memory."""
+    rows = []
+    binary = os.path.join(args.build, "bench", "replay_scale")
+    for p in process_counts:
+        cmd = [args.mpiexec, "-n", str(p)]
+        if "openmpi" in os.path.basename(args.mpiexec):
+            cmd += ["--oversubscribe"]
+        parallel = json.loads(subprocess.run(cmd + [binary, "parallel", str(events_per_rank)],
+                                             capture_output=True, text=True, check=True,
+                                             timeout=900).stdout)
+        sequential = json.loads(subprocess.run([binary, "sequential", str(events_per_rank), str(p)],
+                                               capture_output=True, text=True, check=True,
+                                               timeout=900).stdout)
+        rows.append({"ranks": p, "events_per_rank": events_per_rank,
+                     "parallel_s": parallel["seconds"], "parallel_peak_rss_mib": parallel["peak_rss_mib"],
+                     "sequential_s": sequential["seconds"],
+                     "sequential_peak_rss_mib": sequential["peak_rss_mib"]})
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", default="build")
@@ -86,6 +109,7 @@ def main():
     ib, ip, it = measure(args, "iprobe", args.calls)
     pb, pp, pt = measure(args, "pingpong", args.pingpongs)
     merges = trace_merge_times(args)
+    replay = replay_scale(args)
     rows = [
         ("MPI_Iprobe, nothing pending (ns/call)", ib, ip, it),
         ("0-byte ping-pong, half round trip (ns)", pb, pp, pt),
@@ -115,7 +139,13 @@ def main():
           f"{predict['events_per_s'] / 1e6:.2f} M events/s replaying ({predict['replay_s']:.2f} s), "
           f"{predict['events_per_s_with_matching'] / 1e6:.2f} M events/s with the message matching, "
           f"peak memory {predict['peak_rss_mib']:.0f} MiB")
+    print(f"parallel replay, {replay[0]['events_per_rank']} events per rank, one rank per process "
+          f"({os.cpu_count()} cores: oversubscribed beyond), against the sequential clock:")
+    for r in replay:
+        print(f"  {r['ranks']:3} ranks: parallel {r['parallel_s']:7.2f} s, {r['parallel_peak_rss_mib']:6.1f} MiB "
+              f"per process; sequential {r['sequential_s']:6.2f} s, {r['sequential_peak_rss_mib']:6.1f} MiB")
     print(json.dumps({**parts, "clc_events_per_s": clc["events_per_s"],
+        "replay_scale": replay,
         "analyze": analyze,
         "predict": predict,
         "summary": summary,

@@ -1,5 +1,7 @@
 #include "mpi_replay_network.hpp"
 
+#include <sched.h>
+
 #include <cstring>
 #include <string>
 
@@ -91,6 +93,14 @@ bool MpiReplayNetwork::reduction_done(sync::ReplayTally& out) {
   if (!done) return false;
   out = m_tally_out;
   return true;
+}
+
+}  // namespace mpidle::replay
+
+namespace mpidle::replay {
+
+void MpiReplayNetwork::idle() {
+  sched_yield();
 }
 
 }  // namespace mpidle::replay

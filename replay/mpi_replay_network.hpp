@@ -32,6 +32,7 @@ class MpiReplayNetwork final : public sync::ReplayNetwork {
   bool receive(std::vector<sync::ReplayItem>& batch) override;
   void start_reduction(const sync::ReplayTally& tally) override;
   bool reduction_done(sync::ReplayTally& out) override;
+  void idle() override;
 
  private:
   struct PendingSend {

@@ -826,7 +826,10 @@ bool ParallelSync::step() {
     s.round_pending = true;
   }
   ReplayTally t;
-  if (!s.net.reduction_done(t)) return false;
+  if (!s.net.reduction_done(t)) {
+    s.net.idle();
+    return false;
+  }
   s.round_pending = false;
   ReplayStats total;
   if (!s.on_round(t, total)) return false;

@@ -87,6 +87,9 @@ class ReplayNetwork {
   virtual void start_reduction(const ReplayTally& tally) = 0;
   // Whether the current reduction finished; then `out` is every process' tally combined.
   virtual bool reduction_done(ReplayTally& out) = 0;
+  // This process can do nothing until something arrives: let others run (with
+  // more processes than cores, a process spinning here holds up the one it waits for).
+  virtual void idle() {}
 };
 
 // Several replay processes in one thread, each with its own LoopbackNetwork.
