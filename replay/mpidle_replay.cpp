@@ -157,22 +157,11 @@ int run_replay(int me, int processes, int argc, char** argv) {
   }
   if (!all_fine(error, me)) return 1;
   if (me == 0) {
-    std::printf(
-        "mpidle-replay: %s: %zu ranks on %d processes, replay %.3g s, written %.3g s: violations "
-        "%llu raw, %llu after interpolation, %llu after the controlled logical clock; %llu "
-        "events moved, max shift %.3g s\n",
-        options.output.c_str(), trace.ranks.size(), processes, replayed - started,
-        MPI_Wtime() - replayed, static_cast<unsigned long long>(result.violations_raw),
-        static_cast<unsigned long long>(result.clc.violations_before),
-        static_cast<unsigned long long>(result.clc.violations_after),
-        static_cast<unsigned long long>(result.clc.events_moved),
-        static_cast<double>(result.clc.max_shift_ns) * 1e-9);
-    if (result.unmatched_sends + result.unmatched_receives > 0) {
-      std::fprintf(stderr,
-                   "mpidle-replay: warning: %llu sends and %llu receives found no partner; "
-                   "messages after them may be paired wrongly\n",
-                   static_cast<unsigned long long>(result.unmatched_sends),
-                   static_cast<unsigned long long>(result.unmatched_receives));
+    std::printf("mpidle-replay: %s: %zu ranks on %d processes, replay %.3g s, written %.3g s: %s\n",
+                options.output.c_str(), trace.ranks.size(), processes, replayed - started,
+                MPI_Wtime() - replayed, sync::sync_outcome(result).c_str());
+    if (const auto warning = sync::unmatched_warning(result); !warning.empty()) {
+      std::fprintf(stderr, "mpidle-replay: warning: %s\n", warning.c_str());
     }
   }
   return 0;

@@ -46,21 +46,11 @@ int sync_command(Args args) {
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
-  std::printf(
-      "mpidle sync: %s: gamma %g, latency %.3g s: violations %llu raw, %llu after interpolation, "
-      "%llu after the controlled logical clock; %llu events moved, max shift %.3g s\n",
-      dir.c_str(), result.params.gamma, static_cast<double>(result.params.min_latency_ns) * 1e-9,
-      static_cast<unsigned long long>(result.violations_raw),
-      static_cast<unsigned long long>(result.clc.violations_before),
-      static_cast<unsigned long long>(result.clc.violations_after),
-      static_cast<unsigned long long>(result.clc.events_moved),
-      static_cast<double>(result.clc.max_shift_ns) * 1e-9);
-  if (result.unmatched_sends + result.unmatched_receives > 0) {
-    std::fprintf(stderr,
-                 "mpidle sync: warning: %llu sends and %llu receives found no partner; "
-                 "messages after them may be paired wrongly\n",
-                 static_cast<unsigned long long>(result.unmatched_sends),
-                 static_cast<unsigned long long>(result.unmatched_receives));
+  std::printf("mpidle sync: %s: gamma %g, latency %.3g s: %s\n", dir.c_str(), result.params.gamma,
+              static_cast<double>(result.params.min_latency_ns) * 1e-9,
+              sync::sync_outcome(result).c_str());
+  if (const auto warning = sync::unmatched_warning(result); !warning.empty()) {
+    std::fprintf(stderr, "mpidle sync: warning: %s\n", warning.c_str());
   }
   return 0;
 }

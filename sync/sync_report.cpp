@@ -1,5 +1,6 @@
 #include "sync_report.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -50,6 +51,26 @@ void rewrite_sync_section(const std::filesystem::path& profile_json, nlohmann::j
     if (!out) throw std::runtime_error("cannot write " + partial.string());
   }
   std::filesystem::rename(partial, profile_json);
+}
+
+std::string sync_outcome(const TraceSyncResult& result) {
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "violations %llu raw, %llu after interpolation, %llu after the controlled logical "
+                "clock; %llu events moved, max shift %.3g s",
+                static_cast<unsigned long long>(result.violations_raw),
+                static_cast<unsigned long long>(result.clc.violations_before),
+                static_cast<unsigned long long>(result.clc.violations_after),
+                static_cast<unsigned long long>(result.clc.events_moved),
+                static_cast<double>(result.clc.max_shift_ns) * 1e-9);
+  return line;
+}
+
+std::string unmatched_warning(const TraceSyncResult& result) {
+  if (result.unmatched_sends + result.unmatched_receives == 0) return "";
+  return std::to_string(result.unmatched_sends) + " sends and " +
+         std::to_string(result.unmatched_receives) +
+         " receives found no partner; messages after them may be paired wrongly";
 }
 
 std::vector<std::uint64_t> events_by_rank(const model::Trace& trace) {

@@ -3,6 +3,7 @@
 // profiler at finalize and rewritten by `mpidle sync`).
 
 #include <filesystem>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,11 @@ nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& re
 // file, then renamed over it); everything else is kept as written. Throws
 // std::runtime_error when the file cannot be read or written.
 void rewrite_sync_section(const std::filesystem::path& profile_json, nlohmann::json section);
+
+// One line's worth of what synchronization did: "violations N raw, … max shift X s".
+std::string sync_outcome(const TraceSyncResult& result);
+// The warning for messages without a partner, or "" when every message matched.
+std::string unmatched_warning(const TraceSyncResult& result);
 
 // Events per rank: the calls traced (further records of the same call not counted).
 std::vector<std::uint64_t> events_by_rank(const model::Trace& trace);
