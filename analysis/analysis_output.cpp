@@ -21,12 +21,12 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
     const auto& frames = s.callsite < trace.callsites.size() ? trace.callsites[s.callsite].frames
                                                              : std::vector<model::Frame>{};
     json by_rank = json::array();
-    for (std::size_t r = 0; r < s.by_rank.size(); ++r) {
+    for (const auto& [position, seconds] : s.by_rank) {
       double sum = 0;
-      for (double v : s.by_rank[r]) sum += v;
+      for (double v : seconds) sum += v;
       if (sum == 0) continue;
-      json row = patterns_json(s.by_rank[r]);
-      row["rank"] = trace.ranks[r].rank;
+      json row = patterns_json(seconds);
+      row["rank"] = trace.ranks.at(position).rank;
       by_rank.push_back(std::move(row));
     }
     double sum = 0;

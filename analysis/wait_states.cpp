@@ -41,14 +41,13 @@ class Analysis {
       SiteWaits s;
       s.callsite = static_cast<std::uint32_t>(rec.callsite);
       s.function = rec.function;
-      s.by_rank.assign(m_trace.ranks.size(), PatternSeconds{});
       m_out.sites.push_back(std::move(s));
     }
     SiteWaits& s = m_out.sites[it->second];
     const double seconds = static_cast<double>(waited) * 1e-9;
     const auto k = static_cast<std::size_t>(p);
     s.total[k] += seconds;
-    s.by_rank[at.rank][k] += seconds;
+    s.by_rank[static_cast<std::uint32_t>(at.rank)][k] += seconds;
     ++s.instances;
     m_out.totals[k] += seconds;
   }

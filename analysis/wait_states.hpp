@@ -25,6 +25,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,8 +51,8 @@ struct SiteWaits {
   std::uint32_t callsite = 0;  // index into the trace's callsites
   std::uint32_t function = 0;  // index into the trace's functions
   PatternSeconds total{};
-  std::vector<PatternSeconds> by_rank;  // by position in trace.ranks
-  std::uint64_t instances = 0;          // waits found (positive), all patterns
+  std::map<std::uint32_t, PatternSeconds> by_rank;  // position in trace.ranks → its waits here
+  std::uint64_t instances = 0;                      // waits found (positive), all patterns
 };
 
 struct WaitStates {

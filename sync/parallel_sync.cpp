@@ -116,6 +116,8 @@ struct RankState {
   std::vector<std::vector<Triple>> check_arrived;
 
   std::unordered_map<InstanceKey, std::uint32_t, InstanceHash> collective_index;
+  std::vector<std::vector<std::int64_t>> posted_back;  // per send channel, by k
+  std::vector<std::int64_t> until;                     // per collective item
   std::vector<std::int64_t> reply;  // per collective item (kNever: no constraint)
   std::vector<Triple> check_reply;
   std::vector<std::uint8_t> replied, check_replied;
@@ -190,7 +192,7 @@ struct ParallelSync::Impl {
   // Hub state, for the communicators this process is the hub of.
   std::unordered_map<std::uint32_t, std::uint32_t> members;
   std::unordered_map<InstanceKey, ForwardInstance, InstanceHash> forward_hub, check_hub;
-  std::unordered_map<InstanceKey, BackwardInstance, InstanceHash> backward_hub;
+  std::unordered_map<InstanceKey, BackwardInstance, InstanceHash> backward_hub, wait_hub;
   std::vector<std::int64_t> scratch;
 
   Impl(ReplayNetwork& n, ReplayDirectory d, const ClcParams& params)
@@ -277,6 +279,11 @@ struct ParallelSync::Impl {
       const auto& c = r.items.collectives[i];
       r.collective_index.emplace(InstanceKey{c.comm, c.instance}, i);
     }
+    r.posted_back.resize(r.send_keys.size());
+    for (std::size_t idx = 0; idx < r.send_keys.size(); ++idx) {
+      r.posted_back[idx].assign(r.send_events[idx].size(), kNever);
+    }
+    r.until.assign(r.items.collectives.size(), kNever);
     r.reply.assign(r.items.collectives.size(), kNever);
     r.replied.assign(r.items.collectives.size(), 0);
     r.check_reply.assign(r.items.collectives.size(), kNoCause);
@@ -348,6 +355,8 @@ struct ParallelSync::Impl {
     item.kind = static_cast<std::uint8_t>(c.kind);
     item.wants = exit_waits(c) ? 1 : 0;
     item.has_exit = c.member.has_exit ? 1 : 0;
+    item.blocking = c.member.has_enter &&
+                    r.trace->records[c.member.enter.record].role == model::TraceRole::collective;
     return item;
   }
 
@@ -624,7 +633,83 @@ struct ParallelSync::Impl {
         const auto e = out.event;
         emit(r, out, {r.raw(e), r.interp(e), r.lc[e]}, true);
       }
+      // Senders learn where their receives were posted (late receiver).
+      for (std::uint32_t idx = 0; idx < r.receive_keys.size(); ++idx) {
+        const auto& receives = r.items.receives.at(r.receive_keys[idx]);
+        for (std::uint64_t k = 0; k < r.matched[idx]; ++k) {
+          ReplayItem item;
+          item.type = ReplayItemType::check_back;
+          std::tie(item.comm, item.source, item.destination, item.tag) = r.receive_keys[idx];
+          item.number = k;
+          item.value[0] = r.lc[2 * receives[k].posted.record];
+          post(dir.process_of(item.source), item);
+        }
+      }
     }
+  }
+
+  // A collective's members' synchronized enters → until when each waited, as
+  // analysis::analyze_wait_states measures it (complete, blocking instances only).
+  void hub_wait(const ReplayItem& item) {
+    const InstanceKey key{item.comm, item.number};
+    const std::uint32_t expected = members[item.comm];
+    auto& h = wait_hub[key];
+    h.members.push_back(item);
+    if (h.members.size() < expected) return;
+    auto& m = h.members;
+    const bool complete = m.size() >= 2 && std::all_of(m.begin(), m.end(), [](const auto& x) {
+                            return x.has_exit && x.blocking;
+                          });
+    std::vector<std::int64_t> until(m.size(), kNever);
+    if (complete) {
+      ++stats.complete_collectives;
+      const auto kind = static_cast<CollectiveKind>(m.front().kind);
+      const std::int32_t root = m.front().root;
+      std::int64_t last = kNever, root_enter = kNever, first_sender = kUnbounded;
+      bool has_root = false;
+      for (const auto& x : m) {
+        last = std::max(last, x.value[2]);
+        if (x.source == root) {
+          root_enter = x.value[2];
+          has_root = true;
+        } else {
+          first_sender = std::min(first_sender, x.value[2]);
+        }
+      }
+      std::vector<std::size_t> by_order(m.size());
+      for (std::size_t i = 0; i < m.size(); ++i) by_order[i] = i;
+      std::int64_t latest_before = kNever;
+      switch (kind) {
+        case CollectiveKind::n_to_n:
+          std::fill(until.begin(), until.end(), last);
+          break;
+        case CollectiveKind::one_to_n:
+          for (std::size_t i = 0; i < m.size(); ++i) {
+            if (has_root && m[i].source != root) until[i] = root_enter;
+          }
+          break;
+        case CollectiveKind::n_to_one:
+          for (std::size_t i = 0; i < m.size(); ++i) {
+            if (m[i].source == root) until[i] = first_sender;
+          }
+          break;
+        case CollectiveKind::scan:
+        case CollectiveKind::exscan:
+          std::stable_sort(by_order.begin(), by_order.end(),
+                           [&](std::size_t a, std::size_t b) { return m[a].order < m[b].order; });
+          for (const std::size_t i : by_order) {
+            if (latest_before != kNever) until[i] = latest_before;
+            latest_before = std::max(latest_before, m[i].value[2]);
+          }
+          break;
+        case CollectiveKind::none:
+          break;
+      }
+    }
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      if (until[i] != kNever) reply(ReplayItemType::wait_reply, key, m[i].source, {until[i], 0, 0});
+    }
+    wait_hub.erase(key);
   }
 
   void count_violations() {
@@ -683,12 +768,23 @@ struct ParallelSync::Impl {
         }
         break;
       case ReplayItemType::enter:
+        hub_enter(item, false);
+        break;
       case ReplayItemType::check_enter:
-        hub_enter(item, item.type == ReplayItemType::check_enter);
+        hub_enter(item, true);
+        hub_wait(item);
+        break;
+      case ReplayItemType::check_back:
+        if (auto* r = local(item.source)) {
+          auto it = r->send_index.find(channel_of(item));
+          if (it == r->send_index.end() || item.number >= r->posted_back[it->second].size()) break;
+          r->posted_back[it->second][item.number] = item.value[0];
+        }
         break;
       case ReplayItemType::enter_reply:
       case ReplayItemType::check_reply:
       case ReplayItemType::exit_back_reply:
+      case ReplayItemType::wait_reply:
         if (auto* r = local(item.destination)) {
           auto it = r->collective_index.find({item.comm, item.number});
           if (it == r->collective_index.end()) break;
@@ -699,6 +795,8 @@ struct ParallelSync::Impl {
           } else if (item.type == ReplayItemType::check_reply) {
             r->check_reply[i] = {item.value[0], item.value[1], item.value[2]};
             r->check_replied[i] = 1;
+          } else if (item.type == ReplayItemType::wait_reply) {
+            r->until[i] = item.value[0];
           } else {
             const auto e = 2 * r->items.collectives[i].member.enter.record;
             r->lower_bound_of(e, item.value[0]);
@@ -773,6 +871,7 @@ struct ParallelSync::Impl {
       case Phase::check:
         count_violations();
         check_hub.clear();
+        wait_hub.clear();
         phase = Phase::stats;
         break;
       case Phase::stats:
@@ -847,11 +946,38 @@ bool ParallelSync::step() {
   m_result.unmatched_sends = total.unmatched_sends;
   m_result.unmatched_receives = total.unmatched_receives;
   m_result.cancelled = total.cancelled;
+  m_complete_collectives = total.complete_collectives;
   for (auto& r : s.ranks) r.trace->synced = std::move(r.lc);
   return true;
 }
 
-TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes) {
+std::vector<RankPartners> ParallelSync::take_partners() {
+  std::vector<RankPartners> out;
+  for (auto& r : m_impl->ranks) {
+    RankPartners& p = out.emplace_back();
+    for (std::uint32_t idx = 0; idx < r.receive_keys.size(); ++idx) {
+      auto& times = p.send_enter[r.receive_keys[idx]];
+      const auto& arrived = r.check_arrived[idx];
+      for (std::uint64_t k = 0; k < r.matched[idx] && k < arrived.size(); ++k) {
+        times.push_back(arrived[k][2]);
+      }
+    }
+    for (std::uint32_t idx = 0; idx < r.send_keys.size(); ++idx) {
+      auto& times = p.posted_enter[r.send_keys[idx]];
+      for (const auto t : r.posted_back[idx]) {
+        if (t == kNever) break;  // the sends after the last matched one
+        times.push_back(t);
+      }
+    }
+    p.until = std::move(r.until);
+    p.items = std::move(r.items);
+  }
+  return out;
+}
+
+TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes,
+                                            std::vector<RankPartners>* partners,
+                                            std::uint64_t* complete_collectives) {
   if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
   processes = std::max(1, std::min<int>(processes, static_cast<int>(trace.ranks.size())));
   std::vector<std::int32_t> world;
@@ -880,7 +1006,11 @@ TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams param
   for (auto& replay : replays) {
     const auto& models = replay->result().models;
     result.models.insert(result.models.end(), models.begin(), models.end());
+    if (partners) {
+      for (auto& p : replay->take_partners()) partners->push_back(std::move(p));
+    }
   }
+  if (complete_collectives) *complete_collectives = replays.front()->complete_collectives();
   return result;
 }
 

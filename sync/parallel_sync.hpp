@@ -22,6 +22,7 @@
 
 #include "model/trace_file.hpp"
 #include "replay_network.hpp"
+#include "trace_matching.hpp"
 #include "trace_sync.hpp"
 
 namespace mpidle::sync {
@@ -36,6 +37,24 @@ struct ReplayDirectory {
 // Ranks of a trace in blocks over `processes` processes, in trace order.
 ReplayDirectory block_directory(const std::vector<std::int32_t>& world_ranks_in_order,
                                 int processes);
+
+// What the replay learnt about the other side of one rank's messages and
+// collectives, in synchronized time: what wait-state analysis needs (analysis/
+// rank_waits), found without any rank holding another's records.
+struct RankPartners {
+  RankMatchItems items;  // the rank's own matching items
+  // Per receive channel, for the first `matched` receives (posting order): the
+  // enter of the sending call.
+  std::map<ChannelKey, std::vector<std::int64_t>> send_enter;
+  // Per send channel, for its matched sends (call order): the enter of the record
+  // that posted the receive.
+  std::map<ChannelKey, std::vector<std::int64_t>> posted_enter;
+  // Per item of items.collectives: until when the member waited for the others
+  // (the pattern's reference time), or kClcNever where no pattern applies (the
+  // instance is not complete, not blocking on every member, or the member waits
+  // for nobody).
+  std::vector<std::int64_t> until;
+};
 
 class ParallelSync {
  public:
@@ -53,15 +72,23 @@ class ParallelSync {
   // After step() returned true: the statistics of the whole trace; `models` holds
   // this process' ranks only.
   const TraceSyncResult& result() const { return m_result; }
+  // After step() returned true: the partners of this process' ranks (in the order
+  // given), and how many collective instances were complete and blocking in all.
+  std::vector<RankPartners> take_partners();
+  std::uint64_t complete_collectives() const { return m_complete_collectives; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;
   TraceSyncResult m_result;
+  std::uint64_t m_complete_collectives = 0;
 };
 
 // Runs the replay of a whole trace in this process over `processes` loopback
-// processes (tests; a trace small enough for one process).
-TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes);
+// processes (tests; a trace small enough for one process). `partners`, when
+// given, gets every rank's (by position), and `complete_collectives` their count.
+TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes,
+                                            std::vector<RankPartners>* partners = nullptr,
+                                            std::uint64_t* complete_collectives = nullptr);
 
 }  // namespace mpidle::sync

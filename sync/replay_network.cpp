@@ -25,6 +25,7 @@ ReplayTally combine(const ReplayTally& a, const ReplayTally& b) {
   s.unmatched_sends = x.unmatched_sends + y.unmatched_sends;
   s.unmatched_receives = x.unmatched_receives + y.unmatched_receives;
   s.cancelled = x.cancelled + y.cancelled;
+  s.complete_collectives = x.complete_collectives + y.complete_collectives;
   s.events = x.events + y.events;
   s.intervals = x.intervals + y.intervals;
   s.max_shift_ns = std::max(x.max_shift_ns, y.max_shift_ns);

@@ -25,6 +25,8 @@ enum class ReplayItemType : std::uint8_t {
   check_message,    // a send's raw, interpolated and final times: clock-condition check
   check_enter,      // a member's enter times (to the hub): clock-condition check
   check_reply,      // what a member's exit is checked against (from the hub)
+  check_back,       // where a receive was posted, synchronized (to the sender)
+  wait_reply,       // until when a collective member waited (from the hub)
 };
 
 struct ReplayItem {
@@ -39,8 +41,10 @@ struct ReplayItem {
   ReplayItemType type = ReplayItemType::member;
   std::uint8_t kind = 0;      // model::CollectiveKind
   std::uint8_t wants = 0;     // 1: the member waits for a reply (has an exit that depends)
-  std::uint8_t has_exit = 0;  // exit_back: the member recorded an exit
+  std::uint8_t has_exit = 0;  // the member recorded an exit
+  std::uint8_t blocking = 0;  // the member's call was a blocking collective
 };
+static_assert(sizeof(ReplayItem) == 64);
 
 // Statistics of the replay, summed (or maxed) over processes.
 struct ReplayStats {
@@ -53,6 +57,7 @@ struct ReplayStats {
   std::uint64_t unmatched_sends = 0;
   std::uint64_t unmatched_receives = 0;
   std::uint64_t cancelled = 0;
+  std::uint64_t complete_collectives = 0;  // instances every member entered and left, blocking
   std::uint64_t events = 0;
   std::uint64_t intervals = 0;
   std::int64_t max_shift_ns = 0;

@@ -58,8 +58,8 @@ TEST_CASE("late sender: a receive that started before its send waits for it") {
   CHECK(total(w, Pattern::late_receiver) == 0);
   REQUIRE(w.sites.size() == 1);
   CHECK(w.sites[0].function == Recv);
-  CHECK(w.sites[0].by_rank[1][0] * 1e9 == Approx(400));
-  CHECK(w.sites[0].by_rank[0][0] == 0);
+  CHECK(w.sites[0].by_rank.at(1)[0] * 1e9 == Approx(400));
+  CHECK(w.sites[0].by_rank.count(0) == 0);
   CHECK(w.messages == 2);
 }
 

@@ -1,0 +1,33 @@
+#pragma once
+// Wait states of one rank, from its own records and synchronized times and what the
+// parallel replay learnt of the other side of its messages and collectives
+// (sync::RankPartners). Merged over the ranks (merge_wait_states) they are what
+// analyze_wait_states finds on the whole trace: the same patterns, the same rules.
+// Pure C++, no MPI.
+
+#include <cstdint>
+#include <map>
+#include <utility>
+
+#include "sync/parallel_sync.hpp"
+#include "wait_states.hpp"
+
+namespace mpidle::analysis {
+
+// The fastest matched blocking send of each (function, size class), in synchronized
+// time: the late-receiver rule compares against the run's, so each rank's are
+// merged (minimum) over all ranks first.
+using FastestSends = std::map<std::pair<std::uint32_t, std::int32_t>, std::int64_t>;
+FastestSends fastest_sends(const model::RankTrace& rank, const sync::RankPartners& partners);
+void merge_fastest_sends(FastestSends& into, const FastestSends& from);
+
+// `position`: the rank's index in the trace (SiteWaits::by_rank's key). Counts the
+// rank's records and matched receives; `collectives` stays 0 (the replay counts them).
+WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
+                            std::uint32_t position, const sync::RankPartners& partners,
+                            const FastestSends& fastest);
+
+// Adds `from` into `into`: sites by (callsite, function), totals and counts.
+void merge_wait_states(WaitStates& into, WaitStates&& from);
+
+}  // namespace mpidle::analysis
