@@ -1,5 +1,8 @@
 #include "analysis_output.hpp"
 
+#include <fstream>
+#include <stdexcept>
+
 #include "model/json_fields.hpp"
 
 namespace mpidle::analysis {
@@ -75,6 +78,17 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
             {"agreement_global", agreement(accuracy.minimum_global_s, accuracy.trace_s)},
             {"by_pattern", std::move(per_pattern)},
             {"callsites", std::move(rows)}}}};
+}
+
+json write_analysis(const std::filesystem::path& dir, const model::Profile& profile,
+                    const model::Trace& trace, const WaitStates& waits) {
+  const auto accuracy = compare_with_minimum_method(profile, trace, waits);
+  json doc = analysis_json(trace, waits, accuracy);
+  const std::filesystem::path out = dir / kAnalysisFileName;
+  std::ofstream file(out);
+  file << doc.dump(1) << '\n';
+  if (!file) throw std::runtime_error("cannot write " + out.string());
+  return doc;
 }
 
 }  // namespace mpidle::analysis

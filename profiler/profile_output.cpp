@@ -8,9 +8,11 @@
 #include <fstream>
 #include <system_error>
 
+#include "analysis/analysis_output.hpp"
 #include "local_tables.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
+#include "model/profile_reader.hpp"
 #include "model/profile_summary.hpp"
 #include "model/profile_writer.hpp"
 #include "real_function.hpp"
@@ -103,7 +105,7 @@ std::string executable_path() {
 // In trace mode: the trace's sections of profile.json (rank 0), or none when the
 // trace could not be written.
 struct TraceSections {
-  std::optional<nlohmann::json> sections;
+  std::optional<FinishedTrace> finished;
   double seconds = 0;
 };
 
@@ -142,8 +144,8 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
 
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (trace && trace->sections) {
-    auto sections = *trace->sections;
+  if (trace && trace->finished) {
+    auto sections = trace->finished->sections;
     json["trace"] = std::move(sections["trace"]);
     // Trace mode's whole finalize (records out of the buffers, tables, replay,
     // writing, summaries), as rank 0 saw it.
@@ -181,6 +183,16 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
          "; the profile lacks that per-rank detail");
   }
   warn("profile written to " + file.string());
+  if (trace && trace->finished) {
+    // The exact wait states next to the minimum method's estimates: analysis.json,
+    // as `mpidle analyze` writes it.
+    try {
+      analysis::write_analysis(dir, model::read_profile(dir), trace->finished->headers,
+                               trace->finished->waits);
+    } catch (const std::exception& e) {
+      warn(std::string("no analysis.json: ") + e.what());
+    }
+  }
 }
 
 }  // namespace
@@ -232,7 +244,7 @@ void finalize_profile(Context& context) {
     dir = text_of(tree_broadcast(bytes_of(dir.string()), context.own_comm(), traffic));
     const std::uint64_t trace_start = monotonic_ns();
     try {
-      trace.sections = finish_trace(context, dir, context.papi(), kDefaultGamma,
+      trace.finished = finish_trace(context, dir, context.papi(), kDefaultGamma,
                                     context.config().summary_detail_high);
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "analysis/rank_waits.hpp"
+#include "analysis/wait_states_codec.hpp"
 #include "compress/summary_codec.hpp"
 #include "compress/summary_json.hpp"
 #include "compress/summary_text.hpp"
@@ -156,8 +158,12 @@ struct RankFacts {
 nlohmann::json sections_of(const std::vector<RankFacts>& facts,
                            const std::vector<std::int64_t>& burst_totals,
                            const model::Trace& tables, const sync::TraceSyncResult& replayed,
-                           const compress::SummarySet& summary, const PapiStatus& papi) {
-  model::Trace headers;
+                           const compress::SummarySet& summary, const PapiStatus& papi,
+                           model::Trace& headers) {
+  headers.functions = tables.functions;
+  headers.callsites = tables.callsites;
+  headers.counter_names = tables.counter_names;
+  headers.min_latency_ns = tables.min_latency_ns;
   sync::TraceSyncResult result = replayed;
   result.models.clear();
   std::vector<std::uint64_t> per_rank;
@@ -200,10 +206,46 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
           {"sync", sync::sync_section(headers, result)}};
 }
 
+// The run's wait states, each rank its own, merged up the tree to rank 0.
+std::optional<analysis::WaitStates> run_wait_states(MPI_Comm comm, const model::Trace& tables,
+                                                    const model::RankTrace& own,
+                                                    std::uint32_t position,
+                                                    const sync::RankPartners& partners) {
+  TreeTraffic traffic;
+  // The late-receiver rule compares with the run's fastest send of a kind.
+  auto fastest = tree_reduce(
+      analysis::fastest_sends(own, partners), comm, analysis::encode_fastest_sends,
+      analysis::decode_fastest_sends,
+      [](analysis::FastestSends& into, analysis::FastestSends&& from) {
+        analysis::merge_fastest_sends(into, from);
+      },
+      traffic);
+  const auto bytes = tree_broadcast(
+      fastest ? analysis::encode_fastest_sends(*fastest) : std::vector<std::byte>{}, comm, traffic);
+  const auto everyone_fastest = analysis::decode_fastest_sends(bytes);
+  analysis::WaitStates waits;
+  try {
+    waits = analysis::rank_wait_states(tables, own, position, partners,
+                                       everyone_fastest.value_or(analysis::FastestSends{}));
+  } catch (const std::exception& e) {
+    warn(std::string("no wait states for this rank: ") + e.what());
+  }
+  auto merged = tree_reduce(
+      std::move(waits), comm, analysis::encode_wait_states, analysis::decode_wait_states,
+      [](analysis::WaitStates& into, analysis::WaitStates&& from) {
+        analysis::merge_wait_states(into, std::move(from));
+      },
+      traffic);
+  if (traffic.undecodable > 0) {
+    warn(std::to_string(traffic.undecodable) + " subtrees of ranks sent unreadable wait states");
+  }
+  return merged;
+}
+
 }  // namespace
 
-std::optional<nlohmann::json> finish_trace(Context& context, const std::filesystem::path& dir,
-                                           const PapiStatus& papi, double gamma, bool detail_high) {
+std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
+                                          const PapiStatus& papi, double gamma, bool detail_high) {
   MPI_Comm comm = context.own_comm();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -242,15 +284,20 @@ std::optional<nlohmann::json> finish_trace(Context& context, const std::filesyst
   std::vector<std::int32_t> world(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
   sync::TraceSyncResult result;
+  std::vector<sync::RankPartners> partners;
+  std::uint64_t complete_collectives = 0;
   {
     replay::MpiReplayNetwork network(comm);
     sync::ParallelSync replay(network, {&own}, sync::block_directory(world, size), params);
     while (!replay.step()) {
     }
     result = replay.result();
+    partners = replay.take_partners();
+    complete_collectives = replay.complete_collectives();
   }
   replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
                                {&own});
+  auto waits = run_wait_states(comm, tables, own, static_cast<std::uint32_t>(rank), partners.at(0));
 
   // Loop summaries, from the renumbered records.
   compress::SummarySet summary;
@@ -307,7 +354,13 @@ std::optional<nlohmann::json> finish_trace(Context& context, const std::filesyst
     out << compress::render_summary_text(*merged, text);
     if (!out) warn("cannot write " + (dir / kSummaryFileName).string());
   }
-  return sections_of(all, all_totals, tables, result, *merged, papi);
+  FinishedTrace finished;
+  finished.sections = sections_of(all, all_totals, tables, result, *merged, papi, finished.headers);
+  if (waits) {
+    finished.waits = std::move(*waits);
+    finished.waits.collectives = complete_collectives;
+  }
+  return finished;
 }
 
 }  // namespace mpidle::profiler

@@ -10,16 +10,21 @@
 //     (sync/parallel_sync: interpolation + controlled logical clock, the same
 //     timestamps as the sequential clock) and write their sections of
 //     trace.mpidle with MPI-IO (replay/parallel_trace_writer).
-//  5. Each rank summarizes its loops; the summaries merge up the tree.
+//  5. Each rank finds its own wait states from what the replay brought of its
+//     partners (analysis/rank_waits); they merge up the tree.
+//  6. Each rank summarizes its loops; the summaries merge up the tree.
 // Rank 0 writes summary.txt and gets the "trace", "sync" and "summary" sections of
-// profile.json from per-rank figures of fixed size.
+// profile.json from per-rank figures of fixed size, and the run's wait states for
+// analysis.json.
 
 #include <filesystem>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/wait_states.hpp"
 #include "context.hpp"
+#include "model/trace_file.hpp"
 #include "papi_probe.hpp"
 
 namespace mpidle::profiler {
@@ -27,10 +32,16 @@ namespace mpidle::profiler {
 inline constexpr const char* kTraceFileName = "trace.mpidle";
 inline constexpr const char* kSummaryFileName = "summary.txt";
 
+struct FinishedTrace {
+  nlohmann::json sections;     // "trace", "sync", "summary"
+  model::Trace headers;        // the trace's tables and its ranks' headers
+  analysis::WaitStates waits;  // the whole run's
+};
+
 // Collective over the profiler's communicator. `dir`: the run directory, the same
-// on every rank and reachable from every rank. Rank 0 gets the sections (or
-// nothing when the trace could not be written: every rank then warned or agreed).
-std::optional<nlohmann::json> finish_trace(Context& context, const std::filesystem::path& dir,
-                                           const PapiStatus& papi, double gamma, bool detail_high);
+// on every rank and reachable from every rank. Rank 0 gets the result (or nothing
+// when the trace could not be written: every rank then warned or agreed).
+std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
+                                          const PapiStatus& papi, double gamma, bool detail_high);
 
 }  // namespace mpidle::profiler

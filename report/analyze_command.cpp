@@ -33,13 +33,12 @@ int analyze_command(Args args) {
     if (show_progress) std::fprintf(stderr, "mpidle analyze: %3.0f%%\r", 100 * done);
   });
   if (show_progress) std::fputs("\n", stderr);
-  const auto accuracy = analysis::compare_with_minimum_method(profile, trace, waits);
-  const auto json = analysis::analysis_json(trace, waits, accuracy);
   const std::filesystem::path out = dir / analysis::kAnalysisFileName;
-  {
-    std::ofstream file(out);
-    file << json.dump(1) << '\n';
-    if (!file) throw UsageError("cannot write " + out.string());
+  nlohmann::json json;
+  try {
+    json = analysis::write_analysis(dir, profile, trace, waits);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
   }
   std::fputs(analysis_text(json, top).c_str(), stdout);
   std::fprintf(stderr, "mpidle analyze: wrote %s\n", out.c_str());

@@ -1,10 +1,12 @@
-// mpidle-replay against the sequential clock: every example and the truth tests'
-// programs, traced at 2, 3 and 4 ranks (the profiler synchronizes them sequentially
-// at MPI_Finalize), then synchronized again by mpidle-replay with 1 process, 2, and
-// as many as ranks. The timestamps must be the same to the nanosecond, the records
-// untouched.
+// The parallel replay against the sequential reference: every example and the
+// truth tests' programs, traced at 2, 3 and 4 ranks (the profiler synchronizes them
+// by the parallel replay at MPI_Finalize and writes analysis.json from it), then
+// analysed by `mpidle analyze` (sequential) and synchronized again by mpidle-replay
+// with 1 process, 3, and as many as ranks. The wait states must be the same, the
+// timestamps the same to the nanosecond, the records untouched.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -57,15 +59,70 @@ void same_trace(const model::Trace& reference, const model::Trace& replayed) {
   }
 }
 
+// Numbers equal to rounding (sums in another order), everything else exactly.
+void same_json(const nlohmann::json& a, const nlohmann::json& b, const std::string& where) {
+  INFO(where);
+  if (a.is_number_float() || b.is_number_float()) {
+    REQUIRE(b.is_number());
+    CHECK(b.get<double>() == Approx(a.get<double>()).epsilon(1e-9).margin(1e-15));
+  } else if (a.is_object()) {
+    REQUIRE(b.is_object());
+    CHECK(a.size() == b.size());
+    for (const auto& [key, value] : a.items()) {
+      REQUIRE(b.contains(key));
+      same_json(value, b.at(key), where + "." + key);
+    }
+  } else if (a.is_array()) {
+    REQUIRE(b.is_array());
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      same_json(a[i], b[i], where + "[" + std::to_string(i) + "]");
+  } else {
+    CHECK(a == b);
+  }
+}
+
+// analysis.json as the run wrote it (parallel, at finalize) against `mpidle analyze`
+// (sequential, post-mortem). Callsites of equal wait may come in either order:
+// compared by function and location.
+void same_analysis(const std::string& parallel_dir, const std::string& sequential_dir) {
+  const auto r = run({MPIDLE_BIN, "analyze", sequential_dir});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto sorted = [](nlohmann::json doc) {
+    auto by_site = [](const nlohmann::json& x, const nlohmann::json& y) {
+      return std::pair(x.at("function").get<std::string>(), x.at("location").get<std::string>()) <
+             std::pair(y.at("function").get<std::string>(), y.at("location").get<std::string>());
+    };
+    std::sort(doc["callsites"].begin(), doc["callsites"].end(), by_site);
+    std::sort(doc["accuracy"]["callsites"].begin(), doc["accuracy"]["callsites"].end(), by_site);
+    return doc;
+  };
+  same_json(sorted(nlohmann::json::parse(read_text(sequential_dir + "/analysis.json"))),
+            sorted(nlohmann::json::parse(read_text(parallel_dir + "/analysis.json"))), "analysis");
+}
+
+// The run as the profiler wrote it (parallel replay at finalize), and a copy
+// synchronized and analysed again sequentially by `mpidle sync` and `mpidle analyze`:
+// the same timestamps and the same wait states. Then mpidle-replay with 1, (3,) and
+// as many processes as ranks gives the same timestamps again.
 void check_program(const std::string& name, const std::string& binary,
                    const std::vector<std::string>& args) {
   for (const int ranks : {2, 3, 4}) {
+    INFO(name << ", " << ranks << " ranks");
     const std::string dir = traced(name, binary, args, ranks);
-    const model::Trace reference = model::read_trace(dir + "/trace.mpidle");
+    const std::string sequential = scratch_dir("replay_" + name + "_sequential");
+    std::filesystem::copy(dir, sequential, std::filesystem::copy_options::recursive);
+    const auto synced = run({MPIDLE_BIN, "sync", sequential});
+    INFO(synced.err);
+    REQUIRE(synced.status == 0);
+    const model::Trace reference = model::read_trace(sequential + "/trace.mpidle");
+    same_trace(reference, model::read_trace(dir + "/trace.mpidle"));
+    same_analysis(dir, sequential);
     std::vector<int> counts = {1, ranks};
     if (ranks == 4) counts.insert(counts.begin() + 1, 3);
     for (const int processes : counts) {
-      INFO(name << ": " << ranks << " ranks replayed by " << processes << " processes");
+      INFO(processes << " replay processes");
       const std::string out = dir + "/replayed.trace";
       const auto r = replay(processes, {dir, "--output", out});
       INFO(r.out << r.err);
