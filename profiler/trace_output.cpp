@@ -5,8 +5,6 @@
 #include <cstring>
 #include <fstream>
 
-#include "analysis/rank_waits.hpp"
-#include "analysis/wait_states_codec.hpp"
 #include "compress/summary_codec.hpp"
 #include "compress/summary_json.hpp"
 #include "compress/summary_text.hpp"
@@ -19,6 +17,7 @@
 #include "rank_trace_stream.hpp"
 #include "replay/mpi_replay_network.hpp"
 #include "replay/parallel_trace_writer.hpp"
+#include "replay/wait_states_tree.hpp"
 #include "symbolizer.hpp"
 #include "sync/clock_offset.hpp"
 #include "sync/parallel_sync.hpp"
@@ -206,42 +205,6 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
           {"sync", sync::sync_section(headers, result)}};
 }
 
-// The run's wait states, each rank its own, merged up the tree to rank 0.
-std::optional<analysis::WaitStates> run_wait_states(MPI_Comm comm, const model::Trace& tables,
-                                                    const model::RankTrace& own,
-                                                    std::uint32_t position,
-                                                    const sync::RankPartners& partners) {
-  TreeTraffic traffic;
-  // The late-receiver rule compares with the run's fastest send of a kind.
-  auto fastest = tree_reduce(
-      analysis::fastest_sends(own, partners), comm, analysis::encode_fastest_sends,
-      analysis::decode_fastest_sends,
-      [](analysis::FastestSends& into, analysis::FastestSends&& from) {
-        analysis::merge_fastest_sends(into, from);
-      },
-      traffic);
-  const auto bytes = tree_broadcast(
-      fastest ? analysis::encode_fastest_sends(*fastest) : std::vector<std::byte>{}, comm, traffic);
-  const auto everyone_fastest = analysis::decode_fastest_sends(bytes);
-  analysis::WaitStates waits;
-  try {
-    waits = analysis::rank_wait_states(tables, own, position, partners,
-                                       everyone_fastest.value_or(analysis::FastestSends{}));
-  } catch (const std::exception& e) {
-    warn(std::string("no wait states for this rank: ") + e.what());
-  }
-  auto merged = tree_reduce(
-      std::move(waits), comm, analysis::encode_wait_states, analysis::decode_wait_states,
-      [](analysis::WaitStates& into, analysis::WaitStates&& from) {
-        analysis::merge_wait_states(into, std::move(from));
-      },
-      traffic);
-  if (traffic.undecodable > 0) {
-    warn(std::to_string(traffic.undecodable) + " subtrees of ranks sent unreadable wait states");
-  }
-  return merged;
-}
-
 }  // namespace
 
 std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
@@ -297,7 +260,9 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   }
   replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
                                {&own});
-  auto waits = run_wait_states(comm, tables, own, static_cast<std::uint32_t>(rank), partners.at(0));
+  auto waits =
+      replay::gather_wait_states(comm, tables, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
+                                 complete_collectives, [](const std::string& what) { warn(what); });
 
   // Loop summaries, from the renumbered records.
   compress::SummarySet summary;
@@ -356,10 +321,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   }
   FinishedTrace finished;
   finished.sections = sections_of(all, all_totals, tables, result, *merged, papi, finished.headers);
-  if (waits) {
-    finished.waits = std::move(*waits);
-    finished.waits.collectives = complete_collectives;
-  }
+  if (waits) finished.waits = std::move(*waits);
   return finished;
 }
 

@@ -7,62 +7,6 @@
 #include "model/summary_codec.hpp"
 
 namespace mpidle::profiler {
-namespace {
-constexpr int kSizeTag = 7301;
-constexpr int kDataTag = 7302;
-constexpr std::size_t kChunk = std::size_t{1} << 30;  // MPI counts are int
-}  // namespace
-
-void send_bytes(const std::vector<std::byte>& bytes, int dest, MPI_Comm comm) {
-  std::uint64_t size = bytes.size();
-  PMPI_Send(&size, 1, MPI_UINT64_T, dest, kSizeTag, comm);
-  for (std::size_t done = 0; done < bytes.size(); done += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, bytes.size() - done));
-    PMPI_Send(bytes.data() + done, n, MPI_BYTE, dest, kDataTag, comm);
-  }
-}
-
-std::vector<std::byte> bytes_of(const std::string& text) {
-  std::vector<std::byte> bytes(text.size());
-  std::memcpy(bytes.data(), text.data(), text.size());
-  return bytes;
-}
-
-std::string text_of(const std::vector<std::byte>& bytes) {
-  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-}
-
-std::vector<std::byte> recv_bytes(int source, MPI_Comm comm) {
-  std::uint64_t size = 0;
-  PMPI_Recv(&size, 1, MPI_UINT64_T, source, kSizeTag, comm, MPI_STATUS_IGNORE);
-  std::vector<std::byte> bytes(size);
-  for (std::size_t done = 0; done < bytes.size(); done += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, bytes.size() - done));
-    PMPI_Recv(bytes.data() + done, n, MPI_BYTE, source, kDataTag, comm, MPI_STATUS_IGNORE);
-  }
-  return bytes;
-}
-
-std::vector<std::byte> tree_broadcast(std::vector<std::byte> bytes, MPI_Comm comm,
-                                      TreeTraffic& traffic) {
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_size(comm, &size);
-  // The reduction's tree walked backwards: a rank receives from the parent it sent
-  // to, then passes the bytes to the children it received from.
-  int step = 1;
-  while (step < size && !(rank & step)) step <<= 1;
-  if (rank != 0) {
-    bytes = recv_bytes(rank - step, comm);
-    traffic.received(bytes.size());
-    ++traffic.rounds;
-  }
-  for (step >>= 1; step >= 1; step >>= 1) {
-    if (rank + step < size) send_bytes(bytes, rank + step, comm);
-  }
-  return bytes;
-}
-
 model::GlobalMinima allreduce_minima(const model::GlobalMinima& local, MPI_Comm comm,
                                      TreeTraffic& traffic) {
   auto reduced = tree_reduce(

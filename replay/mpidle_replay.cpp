@@ -4,7 +4,8 @@
 // block of ranks and reads only their records:
 //   mpiexec -n P mpidle-replay RUN_DIR|TRACE [--output FILE] [--latency S] [--gamma G]
 // The synchronized trace replaces the run's (or goes to --output), written in
-// parallel with MPI-IO, and the run's profile.json gets the new "sync" section.
+// parallel with MPI-IO; in place, the run's profile.json gets the new "sync"
+// section and analysis.json the wait states, as `mpidle analyze` writes them.
 #include <mpi.h>
 
 #include <climits>
@@ -15,12 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis_output.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
 #include "mpi_replay_network.hpp"
 #include "parallel_trace_writer.hpp"
 #include "sync/parallel_sync.hpp"
 #include "sync/sync_report.hpp"
+#include "wait_states_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace mpidle;
@@ -129,6 +132,8 @@ int run_replay(int me, int processes, int argc, char** argv) {
     }
   }
   sync::TraceSyncResult result;
+  std::vector<sync::RankPartners> partners;
+  std::uint64_t complete_collectives = 0;
   const double started = MPI_Wtime();
   {
     replay::MpiReplayNetwork network(MPI_COMM_WORLD);
@@ -136,7 +141,15 @@ int run_replay(int me, int processes, int argc, char** argv) {
     while (!sync.step()) {
     }
     result = sync.result();
+    partners = sync.take_partners();
+    complete_collectives = sync.complete_collectives();
   }
+  // The wait states of the run, as `mpidle analyze` finds them, for analysis.json.
+  std::vector<std::uint32_t> positions;
+  for (const auto* r : mine_to_write) positions.push_back(directory.position_of_rank.at(r->rank));
+  const auto waits = replay::gather_wait_states(
+      MPI_COMM_WORLD, trace, mine_to_write, positions, partners, complete_collectives,
+      [](const std::string& what) { std::fprintf(stderr, "mpidle-replay: %s\n", what.c_str()); });
   const double replayed = MPI_Wtime();
 
   fs::path partial = options.output;
@@ -150,6 +163,10 @@ int run_replay(int me, int processes, int argc, char** argv) {
         result.models.clear();
         for (const auto& r : trace.ranks) result.models.push_back(sync::offset_model_of(r));
         sync::rewrite_sync_section(*options.profile, sync::sync_section(trace, result));
+        if (waits) {
+          analysis::write_analysis(options.profile->parent_path(),
+                                   model::read_profile(*options.profile), trace, *waits);
+        }
       }
     } catch (const std::exception& e) {
       error = e.what();

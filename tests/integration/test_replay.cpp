@@ -184,13 +184,16 @@ TEST_CASE("replay: truth program rma_io_cancel, 2-4 ranks, identical to the sequ
   check_program("rma_io_cancel", program("rma_io_cancel"), {"@FILE"});
 }
 
-TEST_CASE("replay: in place, the run's sync section as mpidle sync writes it", "[mpi]") {
+TEST_CASE(
+    "replay: in place, the run's sync section and analysis as mpidle sync and analyze write them",
+    "[mpi]") {
   const std::string dir = traced("in_place", example("nonblocking_halo"), {}, 3);
   // The sequential reference, with a latency other than the measured one so that
   // both must have honoured the option.
   const std::string copy = scratch_dir("replay_in_place_sequential");
   std::filesystem::copy(dir, copy, std::filesystem::copy_options::recursive);
   REQUIRE(run({MPIDLE_BIN, "sync", copy, "--latency", "2e-6"}).status == 0);
+  std::filesystem::remove(dir + "/analysis.json");  // the run's: the replay must write it
   const auto r = replay(3, {dir, "--latency", "2e-6"});
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
@@ -206,6 +209,8 @@ TEST_CASE("replay: in place, the run's sync section as mpidle sync writes it", "
   CHECK(b.at("mean_shift_s").get<double>() == Approx(a.at("mean_shift_s").get<double>()));
   CHECK(b.at("offsets") == a.at("offsets"));
   CHECK(a.at("events_moved").get<std::uint64_t>() > 0);
+  // analysis.json rewritten from the replay, as `mpidle analyze` writes it.
+  same_analysis(dir, copy);
 }
 
 TEST_CASE("replay: bad input gives one line and exit status 2", "[mpi]") {

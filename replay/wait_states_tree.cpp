@@ -1,0 +1,52 @@
+#include "wait_states_tree.hpp"
+
+#include "analysis/rank_waits.hpp"
+#include "analysis/wait_states_codec.hpp"
+#include "byte_tree.hpp"
+
+namespace mpidle::replay {
+
+std::optional<analysis::WaitStates> gather_wait_states(
+    MPI_Comm comm, const model::Trace& tables, const std::vector<const model::RankTrace*>& ranks,
+    const std::vector<std::uint32_t>& positions, const std::vector<sync::RankPartners>& partners,
+    std::uint64_t complete_collectives, void (*warn)(const std::string&)) {
+  TreeTraffic traffic;
+  // The late-receiver rule compares with the run's fastest send of a kind.
+  analysis::FastestSends mine;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    analysis::merge_fastest_sends(mine, analysis::fastest_sends(*ranks[i], partners.at(i)));
+  }
+  auto fastest = tree_reduce(
+      std::move(mine), comm, analysis::encode_fastest_sends, analysis::decode_fastest_sends,
+      [](analysis::FastestSends& into, analysis::FastestSends&& from) {
+        analysis::merge_fastest_sends(into, from);
+      },
+      traffic);
+  const auto bytes = tree_broadcast(
+      fastest ? analysis::encode_fastest_sends(*fastest) : std::vector<std::byte>{}, comm, traffic);
+  const auto everyone = analysis::decode_fastest_sends(bytes).value_or(analysis::FastestSends{});
+
+  analysis::WaitStates waits;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    try {
+      analysis::merge_wait_states(
+          waits,
+          analysis::rank_wait_states(tables, *ranks[i], positions.at(i), partners.at(i), everyone));
+    } catch (const std::exception& e) {
+      warn("no wait states for rank " + std::to_string(ranks[i]->rank) + ": " + e.what());
+    }
+  }
+  auto merged = tree_reduce(
+      std::move(waits), comm, analysis::encode_wait_states, analysis::decode_wait_states,
+      [](analysis::WaitStates& into, analysis::WaitStates&& from) {
+        analysis::merge_wait_states(into, std::move(from));
+      },
+      traffic);
+  if (traffic.undecodable > 0) {
+    warn(std::to_string(traffic.undecodable) + " subtrees of ranks sent unreadable wait states");
+  }
+  if (merged) merged->collectives = complete_collectives;
+  return merged;
+}
+
+}  // namespace mpidle::replay

@@ -1,0 +1,27 @@
+#pragma once
+// The run's wait states after a parallel replay: each process finds its ranks'
+// own (analysis/rank_waits) from what the replay brought of their partners, and
+// the results merge over the binomial tree. Used at MPI_Finalize and by
+// mpidle-replay.
+
+#include <mpi.h>
+
+#include <optional>
+#include <vector>
+
+#include "analysis/wait_states.hpp"
+#include "sync/parallel_sync.hpp"
+
+namespace mpidle::replay {
+
+// Collective over `comm`. `ranks` (with their positions in the trace) and
+// `partners` are this process' (as ParallelSync::take_partners gives them);
+// `complete_collectives` the replay's count. Process 0 gets the whole run's wait
+// states; the others nothing. A rank whose waits cannot be found is warned about
+// through `warn` and left out.
+std::optional<analysis::WaitStates> gather_wait_states(
+    MPI_Comm comm, const model::Trace& tables, const std::vector<const model::RankTrace*>& ranks,
+    const std::vector<std::uint32_t>& positions, const std::vector<sync::RankPartners>& partners,
+    std::uint64_t complete_collectives, void (*warn)(const std::string&));
+
+}  // namespace mpidle::replay
