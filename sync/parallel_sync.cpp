@@ -116,8 +116,9 @@ struct RankState {
   std::vector<std::vector<Triple>> check_arrived;
 
   std::unordered_map<InstanceKey, std::uint32_t, InstanceHash> collective_index;
-  std::vector<std::vector<std::int64_t>> posted_back;  // per send channel, by k
-  std::vector<std::int64_t> until;                     // per collective item
+  std::unordered_map<std::uint32_t, std::int32_t> comm_members;  // from each comm's home
+  std::vector<std::vector<std::int64_t>> posted_back;            // per send channel, by k
+  std::vector<std::int64_t> until;                               // per collective item
   std::vector<std::int64_t> reply;  // per collective item (kNever: no constraint)
   std::vector<Triple> check_reply;
   std::vector<std::uint8_t> replied, check_replied;
@@ -153,7 +154,7 @@ struct BackwardInstance {
   std::vector<ReplayItem> members;
 };
 
-enum class Phase { membership, forward, backward, check, stats, done };
+enum class Phase { membership, member_counts, forward, backward, check, stats, done };
 
 }  // namespace
 
@@ -190,7 +191,8 @@ struct ParallelSync::Impl {
   ReplayTally previous;
   ReplayStats stats;
   // Hub state, for the communicators this process is the hub of.
-  std::unordered_map<std::uint32_t, std::uint32_t> members;
+  // Ranks taking part in each communicator's collectives, at the comm's home.
+  std::unordered_map<std::uint32_t, std::vector<std::int32_t>> members;
   std::unordered_map<InstanceKey, ForwardInstance, InstanceHash> forward_hub, check_hub;
   std::unordered_map<InstanceKey, BackwardInstance, InstanceHash> backward_hub, wait_hub;
   std::vector<std::int64_t> scratch;
@@ -198,8 +200,14 @@ struct ParallelSync::Impl {
   Impl(ReplayNetwork& n, ReplayDirectory d, const ClcParams& params)
       : net(n), dir(std::move(d)), p(params), outbox(static_cast<std::size_t>(n.processes())) {}
 
-  int hub_of(std::uint32_t comm) const {
+  // A communicator's home counts its members; each collective instance has its own
+  // hub, so that the instances of one communicator spread over all processes.
+  int home_of(std::uint32_t comm) const {
     return static_cast<int>(mix(comm) % static_cast<std::uint64_t>(net.processes()));
+  }
+  int hub_of(std::uint32_t comm, std::uint64_t instance) const {
+    return static_cast<int>(mix(comm ^ mix(instance + 1)) %
+                            static_cast<std::uint64_t>(net.processes()));
   }
 
   RankState* local(std::int32_t world) {
@@ -246,7 +254,8 @@ struct ParallelSync::Impl {
         ReplayItem item;
         item.type = ReplayItemType::member;
         item.comm = comm;
-        post(hub_of(comm), item);
+        item.source = r.world;
+        post(home_of(comm), item);
       }
       for (const auto& [key, sends] : r.items.sends) {
         ReplayItem item;
@@ -353,6 +362,8 @@ struct ParallelSync::Impl {
     item.order = c.member.order;
     item.root = c.root;
     item.kind = static_cast<std::uint8_t>(c.kind);
+    auto members = r.comm_members.find(c.comm);
+    item.tag = members == r.comm_members.end() ? 0 : members->second;
     item.wants = exit_waits(c) ? 1 : 0;
     item.has_exit = c.member.has_exit ? 1 : 0;
     item.blocking = c.member.has_enter &&
@@ -366,7 +377,7 @@ struct ParallelSync::Impl {
       ReplayItem item =
           collective_item(r, c, check ? ReplayItemType::check_enter : ReplayItemType::enter);
       std::copy(values.begin(), values.end(), item.value);
-      post(hub_of(c.comm), item);
+      post(hub_of(c.comm, c.instance), item);
       return;
     }
     ReplayItem item;
@@ -433,7 +444,7 @@ struct ParallelSync::Impl {
     auto& hub = check ? check_hub : forward_hub;
     const auto reply_type = check ? ReplayItemType::check_reply : ReplayItemType::enter_reply;
     const InstanceKey key{item.comm, item.number};
-    const std::uint32_t expected = members[item.comm];
+    const auto expected = static_cast<std::uint32_t>(std::max(item.tag, 0));
     ForwardInstance& h = hub[key];
     const Triple v = {item.value[0], item.value[1], item.value[2]};
     ++h.arrived;
@@ -534,14 +545,14 @@ struct ParallelSync::Impl {
         ReplayItem item = collective_item(r, c, ReplayItemType::exit_back);
         item.wants = c.member.has_enter ? 1 : 0;
         item.value[0] = c.member.has_exit ? r.lc[2 * c.member.exit.record + 1] : 0;
-        post(hub_of(c.comm), item);
+        post(hub_of(c.comm, c.instance), item);
       }
     }
   }
 
   void hub_exit(const ReplayItem& item) {
     const InstanceKey key{item.comm, item.number};
-    const std::uint32_t expected = members[item.comm];
+    const auto expected = static_cast<std::uint32_t>(std::max(item.tag, 0));
     auto& h = backward_hub[key];
     h.members.push_back(item);
     if (h.members.size() < expected) return;
@@ -652,7 +663,7 @@ struct ParallelSync::Impl {
   // analysis::analyze_wait_states measures it (complete, blocking instances only).
   void hub_wait(const ReplayItem& item) {
     const InstanceKey key{item.comm, item.number};
-    const std::uint32_t expected = members[item.comm];
+    const auto expected = static_cast<std::uint32_t>(std::max(item.tag, 0));
     auto& h = wait_hub[key];
     h.members.push_back(item);
     if (h.members.size() < expected) return;
@@ -750,7 +761,12 @@ struct ParallelSync::Impl {
   void handle(const ReplayItem& item) {
     switch (item.type) {
       case ReplayItemType::member:
-        ++members[item.comm];
+        members[item.comm].push_back(item.source);
+        break;
+      case ReplayItemType::member_count:
+        if (auto* r = local(item.destination)) {
+          r->comm_members[item.comm] = static_cast<std::int32_t>(item.number);
+        }
         break;
       case ReplayItemType::channel_count:
         if (auto* r = local(item.destination)) r->announced[channel_of(item)] = item.number;
@@ -850,6 +866,21 @@ struct ParallelSync::Impl {
     have_previous = false;
     switch (phase) {
       case Phase::membership:
+        // Every member learns its communicators' sizes from their homes.
+        for (const auto& [comm, ranks_in] : members) {
+          for (const auto world : ranks_in) {
+            ReplayItem item;
+            item.type = ReplayItemType::member_count;
+            item.comm = comm;
+            item.destination = world;
+            item.number = ranks_in.size();
+            post(dir.process_of(world), item);
+          }
+        }
+        members.clear();
+        phase = Phase::member_counts;
+        break;
+      case Phase::member_counts:
         start_forward();
         phase = Phase::forward;
         break;

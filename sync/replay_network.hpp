@@ -14,7 +14,8 @@
 namespace mpidle::sync {
 
 enum class ReplayItemType : std::uint8_t {
-  member = 1,       // a rank takes part in collectives on `comm` (to the comm's hub)
+  member = 1,       // a rank takes part in collectives on `comm` (to the comm's home process)
+  member_count,     // how many ranks take part in `comm`'s collectives (from its home)
   channel_count,    // how many messages a rank sent on a channel (to the receiver)
   message,          // a send's time (to the receiver): forward replay
   enter,            // a collective member's enter time (to the hub): forward replay
@@ -35,8 +36,8 @@ struct ReplayItem {
   std::uint32_t comm = 0;
   std::int32_t source = -1;       // world rank: a message's sender, or a collective's member
   std::int32_t destination = -1;  // world rank: a message's receiver
-  std::int32_t tag = -1;
-  std::int32_t order = 0;  // a scan member's rank in the communicator
+  std::int32_t tag = -1;          // a message's tag; a collective's member count
+  std::int32_t order = 0;         // a scan member's rank in the communicator
   std::int32_t root = -1;
   ReplayItemType type = ReplayItemType::member;
   std::uint8_t kind = 0;      // model::CollectiveKind
