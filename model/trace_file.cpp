@@ -12,6 +12,7 @@ namespace mpidle::model {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'T', 'R'};
+constexpr char kIndexMark[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'I', 'X'};
 
 class Out {
  public:
@@ -78,6 +79,7 @@ class In {
     return n;
   }
   bool at_end() { return remaining() == 0; }
+  std::uint64_t position() { return static_cast<std::uint64_t>(m_in.tellg()); }
   [[noreturn]] void fail(const std::string& what) { throw TraceError(m_name + ": " + what); }
 
  private:
@@ -119,14 +121,25 @@ void write_head(std::ostream& stream, const Trace& trace, std::uint64_t ranks) {
 }
 
 void write(std::ostream& stream, const Trace& trace) {
-  write_head(stream, trace, trace.ranks.size());
+  const std::string head = encode_trace_head(trace, trace.ranks.size());
+  stream.write(head.data(), static_cast<std::streamsize>(head.size()));
+  std::uint64_t at = head.size();
+  std::vector<std::uint64_t> offsets;
   for (const auto& r : trace.ranks) {
+    offsets.push_back(at);
     const RankSectionBytes section(r);
     for (const auto& piece : section.pieces()) {
       stream.write(reinterpret_cast<const char*>(piece.data()),
                    static_cast<std::streamsize>(piece.size()));
     }
+    at += section.size();
   }
+  const std::string count = encode_trace_index_count(offsets.size());
+  const std::string tail = encode_trace_index_tail(at);
+  stream.write(count.data(), static_cast<std::streamsize>(count.size()));
+  stream.write(reinterpret_cast<const char*>(offsets.data()),
+               static_cast<std::streamsize>(offsets.size() * sizeof(std::uint64_t)));
+  stream.write(tail.data(), static_cast<std::streamsize>(tail.size()));
 }
 
 Trace read(std::istream& stream, const std::string& name, const RankSelection* keep = nullptr) {
@@ -134,8 +147,8 @@ Trace read(std::istream& stream, const std::string& name, const RankSelection* k
   const auto magic = in.get<std::array<char, 8>>();
   if (std::memcmp(magic.data(), kMagic, sizeof kMagic) != 0) in.fail("not an mpidle trace");
   const auto version = in.get<std::uint32_t>();
-  if (version != kTraceFormatVersion) {
-    in.fail("trace format version " + std::to_string(version) + " (this mpidle reads " +
+  if (version < 1 || version > kTraceFormatVersion) {
+    in.fail("trace format version " + std::to_string(version) + " (this mpidle reads 1 to " +
             std::to_string(kTraceFormatVersion) + ")");
   }
   if (in.get<std::uint32_t>() != sizeof(TraceRecord)) in.fail("unexpected record size");
@@ -157,8 +170,10 @@ Trace read(std::istream& stream, const std::string& name, const RankSelection* k
     }
   }
   t.ranks.resize(in.count(4 + 2 * sizeof(ClockMeasurement) + 40));
+  std::vector<std::uint64_t> offsets;
   for (std::size_t position = 0; position < t.ranks.size(); ++position) {
     auto& r = t.ranks[position];
+    offsets.push_back(in.position());
     r.rank = in.get<std::int32_t>();
     r.init = in.get<ClockMeasurement>();
     r.final = in.get<ClockMeasurement>();
@@ -177,6 +192,18 @@ Trace read(std::istream& stream, const std::string& name, const RankSelection* k
       check_rank_trace(t, r);
     } catch (const TraceError& e) {
       in.fail(e.what());
+    }
+  }
+  if (version >= 2) {
+    // The index must point at the sections just read.
+    const std::uint64_t index_offset = in.position();
+    if (in.get<std::uint64_t>() != offsets.size()) in.fail("index of another number of ranks");
+    for (const auto offset : offsets) {
+      if (in.get<std::uint64_t>() != offset) in.fail("index does not match the rank sections");
+    }
+    if (in.get<std::uint64_t>() != index_offset ||
+        std::memcmp(in.get<std::array<char, 8>>().data(), kIndexMark, sizeof kIndexMark) != 0) {
+      in.fail("damaged index");
     }
   }
   if (!in.at_end()) in.fail("trailing bytes after the last rank");
@@ -207,6 +234,20 @@ RankSectionBytes::RankSectionBytes(const RankTrace& r) {
       std::as_bytes(std::span(&m_counts[2], 1)),
       bytes(r.counters)};
   for (const auto& p : m_pieces) m_size += p.size();
+}
+
+std::string encode_trace_index_count(std::uint64_t ranks) {
+  return std::string(reinterpret_cast<const char*>(&ranks), sizeof ranks);
+}
+
+std::string encode_trace_index_tail(std::uint64_t index_offset) {
+  std::string tail(reinterpret_cast<const char*>(&index_offset), sizeof index_offset);
+  tail.append(kIndexMark, sizeof kIndexMark);
+  return tail;
+}
+
+std::uint64_t trace_index_size(std::uint64_t ranks) {
+  return 8 + 8 * ranks + 8 + sizeof kIndexMark;
 }
 
 std::string encode_trace_head(const Trace& trace, std::uint64_t ranks) {

@@ -18,7 +18,8 @@
 
 namespace mpidle::model {
 
-inline constexpr std::uint32_t kTraceFormatVersion = 1;
+// Version 2 adds the index of rank blocks after them; version 1 files are still read.
+inline constexpr std::uint32_t kTraceFormatVersion = 2;
 
 class TraceError : public std::runtime_error {
  public:
@@ -83,6 +84,14 @@ class RankSectionBytes {
 
 // Everything before the first rank's section, for a trace of `ranks` ranks.
 std::string encode_trace_head(const Trace& trace, std::uint64_t ranks);
+
+// The index after the rank sections: u64 n, then where each of the n sections
+// starts (u64 each, from the start of the file), then where the index starts (u64)
+// and the mark "MPIDLEIX". A parallel writer writes the count and the tail, and
+// every process its own ranks' entries at 8 + 8 × position after the index start.
+std::string encode_trace_index_count(std::uint64_t ranks);
+std::string encode_trace_index_tail(std::uint64_t index_offset);
+std::uint64_t trace_index_size(std::uint64_t ranks);
 
 // The trace's tables and every rank's header, but the records (and synchronized
 // times and counters) only of the ranks `keep(position, rank_count)` selects: a

@@ -35,10 +35,12 @@ void write_trace_parallel(MPI_Comm comm, const std::filesystem::path& file,
   sections.reserve(mine.size());
   std::uint64_t my_bytes = 0;
   for (const auto* r : mine) my_bytes += sections.emplace_back(*r).size();
-  std::uint64_t before = 0, total = 0;
+  std::uint64_t before = 0, total = 0, my_ranks = mine.size(), ranks_before = 0;
   PMPI_Exscan(&my_bytes, &before, 1, MPI_UINT64_T, MPI_SUM, comm);
-  if (me == 0) before = 0;  // Exscan leaves process 0's result undefined
+  PMPI_Exscan(&my_ranks, &ranks_before, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (me == 0) before = ranks_before = 0;  // Exscan leaves process 0's results undefined
   PMPI_Allreduce(&my_bytes, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  const std::uint64_t index_at = head.size() + total;
 
   MPI_File fh = MPI_FILE_NULL;
   int ok = PMPI_File_open(comm, file.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
@@ -49,15 +51,26 @@ void write_trace_parallel(MPI_Comm comm, const std::filesystem::path& file,
     if (fh != MPI_FILE_NULL) PMPI_File_close(&fh);
     throw MpiError("cannot create " + file.string());
   }
-  ok = PMPI_File_set_size(fh, static_cast<MPI_Offset>(head.size() + total)) == MPI_SUCCESS;
-  if (ok && me == 0) ok = write_at(fh, 0, std::as_bytes(std::span(head)));
+  ok = PMPI_File_set_size(fh, static_cast<MPI_Offset>(index_at + model::trace_index_size(ranks))) ==
+       MPI_SUCCESS;
+  if (ok && me == 0) {
+    const std::string count = model::encode_trace_index_count(ranks);
+    const std::string tail = model::encode_trace_index_tail(index_at);
+    ok = write_at(fh, 0, std::as_bytes(std::span(head))) &&
+         write_at(fh, index_at, std::as_bytes(std::span(count))) &&
+         write_at(fh, index_at + 8 + 8 * ranks, std::as_bytes(std::span(tail)));
+  }
   std::uint64_t at = head.size() + before;
+  std::vector<std::uint64_t> starts;
   for (const auto& section : sections) {
+    starts.push_back(at);
     for (const auto& piece : section.pieces()) {
       if (ok) ok = write_at(fh, at, piece);
       at += piece.size();
     }
   }
+  // This process' entries of the index.
+  if (ok) ok = write_at(fh, index_at + 8 + 8 * ranks_before, std::as_bytes(std::span(starts)));
   if (PMPI_File_close(&fh) != MPI_SUCCESS) ok = 0;
   PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
   if (!all_ok) throw MpiError("cannot write " + file.string());

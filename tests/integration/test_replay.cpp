@@ -154,6 +154,11 @@ TEST_CASE("replay: example loop_nest, 2-4 ranks, identical to the sequential clo
   check_program("loop_nest", example("loop_nest"), {});
 }
 
+TEST_CASE("replay: truth program big_buffer, 2-4 ranks, identical to the sequential clock",
+          "[mpi]") {
+  check_program("big_buffer", program("big_buffer"), {});
+}
+
 TEST_CASE("replay: truth program halo_varying, 2-4 ranks, identical to the sequential clock",
           "[mpi]") {
   check_program("halo_varying", program("halo_varying"), {});

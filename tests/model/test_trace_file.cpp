@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -110,7 +111,9 @@ TEST_CASE("a trace is its head and its ranks' sections, and some ranks can be re
           "[model]") {
   const Trace t = sample_trace();
   std::string pieced = encode_trace_head(t, t.ranks.size());
+  std::vector<std::uint64_t> starts;
   for (const auto& r : t.ranks) {
+    starts.push_back(pieced.size());
     const RankSectionBytes section(r);
     std::uint64_t size = 0;
     for (const auto& piece : section.pieces()) {
@@ -119,7 +122,21 @@ TEST_CASE("a trace is its head and its ranks' sections, and some ranks can be re
     }
     CHECK(size == section.size());
   }
+  const std::uint64_t index_at = pieced.size();
+  pieced += encode_trace_index_count(starts.size());
+  pieced.append(reinterpret_cast<const char*>(starts.data()), starts.size() * 8);
+  pieced += encode_trace_index_tail(index_at);
+  CHECK(pieced.size() == index_at + trace_index_size(starts.size()));
   CHECK(pieced == encode_trace(t));
+
+  // A version 1 file (no index) is still read; a wrong index entry is refused.
+  std::string v1 = pieced.substr(0, index_at);
+  const std::uint32_t one = 1;
+  std::memcpy(v1.data() + 8, &one, sizeof one);
+  CHECK(decode_trace(v1).ranks.size() == 2);
+  std::string wrong = pieced;
+  wrong[index_at + 8] ^= 1;
+  CHECK_THROWS_AS(decode_trace(wrong), TraceError);
 
   const auto file = scratch("partial.trace");
   write_trace(file, t);
