@@ -10,6 +10,29 @@ namespace {
 using model::CollectiveKind;
 using model::TraceRole;
 
+// Each matched blocking send of the rank (the call's first record, not a
+// Sendrecv's send half): its record index, the record, and where its receive was
+// posted. The sends analyze_wait_states uses for the late-receiver rule.
+template <typename Visit>
+void for_each_matched_blocking_send(const model::RankTrace& rank,
+                                    const sync::RankPartners& partners, Visit visit) {
+  for (const auto& [key, sends] : partners.items.sends) {
+    auto it = partners.posted_enter.find(key);
+    if (it == partners.posted_enter.end()) continue;
+    for (std::size_t k = 0; k < it->second.size() && k < sends.size(); ++k) {
+      const std::uint64_t call = sends[k].record;
+      const auto& rec = rank.records[call];
+      if (rec.role == TraceRole::send && rec.extra == 0) visit(call, rec, it->second[k]);
+    }
+  }
+}
+
+void keep_fastest(FastestSends& fastest, std::pair<std::uint32_t, std::int32_t> kind,
+                  std::int64_t duration) {
+  auto [at, added] = fastest.try_emplace(kind, duration);
+  if (!added) at->second = std::min(at->second, duration);
+}
+
 class RankAnalysis {
  public:
   RankAnalysis(const model::Trace& tables, const model::RankTrace& rank, std::uint32_t position)
@@ -24,25 +47,8 @@ class RankAnalysis {
   std::int64_t enter(std::uint64_t record) const { return m_rank.synced[2 * record]; }
   std::int64_t exit(std::uint64_t record) const { return m_rank.synced[2 * record + 1]; }
 
-  // As in analyze_wait_states: the call's wait until `until`, within its duration.
   void wait(Pattern p, std::uint64_t record, std::int64_t until) {
-    const std::int64_t waited = std::min(until, exit(record)) - enter(record);
-    if (waited <= 0) return;
-    const auto& rec = m_rank.records[record];
-    auto [it, added] = m_index.try_emplace({rec.callsite, rec.function}, m_out.sites.size());
-    if (added) {
-      SiteWaits s;
-      s.callsite = static_cast<std::uint32_t>(rec.callsite);
-      s.function = rec.function;
-      m_out.sites.push_back(std::move(s));
-    }
-    SiteWaits& s = m_out.sites[it->second];
-    const double seconds = static_cast<double>(waited) * 1e-9;
-    const auto k = static_cast<std::size_t>(p);
-    s.total[k] += seconds;
-    s.by_rank[m_position][k] += seconds;
-    ++s.instances;
-    m_out.totals[k] += seconds;
+    m_sites.wait(p, m_rank.records[record], m_position, enter(record), exit(record), until);
   }
 
   void late_senders(const sync::RankPartners& p) {
@@ -61,23 +67,16 @@ class RankAnalysis {
   }
 
   void late_receivers(const sync::RankPartners& p, const FastestSends& fastest) {
-    for (const auto& [key, sends] : p.items.sends) {
-      auto it = p.posted_enter.find(key);
-      if (it == p.posted_enter.end()) continue;
-      for (std::size_t k = 0; k < it->second.size() && k < sends.size(); ++k) {
-        const std::uint64_t call = sends[k].record;
-        const auto& rec = m_rank.records[call];
-        if (rec.role != TraceRole::send || rec.extra != 0) continue;
-        const std::int64_t post = it->second[k];
-        if (exit(call) <= post || post <= enter(call)) continue;
-        if ((rec.flags & model::kTraceSynchronous) == 0) {
-          const auto f = fastest.find({rec.function, model::size_class(rec.bytes)});
-          const std::int64_t least = f == fastest.end() ? 0 : f->second;
-          if (exit(call) - enter(call) <= 2 * least) continue;
-        }
-        wait(Pattern::late_receiver, call, post);
-      }
-    }
+    for_each_matched_blocking_send(
+        m_rank, p, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post) {
+          if (exit(call) <= post || post <= enter(call)) return;
+          if ((rec.flags & model::kTraceSynchronous) == 0) {
+            const auto f = fastest.find({rec.function, model::size_class(rec.bytes)});
+            const std::int64_t least = f == fastest.end() ? 0 : f->second;
+            if (exit(call) - enter(call) <= 2 * least) return;
+          }
+          wait(Pattern::late_receiver, call, post);
+        });
   }
 
   void collectives(const sync::RankPartners& p) {
@@ -117,7 +116,7 @@ class RankAnalysis {
   const model::RankTrace& m_rank;
   std::uint32_t m_position;
   WaitStates m_out;
-  std::map<std::pair<std::uint64_t, std::uint32_t>, std::size_t> m_index;
+  SiteWaitsBuilder m_sites{m_out};
 };
 
 }  // namespace
@@ -125,26 +124,16 @@ class RankAnalysis {
 FastestSends fastest_sends(const model::RankTrace& rank, const sync::RankPartners& partners) {
   FastestSends out;
   if (rank.synced.size() != 2 * rank.records.size()) return out;
-  for (const auto& [key, sends] : partners.items.sends) {
-    auto it = partners.posted_enter.find(key);
-    if (it == partners.posted_enter.end()) continue;
-    for (std::size_t k = 0; k < it->second.size() && k < sends.size(); ++k) {
-      const std::uint64_t call = sends[k].record;
-      const auto& rec = rank.records[call];
-      if (rec.role != TraceRole::send || rec.extra != 0) continue;
-      const std::int64_t d = rank.synced[2 * call + 1] - rank.synced[2 * call];
-      auto [at, added] = out.try_emplace({rec.function, model::size_class(rec.bytes)}, d);
-      if (!added) at->second = std::min(at->second, d);
-    }
-  }
+  for_each_matched_blocking_send(
+      rank, partners, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t) {
+        keep_fastest(out, {rec.function, model::size_class(rec.bytes)},
+                     rank.synced[2 * call + 1] - rank.synced[2 * call]);
+      });
   return out;
 }
 
 void merge_fastest_sends(FastestSends& into, const FastestSends& from) {
-  for (const auto& [key, d] : from) {
-    auto [at, added] = into.try_emplace(key, d);
-    if (!added) at->second = std::min(at->second, d);
-  }
+  for (const auto& [kind, duration] : from) keep_fastest(into, kind, duration);
 }
 
 WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
@@ -158,17 +147,9 @@ WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& 
 }
 
 void merge_wait_states(WaitStates& into, WaitStates&& from) {
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index;
-  for (std::size_t i = 0; i < into.sites.size(); ++i) {
-    index.emplace(std::pair{into.sites[i].callsite, into.sites[i].function}, i);
-  }
+  SiteWaitsBuilder sites(into);
   for (auto& s : from.sites) {
-    auto [it, added] = index.try_emplace({s.callsite, s.function}, into.sites.size());
-    if (added) {
-      into.sites.push_back(std::move(s));
-      continue;
-    }
-    SiteWaits& t = into.sites[it->second];
+    SiteWaits& t = sites.site(s.callsite, s.function);
     for (std::size_t k = 0; k < kPatterns; ++k) t.total[k] += s.total[k];
     for (const auto& [position, seconds] : s.by_rank) {
       auto& row = t.by_rank[position];

@@ -32,24 +32,7 @@ class Analysis {
 
   // Waiting of the call at `at` until `until`, bounded by the call's duration.
   void wait(Pattern p, RecordRef at, std::int64_t until) {
-    const std::int64_t start = enter(at), end = exit(at);
-    const std::int64_t waited = std::min(until, end) - start;
-    if (waited <= 0) return;
-    const auto& rec = record(at);
-    auto [it, added] = m_index.try_emplace({rec.callsite, rec.function}, m_out.sites.size());
-    if (added) {
-      SiteWaits s;
-      s.callsite = static_cast<std::uint32_t>(rec.callsite);
-      s.function = rec.function;
-      m_out.sites.push_back(std::move(s));
-    }
-    SiteWaits& s = m_out.sites[it->second];
-    const double seconds = static_cast<double>(waited) * 1e-9;
-    const auto k = static_cast<std::size_t>(p);
-    s.total[k] += seconds;
-    s.by_rank[static_cast<std::uint32_t>(at.rank)][k] += seconds;
-    ++s.instances;
-    m_out.totals[k] += seconds;
+    m_sites.wait(p, record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at), until);
   }
 
   // Late sender, per receiving call: the latest send start among the messages
@@ -180,13 +163,43 @@ class Analysis {
   const model::Trace& m_trace;
   std::vector<std::uint64_t> m_first_record;  // per rank, in the whole trace
   WaitStates m_out;
-  std::map<std::pair<std::uint64_t, std::uint32_t>, std::size_t> m_index;
+  SiteWaitsBuilder m_sites{m_out};
   // Receiving call → (its record, the latest start of a send it received).
   std::unordered_map<std::uint64_t, std::pair<RecordRef, std::int64_t>> m_latest_send;
   std::map<std::pair<std::uint32_t, std::int32_t>, std::int64_t> m_fastest_send;
 };
 
 }  // namespace
+
+SiteWaitsBuilder::SiteWaitsBuilder(WaitStates& out) : m_out(out) {
+  for (std::size_t i = 0; i < out.sites.size(); ++i) {
+    m_index.emplace(std::pair{out.sites[i].callsite, out.sites[i].function}, i);
+  }
+}
+
+SiteWaits& SiteWaitsBuilder::site(std::uint32_t callsite, std::uint32_t function) {
+  auto [it, added] = m_index.try_emplace({callsite, function}, m_out.sites.size());
+  if (added) {
+    SiteWaits s;
+    s.callsite = callsite;
+    s.function = function;
+    m_out.sites.push_back(std::move(s));
+  }
+  return m_out.sites[it->second];
+}
+
+void SiteWaitsBuilder::wait(Pattern p, const model::TraceRecord& call, std::uint32_t position,
+                            std::int64_t start, std::int64_t end, std::int64_t until) {
+  const std::int64_t waited = std::min(until, end) - start;
+  if (waited <= 0) return;
+  SiteWaits& s = site(static_cast<std::uint32_t>(call.callsite), call.function);
+  const double seconds = static_cast<double>(waited) * 1e-9;
+  const auto k = static_cast<std::size_t>(p);
+  s.total[k] += seconds;
+  s.by_rank[position][k] += seconds;
+  ++s.instances;
+  m_out.totals[k] += seconds;
+}
 
 const char* pattern_key(Pattern p) {
   static const char* const keys[kPatterns] = {"late_sender",  "late_receiver",  "wait_nxn",

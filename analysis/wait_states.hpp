@@ -62,6 +62,23 @@ struct WaitStates {
   std::uint64_t messages = 0, collectives = 0;
 };
 
+// Adds waits to a WaitStates, one SiteWaits per (callsite, function): the
+// sequential analysis, each rank's in the parallel replay, and their merge.
+class SiteWaitsBuilder {
+ public:
+  explicit SiteWaitsBuilder(WaitStates& out);  // finds the sites `out` has already
+  // The site, added empty on first use.
+  SiteWaits& site(std::uint32_t callsite, std::uint32_t function);
+  // The call (enter `start`, exit `end`) of the rank at `position` waited until
+  // `until`, within its own duration; nothing when that is not positive.
+  void wait(Pattern p, const model::TraceRecord& call, std::uint32_t position, std::int64_t start,
+            std::int64_t end, std::int64_t until);
+
+ private:
+  WaitStates& m_out;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_index;
+};
+
 // Called now and then with the share of the work done (0..1).
 using Progress = std::function<void(double)>;
 
