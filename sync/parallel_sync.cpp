@@ -444,7 +444,7 @@ struct ParallelSync::Impl {
     auto& hub = check ? check_hub : forward_hub;
     const auto reply_type = check ? ReplayItemType::check_reply : ReplayItemType::enter_reply;
     const InstanceKey key{item.comm, item.number};
-    const auto expected = static_cast<std::uint32_t>(std::max(item.tag, 0));
+    const std::uint32_t expected = members_of(item);
     ForwardInstance& h = hub[key];
     const Triple v = {item.value[0], item.value[1], item.value[2]};
     ++h.arrived;
@@ -527,20 +527,38 @@ struct ParallelSync::Impl {
     }
   }
 
+  // One item back to the sender of each matched receive: the time `time_of` gives.
+  template <typename TimeOf>
+  void to_senders(const RankState& r, ReplayItemType type, TimeOf time_of) {
+    for (std::uint32_t idx = 0; idx < r.receive_keys.size(); ++idx) {
+      const auto& receives = r.items.receives.at(r.receive_keys[idx]);
+      for (std::uint64_t k = 0; k < r.matched[idx]; ++k) {
+        ReplayItem item;
+        item.type = type;
+        std::tie(item.comm, item.source, item.destination, item.tag) = r.receive_keys[idx];
+        item.number = k;
+        item.value[0] = time_of(receives[k]);
+        post(dir.process_of(item.source), item);
+      }
+    }
+  }
+
+  // The sending rank and its send channel an item back from a receiver is about.
+  std::pair<RankState*, std::uint32_t> send_channel(const ReplayItem& item) {
+    auto* r = local(item.source);
+    if (!r) return {nullptr, 0};
+    auto it = r->send_index.find(channel_of(item));
+    if (it == r->send_index.end() || item.number >= r->send_events[it->second].size()) {
+      return {nullptr, 0};
+    }
+    return {r, it->second};
+  }
+
   // ---- backward replay: how late each cause may become.
   void start_backward() {
     for (auto& r : ranks) {
-      for (std::uint32_t idx = 0; idx < r.receive_keys.size(); ++idx) {
-        const auto& receives = r.items.receives.at(r.receive_keys[idx]);
-        for (std::uint64_t k = 0; k < r.matched[idx]; ++k) {
-          ReplayItem item;
-          item.type = ReplayItemType::message_back;
-          std::tie(item.comm, item.source, item.destination, item.tag) = r.receive_keys[idx];
-          item.number = k;
-          item.value[0] = r.lc[2 * receives[k].complete.record + 1];
-          post(dir.process_of(item.source), item);
-        }
-      }
+      to_senders(r, ReplayItemType::message_back,
+                 [&](const ReceiveItem& receive) { return r.lc[2 * receive.complete.record + 1]; });
       for (const auto& c : r.items.collectives) {
         ReplayItem item = collective_item(r, c, ReplayItemType::exit_back);
         item.wants = c.member.has_enter ? 1 : 0;
@@ -550,22 +568,36 @@ struct ParallelSync::Impl {
     }
   }
 
+  // How many members the item's collective has (each member's items carry it).
+  static std::uint32_t members_of(const ReplayItem& item) {
+    return static_cast<std::uint32_t>(std::max(item.tag, 0));
+  }
+
+  // Keeps a member's item with its instance; the instance's items once every
+  // member's has come (the caller then erases the instance), else null.
+  std::vector<ReplayItem>* all_members(
+      std::unordered_map<InstanceKey, BackwardInstance, InstanceHash>& hub,
+      const ReplayItem& item) {
+    auto& h = hub[{item.comm, item.number}];
+    h.members.push_back(item);
+    return h.members.size() < members_of(item) ? nullptr : &h.members;
+  }
+
   void hub_exit(const ReplayItem& item) {
     const InstanceKey key{item.comm, item.number};
-    const auto expected = static_cast<std::uint32_t>(std::max(item.tag, 0));
-    auto& h = backward_hub[key];
-    h.members.push_back(item);
-    if (h.members.size() < expected) return;
-    const auto kind = static_cast<CollectiveKind>(h.members.front().kind);
-    const std::int32_t root = h.members.front().root;
+    auto* all = all_members(backward_hub, item);
+    if (!all) return;
+    auto& group = *all;
+    const auto kind = static_cast<CollectiveKind>(group.front().kind);
+    const std::int32_t root = group.front().root;
     const std::int64_t latency = p.min_latency_ns;
     // The bound of each member's enter (kUnbounded: none), as latest_allowed finds it.
-    std::vector<std::int64_t> bound(h.members.size(), kUnbounded);
-    if (h.members.size() >= 2) {
+    std::vector<std::int64_t> bound(group.size(), kUnbounded);
+    if (group.size() >= 2) {
       switch (kind) {
         case CollectiveKind::n_to_n: {
           std::int64_t earliest = kUnbounded;
-          for (const auto& m : h.members) {
+          for (const auto& m : group) {
             if (m.has_exit) earliest = std::min(earliest, m.value[0]);
           }
           std::fill(bound.begin(), bound.end(), earliest - latency);
@@ -574,43 +606,43 @@ struct ParallelSync::Impl {
         case CollectiveKind::one_to_n: {
           std::int64_t earliest = kUnbounded;
           bool any = false;
-          for (const auto& m : h.members) {
+          for (const auto& m : group) {
             if (m.has_exit && m.source != root) {
               earliest = std::min(earliest, m.value[0]);
               any = true;
             }
           }
-          for (std::size_t i = 0; i < h.members.size(); ++i) {
-            if (any && h.members[i].source == root) bound[i] = earliest - latency;
+          for (std::size_t i = 0; i < group.size(); ++i) {
+            if (any && group[i].source == root) bound[i] = earliest - latency;
           }
           break;
         }
         case CollectiveKind::n_to_one: {
           const ReplayItem* root_member = nullptr;
-          for (const auto& m : h.members) {
+          for (const auto& m : group) {
             if (m.source == root) root_member = &m;
           }
           if (root_member && root_member->has_exit) {
-            for (std::size_t i = 0; i < h.members.size(); ++i) {
-              if (h.members[i].source != root) bound[i] = root_member->value[0] - latency;
+            for (std::size_t i = 0; i < group.size(); ++i) {
+              if (group[i].source != root) bound[i] = root_member->value[0] - latency;
             }
           }
           break;
         }
         case CollectiveKind::scan:
         case CollectiveKind::exscan: {
-          const bool all_entered = std::all_of(h.members.begin(), h.members.end(),
-                                               [](const ReplayItem& m) { return m.wants; });
+          const bool all_entered =
+              std::all_of(group.begin(), group.end(), [](const ReplayItem& m) { return m.wants; });
           if (!all_entered) break;
-          std::vector<std::size_t> by_order(h.members.size());
+          std::vector<std::size_t> by_order(group.size());
           for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
           std::stable_sort(by_order.begin(), by_order.end(), [&](std::size_t a, std::size_t b) {
-            return h.members[a].order < h.members[b].order;
+            return group[a].order < group[b].order;
           });
           const bool exclusive = kind == CollectiveKind::exscan;
-          std::int64_t suffix = kUnbounded;  // the earliest exit of the members after
+          std::int64_t suffix = kUnbounded;  // the earliest exit of the group after
           for (std::size_t n = by_order.size(); n-- > 0;) {
-            const auto& m = h.members[by_order[n]];
+            const auto& m = group[by_order[n]];
             if (!exclusive && m.has_exit) suffix = std::min(suffix, m.value[0]);
             bound[by_order[n]] = suffix - latency;
             if (exclusive && m.has_exit && n > 0) suffix = std::min(suffix, m.value[0]);
@@ -621,9 +653,9 @@ struct ParallelSync::Impl {
           break;
       }
     }
-    for (std::size_t i = 0; i < h.members.size(); ++i) {
-      if (!h.members[i].wants || bound[i] == kUnbounded) continue;
-      reply(ReplayItemType::exit_back_reply, key, h.members[i].source, {bound[i], 0, 0});
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      if (!group[i].wants || bound[i] == kUnbounded) continue;
+      reply(ReplayItemType::exit_back_reply, key, group[i].source, {bound[i], 0, 0});
     }
     backward_hub.erase(key);
   }
@@ -645,17 +677,8 @@ struct ParallelSync::Impl {
         emit(r, out, {r.raw(e), r.interp(e), r.lc[e]}, true);
       }
       // Senders learn where their receives were posted (late receiver).
-      for (std::uint32_t idx = 0; idx < r.receive_keys.size(); ++idx) {
-        const auto& receives = r.items.receives.at(r.receive_keys[idx]);
-        for (std::uint64_t k = 0; k < r.matched[idx]; ++k) {
-          ReplayItem item;
-          item.type = ReplayItemType::check_back;
-          std::tie(item.comm, item.source, item.destination, item.tag) = r.receive_keys[idx];
-          item.number = k;
-          item.value[0] = r.lc[2 * receives[k].posted.record];
-          post(dir.process_of(item.source), item);
-        }
-      }
+      to_senders(r, ReplayItemType::check_back,
+                 [&](const ReceiveItem& receive) { return r.lc[2 * receive.posted.record]; });
     }
   }
 
@@ -663,11 +686,9 @@ struct ParallelSync::Impl {
   // analysis::analyze_wait_states measures it (complete, blocking instances only).
   void hub_wait(const ReplayItem& item) {
     const InstanceKey key{item.comm, item.number};
-    const auto expected = static_cast<std::uint32_t>(std::max(item.tag, 0));
-    auto& h = wait_hub[key];
-    h.members.push_back(item);
-    if (h.members.size() < expected) return;
-    auto& m = h.members;
+    auto* all = all_members(wait_hub, item);
+    if (!all) return;
+    auto& m = *all;
     const bool complete = m.size() >= 2 && std::all_of(m.begin(), m.end(), [](const auto& x) {
                             return x.has_exit && x.blocking;
                           });
@@ -791,11 +812,7 @@ struct ParallelSync::Impl {
         hub_wait(item);
         break;
       case ReplayItemType::check_back:
-        if (auto* r = local(item.source)) {
-          auto it = r->send_index.find(channel_of(item));
-          if (it == r->send_index.end() || item.number >= r->posted_back[it->second].size()) break;
-          r->posted_back[it->second][item.number] = item.value[0];
-        }
+        if (auto [r, idx] = send_channel(item); r) r->posted_back[idx][item.number] = item.value[0];
         break;
       case ReplayItemType::enter_reply:
       case ReplayItemType::check_reply:
@@ -820,11 +837,8 @@ struct ParallelSync::Impl {
         }
         break;
       case ReplayItemType::message_back:
-        if (auto* r = local(item.source)) {
-          auto it = r->send_index.find(channel_of(item));
-          if (it == r->send_index.end() || item.number >= r->send_events[it->second].size()) break;
-          const auto e = r->send_events[it->second][item.number];
-          r->lower_bound_of(e, item.value[0] - p.min_latency_ns);
+        if (auto [r, idx] = send_channel(item); r) {
+          r->lower_bound_of(r->send_events[idx][item.number], item.value[0] - p.min_latency_ns);
         }
         break;
       case ReplayItemType::exit_back:
