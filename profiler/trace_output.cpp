@@ -151,7 +151,6 @@ struct RankFacts {
   std::int32_t unused = 0;
   model::ClockMeasurement init, final;
   std::uint64_t spilled_chunks = 0, lost_records = 0, events = 0;
-  double drift = 0;
 };
 
 nlohmann::json sections_of(const std::vector<RankFacts>& facts,
@@ -172,7 +171,7 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
     r.rank = f.rank;
     r.init = f.init;
     r.final = f.final;
-    result.models.push_back(sync::OffsetModel{0, 0, f.drift});
+    result.models.push_back(sync::offset_model_of(r));  // as the replay interpolated
     per_rank.push_back(f.events);
     events += f.events;
     spills += f.spilled_chunks;
@@ -292,7 +291,6 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   facts.spilled_chunks = own.spilled_chunks;
   facts.lost_records = own.lost_records;
   for (const auto& rec : own.records) facts.events += rec.extra == 0;
-  facts.drift = result.models.empty() ? 0.0 : result.models.front().drift;
   std::vector<RankFacts> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
   PMPI_Gather(&facts, sizeof facts, MPI_BYTE, all.data(), sizeof facts, MPI_BYTE, 0, comm);
   const std::size_t k = tables.counter_names.size();
