@@ -109,8 +109,9 @@ struct TraceSections {
   double seconds = 0;
 };
 
+// `dir` was created already; `ec` says why not, if it could not be.
 void write_run_directory(Context& context, model::ProfileSummary& summary, double per_call_s,
-                         const fs::path& dir, const TraceSections* trace,
+                         const fs::path& dir, std::error_code ec, const TraceSections* trace,
                          const FinalizeCost& cost) {
   const auto args = command_line();
   const std::string executable = executable_path();
@@ -142,8 +143,6 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
        std::max(cost.minima.largest_message, cost.summary.largest_message)},
       {"rank0_peak_rss_bytes", peak_rss_bytes()}};
 
-  std::error_code ec;
-  fs::create_directories(dir, ec);
   if (trace && trace->finished) {
     auto sections = trace->finished->sections;
     json["trace"] = std::move(sections["trace"]);
@@ -233,10 +232,10 @@ void finalize_profile(Context& context) {
   // The run directory, named by rank 0; in trace mode every rank writes its part
   // of the trace there.
   fs::path dir;
+  std::error_code dir_error;
   if (context.rank() == 0) {
     dir = run_directory(context, executable_path());
-    std::error_code ec;
-    fs::create_directories(dir, ec);
+    fs::create_directories(dir, dir_error);
   }
   TraceSections trace;
   if (context.config().trace) {
@@ -252,7 +251,7 @@ void finalize_profile(Context& context) {
     trace.seconds = static_cast<double>(monotonic_ns() - trace_start) * 1e-9;
   }
   if (merged) {
-    write_run_directory(context, *merged, per_call_s, dir,
+    write_run_directory(context, *merged, per_call_s, dir, dir_error,
                         context.config().trace ? &trace : nullptr, cost);
   }
 }
