@@ -28,7 +28,7 @@ std::string host_name() {
 
 }  // namespace
 
-Context::Context(Config config, MPI_Comm own_comm, int rank, int size)
+Context::Context(model::Settings config, MPI_Comm own_comm, int rank, int size)
     : m_config(std::move(config)),
       m_own_comm(own_comm),
       m_rank(rank),

@@ -15,8 +15,8 @@
 
 #include "clock.hpp"
 #include "comm_table.hpp"
-#include "config.hpp"
 #include "handle_table.hpp"
+#include "model/settings.hpp"
 #include "model/trace_file.hpp"
 #include "papi_probe.hpp"
 #include "thread_state.hpp"
@@ -26,13 +26,13 @@ namespace mpidle::profiler {
 
 class Context {
  public:
-  Context(Config config, MPI_Comm own_comm, int rank, int size);
+  Context(model::Settings config, MPI_Comm own_comm, int rank, int size);
 
   static Context* current() { return s_current.load(std::memory_order_acquire); }
   static void install(std::unique_ptr<Context> context);
   static std::unique_ptr<Context> uninstall();
 
-  const Config& config() const { return m_config; }
+  const model::Settings& config() const { return m_config; }
   int rank() const { return m_rank; }
   int size() const { return m_size; }
   MPI_Comm own_comm() const { return m_own_comm; }
@@ -84,7 +84,7 @@ class Context {
  private:
   static inline constinit std::atomic<Context*> s_current{nullptr};
 
-  Config m_config;
+  model::Settings m_config;
   MPI_Comm m_own_comm;
   int m_rank;
   int m_size;

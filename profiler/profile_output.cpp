@@ -244,7 +244,7 @@ void finalize_profile(Context& context) {
     const std::uint64_t trace_start = monotonic_ns();
     try {
       trace.finished = finish_trace(context, dir, context.papi(), kDefaultGamma,
-                                    context.config().summary_detail_high);
+                                    context.config().summary_detail == "high");
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());
     }

@@ -4,10 +4,10 @@
 #include <filesystem>
 
 #include "call_scope.hpp"
-#include "config.hpp"
 #include "context.hpp"
 #include "hooks.hpp"
 #include "log.hpp"
+#include "model/settings.hpp"
 #include "offset_tree.hpp"
 #include "papi_counters.hpp"
 #include "profile_output.hpp"
@@ -23,17 +23,16 @@ std::optional<std::string> from_environment(const char* name) {
 
 void start(int rank, int size) {
   std::vector<std::string> warnings;
-  Config config = parse_config(from_environment, warnings);
+  model::Settings config = model::parse_settings(from_environment, warnings);
   set_log_rank(rank, rank != 0 && config.verbose == 0);
   for (const auto& w : warnings) warn(w);
   if (!config.enable) return;
 
   TimerKind timer = TimerKind::monotonic;
-  if (config.timer == TimerChoice::tsc ||
-      (config.timer == TimerChoice::automatic && cpu_has_invariant_tsc())) {
+  if (config.timer == "tsc" || (config.timer == "auto" && cpu_has_invariant_tsc())) {
     timer = TimerKind::tsc;
   }
-  if (config.timer == TimerChoice::tsc && !cpu_has_invariant_tsc()) {
+  if (config.timer == "tsc" && !cpu_has_invariant_tsc()) {
     warn("MPIDLE_TIMER=tsc but this CPU has no invariant TSC; times may drift");
   }
   select_timer(timer);
@@ -52,7 +51,7 @@ void start(int rank, int size) {
   auto context = std::make_unique<Context>(std::move(config), own, rank, size);
   bool papi_available = false;
   if (trace) {
-    const Config& c = context->config();
+    const model::Settings& c = context->config();
     context->trace_clock().calibrate();
     context->trace_clock().set_test_skew(rank, c.test_clock_offset_us, c.test_clock_drift_ppm);
     context->papi() = probe_papi(c.papi_events);

@@ -110,7 +110,11 @@ const std::vector<Command>& commands() {
        "them as slices, and an arrow from every send to its receive, on the\n"
        "synchronized clock.\n",
        "export a trace run's timeline (Chrome Trace Event format)", export_command},
-      {"config", "mpidle config\n\nLists every MPIDLE_* environment setting with its default.\n",
+      {"config",
+       "mpidle config [--markdown]\n\nLists every MPIDLE_* environment setting with its type, "
+       "default, valid\n"
+       "values and the `mpidle run` option that sets it. --markdown prints the table of\n"
+       "docs/configuration.md.\n",
        "list the MPIDLE_* settings", config_command},
   };
   return table;

@@ -1,14 +1,21 @@
 #include <cstdio>
 
 #include "command.hpp"
-#include "config.hpp"
+#include "model/settings.hpp"
 
 namespace mpidle::report {
 
 int config_command(Args args) {
-  if (!args.empty()) throw UsageError("takes no arguments");
-  for (const auto& s : profiler::setting_specs()) {
-    std::printf("%s (%s, default \"%s\")\n    %s\n", s.env, s.type, s.default_value, s.description);
+  if (args.size() == 1 && args[0] == "--markdown") {
+    std::fputs(model::settings_markdown_table().c_str(), stdout);
+    return 0;
+  }
+  if (!args.empty()) throw UsageError("takes no arguments but --markdown, not " + args[0]);
+  for (const auto& s : model::setting_specs()) {
+    std::printf("%s (%s, default \"%s\"", s.env, model::setting_type_name(s.type), s.default_value);
+    if (*s.limits) std::printf(", %s", model::setting_expectation(s).c_str());
+    if (*s.option) std::printf(", mpidle run %s", s.option);
+    std::printf(")\n    %s\n", s.description);
   }
   return 0;
 }

@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -14,6 +13,7 @@
 #include "command.hpp"
 #include "launcher.hpp"
 #include "model/profile_reader.hpp"
+#include "model/settings.hpp"
 #include "spawn.hpp"
 #include "text_report.hpp"
 
@@ -24,13 +24,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Each option of `mpidle run` sets the MPIDLE_* setting that names it in
+// settings_table.def, checked as the profiler would check it.
 struct RunOptions {
-  std::string output;
-  bool global_min = false;
-  std::string callsite_depth;
-  bool trace = false;
+  std::map<std::string, std::string> settings;  // MPIDLE_* name → value
   std::vector<std::string> command;
 };
+
+const model::SettingSpec* setting_of_option(const std::string& option) {
+  for (const auto& spec : model::setting_specs()) {
+    if (option == spec.option) return &spec;
+  }
+  return nullptr;
+}
 
 RunOptions parse_run_args(Args args) {
   RunOptions o;
@@ -41,23 +47,18 @@ RunOptions parse_run_args(Args args) {
       ++i;
       break;
     }
-    if (a == "--global-min") {
-      o.global_min = true;
-    } else if (a == "--trace") {
-      o.trace = true;
-    } else if (a == "--output" || a == "--callsite-depth") {
-      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-      const std::string& v = args[++i];
-      if (a == "--output") {
-        o.output = v;
-      } else {
-        int depth = 0;
-        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), depth);
-        if (ec != std::errc() || p != v.data() + v.size() || depth < 1 || depth > 16) {
-          throw UsageError("--callsite-depth needs an integer from 1 to 16, not \"" + v + "\"");
+    if (const model::SettingSpec* spec = setting_of_option(a)) {
+      std::string value = "1";
+      if (spec->type != model::SettingType::flag) {
+        if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+        value = args[++i];
+        model::Settings scratch;
+        if (!spec->assign(*spec, scratch, value)) {
+          throw UsageError(a + " needs " + model::setting_expectation(*spec) + ", not \"" + value +
+                           "\"");
         }
-        o.callsite_depth = v;
       }
+      o.settings[spec->env] = value;
     } else if (!a.empty() && a[0] == '-') {
       throw UsageError("unknown option " + a + " (put the command after --)");
     } else {
@@ -119,15 +120,13 @@ std::vector<std::string> variables_to_forward(const std::map<std::string, std::s
 int run_command(Args args) {
   const RunOptions o = parse_run_args(args);
   const fs::path library = find_library();
-  const fs::path output = fs::absolute(o.output.empty() ? default_output(o.command) : o.output);
-
-  std::map<std::string, std::string> set;
+  std::map<std::string, std::string> set = o.settings;
+  const auto given = set.find("MPIDLE_OUTPUT");
+  const fs::path output =
+      fs::absolute(given == set.end() ? default_output(o.command) : given->second);
   const char* preload = std::getenv("LD_PRELOAD");
   set["LD_PRELOAD"] = library.string() + (preload && *preload ? ":" + std::string(preload) : "");
   set["MPIDLE_OUTPUT"] = output.string();
-  if (o.global_min) set["MPIDLE_GLOBAL_MIN"] = "1";
-  if (!o.callsite_depth.empty()) set["MPIDLE_CALLSITE_DEPTH"] = o.callsite_depth;
-  if (o.trace) set["MPIDLE_TRACE"] = "1";
 
   const LauncherFamily family = recognize_launcher(o.command, launcher_version);
   check_launcher_matches_build(family, o.command[0]);

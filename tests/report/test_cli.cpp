@@ -72,6 +72,20 @@ TEST_CASE("mpidle --help lists every command, each with its own help", "[report]
   }
 }
 
+TEST_CASE("mpidle run's help names every option the settings table gives it", "[report]") {
+  const auto help = mpidle("run --help").output;
+  const auto config = mpidle("config").output;
+  for (const char* option : {"--output", "--global-min", "--callsite-depth", "--trace"}) {
+    INFO(option);
+    CHECK_THAT(help, Catch::Contains(option));
+    CHECK_THAT(config, Catch::Contains(std::string("mpidle run ") + option));
+  }
+  const auto bad = mpidle("run --callsite-depth 0 -- true");
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.output,
+             Catch::Contains("--callsite-depth needs an integer in [1, 16], not \"0\""));
+}
+
 TEST_CASE("mpidle run passes the exit status of a command that is not MPI", "[report]") {
   const auto r = mpidle("run --output /tmp/mpidle-test-cli-run -- sh -c 'exit 7'");
   CHECK(r.status == 7);
