@@ -4,14 +4,11 @@
 #include <cmath>
 #include <map>
 
+#include "model/function_catalog.hpp"
 #include "model/json_fields.hpp"
 
 namespace mpidle::analysis {
 namespace {
-
-bool completes_requests(const std::string& function) {
-  return function.rfind("MPI_Wait", 0) == 0 || function.rfind("MPI_Test", 0) == 0;
-}
 
 std::string reason_for(const AccuracyRow& r) {
   const double diff = r.minimum_local_s - r.trace_s;
@@ -21,7 +18,7 @@ std::string reason_for(const AccuracyRow& r) {
     return "static imbalance: this rank always waits, so its own minimum already holds waiting "
            "(the global minimum is closer)";
   }
-  if (diff > 0 && completes_requests(r.function)) {
+  if (diff > 0 && model::is_completion(r.function)) {
     return "non-blocking: the minimum method counts time a request needed to complete, overlap "
            "included, not only a late partner";
   }

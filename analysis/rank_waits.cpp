@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/function_catalog.hpp"
 #include "model/profile_tables.hpp"
 
 namespace mpidle::analysis {
@@ -87,8 +88,7 @@ class RankAnalysis {
       Pattern pattern = Pattern::wait_nxn;
       switch (c.kind) {
         case CollectiveKind::n_to_n:
-          pattern = m_tables.functions.at(m_rank.records[record].function).find("Barrier") !=
-                            std::string::npos
+          pattern = model::is_barrier(m_tables.functions.at(m_rank.records[record].function))
                         ? Pattern::wait_barrier
                         : Pattern::wait_nxn;
           break;

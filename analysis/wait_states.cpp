@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "model/function_catalog.hpp"
 #include "sync/trace_matching.hpp"
 
 namespace mpidle::analysis {
@@ -90,8 +91,7 @@ class Analysis {
     const auto name = m_trace.functions.at(record(c.members.front().enter).function);
     switch (c.kind) {
       case CollectiveKind::n_to_n: {
-        const Pattern p =
-            name.find("Barrier") != std::string::npos ? Pattern::wait_barrier : Pattern::wait_nxn;
+        const Pattern p = model::is_barrier(name) ? Pattern::wait_barrier : Pattern::wait_nxn;
         for (const auto& m : c.members) wait(p, m.enter, last);
         break;
       }

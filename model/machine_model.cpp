@@ -1,5 +1,7 @@
 #include "machine_model.hpp"
 
+#include "function_catalog.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -213,30 +215,35 @@ void write_machine(const std::filesystem::path& file, const MachineModel& machin
 }
 
 std::string collective_model_for(const std::string& function) {
-  std::string f = function.rfind("MPI_", 0) == 0 ? function.substr(4) : function;
-  if (!f.empty() && f[0] == 'I' && f != "Init") f = f.substr(1);  // Iallreduce → allreduce
-  if (f.size() > 2 && f.ends_with("_c")) f.resize(f.size() - 2);
-  if (f.ends_with("_init")) f.resize(f.size() - 5);
-  std::transform(f.begin(), f.end(), f.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  static const std::map<std::string, std::string> kMap = {{"barrier", "Barrier"},
-                                                          {"bcast", "Bcast"},
-                                                          {"scatter", "Bcast"},
-                                                          {"scatterv", "Bcast"},
-                                                          {"allreduce", "Allreduce"},
-                                                          {"reduce", "Allreduce"},
-                                                          {"reduce_scatter", "Allreduce"},
-                                                          {"reduce_scatter_block", "Allreduce"},
-                                                          {"scan", "Allreduce"},
-                                                          {"exscan", "Allreduce"},
-                                                          {"alltoall", "Alltoall"},
-                                                          {"alltoallv", "Alltoall"},
-                                                          {"alltoallw", "Alltoall"},
-                                                          {"allgather", "Allgather"},
-                                                          {"allgatherv", "Allgather"},
-                                                          {"gather", "Allgather"},
-                                                          {"gatherv", "Allgather"}};
-  auto it = kMap.find(f);
-  return it == kMap.end() ? std::string() : it->second;
+  const FunctionInfo* info = find_function(function);
+  if (info == nullptr) return {};
+  using Op = CollectiveOperation;
+  switch (info->operation) {
+    case Op::barrier:
+      return "Barrier";
+    case Op::bcast:
+    case Op::scatter:
+    case Op::scatterv:
+      return "Bcast";
+    case Op::allreduce:
+    case Op::reduce:
+    case Op::reduce_scatter:
+    case Op::reduce_scatter_block:
+    case Op::scan:
+    case Op::exscan:
+      return "Allreduce";
+    case Op::alltoall:
+    case Op::alltoallv:
+    case Op::alltoallw:
+      return "Alltoall";
+    case Op::allgather:
+    case Op::allgatherv:
+    case Op::gather:
+    case Op::gatherv:
+      return "Allgather";
+    default:
+      return {};  // neighbourhood collectives: no model yet
+  }
 }
 
 double cpu_ratio(const ComputeReference& source, const ComputeReference& target) {
