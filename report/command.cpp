@@ -103,13 +103,17 @@ const std::vector<Command>& commands() {
        "up. --target MACHINE picks one of several targets (default the first).\n",
        "compare two runs (clusters, configurations)", compare_command},
       {"export",
-       "mpidle export RUN_DIR --chrome OUT.json\n\n"
-       "Writes a trace run as a timeline in the Chrome Trace Event format, which\n"
-       "Perfetto UI and chrome://tracing open: one process per\n"
-       "rank, MPI calls (with peer, bytes, tag and callsite) and the compute between\n"
-       "them as slices, and an arrow from every send to its receive, on the\n"
-       "synchronized clock.\n",
-       "export a trace run's timeline (Chrome Trace Event format)", export_command},
+       "mpidle export RUN_DIR [--chrome OUT.json] [--otf2 DIR]\n\n"
+       "Writes a trace run's timeline for other tools, on the synchronized clock.\n\n"
+       "  --chrome OUT.json   Chrome Trace Event format (Perfetto UI, chrome://tracing):\n"
+       "                      one process per rank, MPI calls (with peer, bytes, tag and\n"
+       "                      callsite) and the compute between them as slices, and an\n"
+       "                      arrow from every send to its receive\n"
+       "  --otf2 DIR          an OTF2 archive, DIR/traces.otf2 (Vampir, Scalasca,\n"
+       "                      otf2-print): a location per rank, a region per MPI\n"
+       "                      function with the callsite as an attribute, MPI message\n"
+       "                      and collective records, communicators, clock properties\n",
+       "export a trace run's timeline (Chrome Trace Event format, OTF2)", export_command},
       {"config",
        "mpidle config [--markdown]\n\nLists every MPIDLE_* environment setting with its type, "
        "default, valid\n"
