@@ -35,8 +35,10 @@ test: build build-openmpi
 bench: build
 	@sh scripts/bench.sh $(BUILD_DIR)
 
+# make install [PREFIX=/opt/mpidle]: bin/, lib/ (libmpidle.so, the MPI-free libraries,
+# the CMake package and pkg-config file), include/mpidle/, share/man/, share/doc/.
 install: build
-	cmake --install $(BUILD_DIR)
+	cmake --install $(BUILD_DIR) $(if $(PREFIX),--prefix $(PREFIX))
 
 format:
 	@sh scripts/check-format.sh --fix

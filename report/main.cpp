@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "man_pages.hpp"
 #include "model/profile_reader.hpp"
 
 namespace {
@@ -16,7 +17,9 @@ void print_help() {
   for (const auto& c : mpidle::report::commands()) {
     std::printf("  %-8s %s\n", c.name, c.description);
   }
-  std::printf("\n`mpidle COMMAND --help` describes one command.\n");
+  std::printf(
+      "\n`mpidle COMMAND --help` (or `man mpidle-COMMAND`) describes one command;\n"
+      "`mpidle --version` says which build this is.\n");
 }
 
 }  // namespace
@@ -26,6 +29,20 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     print_help();
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::printf("mpidle %s (profiler built for %s)\n", MPIDLE_VERSION, MPIDLE_BUILT_FOR_MPI);
+    return 0;
+  }
+  // The build writes the manual pages from the command table (not a user command).
+  if (args[0] == "--write-man-pages" && args.size() == 2) {
+    try {
+      mpidle::report::write_man_pages(args[1], MPIDLE_VERSION);
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "mpidle: %s\n", e.what());
+      return 2;
+    }
   }
   for (const auto& c : mpidle::report::commands()) {
     if (args[0] != c.name) continue;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -70,6 +71,32 @@ TEST_CASE("mpidle --help lists every command, each with its own help", "[report]
     CHECK(h.status == 0);
     CHECK_THAT(h.output, Catch::StartsWith(std::string("usage: mpidle ") + cmd));
   }
+}
+
+TEST_CASE("every command has a manual page with the text of its --help", "[report]") {
+  for (const char* cmd : {"run", "report", "sync", "summary", "export", "analyze", "probe",
+                          "predict", "compare", "config"}) {
+    INFO(cmd);
+    const std::string page = std::string(MPIDLE_MAN_DIR) + "/mpidle-" + cmd + ".1";
+    std::ifstream in(page);
+    REQUIRE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK_THAT(text.str(), Catch::StartsWith(".TH MPIDLE-"));
+    // The synopsis of `--help`, with roff's escaped hyphens.
+    const auto help = mpidle(std::string(cmd) + " --help").output;
+    std::string first = help.substr(7, help.find('\n') - 7);  // after "usage: "
+    std::string escaped;
+    for (const char c : first) escaped += c == '-' ? std::string("\\-") : std::string(1, c);
+    CHECK_THAT(text.str(), Catch::Contains(escaped));
+  }
+  std::ifstream overview(std::string(MPIDLE_MAN_DIR) + "/mpidle.1");
+  std::stringstream text;
+  text << overview.rdbuf();
+  CHECK_THAT(text.str(), Catch::Contains("MPIDLE_TRACE_MEM"));
+  const auto version = mpidle("--version");
+  CHECK(version.status == 0);
+  CHECK_THAT(version.output, Catch::StartsWith("mpidle 0."));
 }
 
 TEST_CASE("mpidle run's help names every option the settings table gives it", "[report]") {
