@@ -1,10 +1,25 @@
 #include "thread_state.hpp"
 
+#ifdef MPIDLE_HAVE_LIBUNWIND
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#else
+#include <execinfo.h>
+#endif
 
 namespace mpidle::profiler {
 namespace {
+
+// libunwind's walk is async-signal-safe and allocates nothing; glibc's backtrace()
+// (libgcc's unwinder) is the fallback for a build without libunwind.
+int walk_stack(void** frames, int max) {
+#ifdef MPIDLE_HAVE_LIBUNWIND
+  return unw_backtrace(frames, max);
+#else
+  return backtrace(frames, max);
+#endif
+}
+
 constexpr std::size_t kStacks = 8192;
 // Frames of mpidle itself above the application's call (wrapper, hook, record).
 constexpr int kMaxOwnFrames = 8;
@@ -24,7 +39,7 @@ ThreadState::ThreadState(std::size_t table_entries, int callsite_depth,
 
 std::uintptr_t ThreadState::capture_stack(void* return_address) {
   void* frames[kMaxStackDepth + kMaxOwnFrames + kMaxMpiFrames];
-  const int n = unw_backtrace(frames, m_depth + kMaxOwnFrames + (m_mpi_code ? kMaxMpiFrames : 0));
+  const int n = walk_stack(frames, m_depth + kMaxOwnFrames + (m_mpi_code ? kMaxMpiFrames : 0));
   // The application's frames start at the wrapper's return address; the frames
   // before it are mpidle's own, however much the compiler inlined. Frames in the
   // MPI library (a Fortran binding) are skipped too.
@@ -43,7 +58,7 @@ std::uintptr_t ThreadState::capture_stack(void* return_address) {
 
 std::uintptr_t ThreadState::caller_outside_mpi(void* return_address) {
   void* frames[kMaxOwnFrames + kMaxMpiFrames];
-  const int n = unw_backtrace(frames, kMaxOwnFrames + kMaxMpiFrames);
+  const int n = walk_stack(frames, kMaxOwnFrames + kMaxMpiFrames);
   int i = 0;
   while (i < n && frames[i] != return_address) ++i;
   while (i < n && m_mpi_code->contains(reinterpret_cast<std::uintptr_t>(frames[i]))) ++i;

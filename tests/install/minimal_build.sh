@@ -1,0 +1,40 @@
+#!/bin/sh
+# mpidle built without its optional libraries (OTF2, PAPI, libunwind), as on a
+# machine that lacks them: the build says what it left out, a trace run with PAPI
+# events and a deep callsite depth still works and says why it has no counters, and
+# `mpidle export --otf2` says in one line what is missing.
+#   minimal_build.sh SOURCE_DIR MPI (mpich or openmpi)
+set -eu
+source=$1 mpi=$2
+dir=$(mktemp -d "${TMPDIR:-/tmp}/mpidle-minimal.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "minimal build: $*" >&2; exit 1; }
+
+cmake -S "$source" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DMPIDLE_MPI="$mpi" \
+  -DMPIDLE_WITH_OTF2=OFF -DMPIDLE_WITH_PAPI=OFF -DMPIDLE_WITH_LIBUNWIND=OFF \
+  -DMPIDLE_ENABLE_TESTS=OFF -DMPIDLE_ENABLE_BENCH=OFF >"$dir/configure.log" ||
+  { cat "$dir/configure.log" >&2; fail "configure failed"; }
+for line in "OTF2 export       OFF" "PAPI counters     OFF" "libunwind         OFF"; do
+  grep -q -- "$line" "$dir/configure.log" || fail "the configuration does not say: $line"
+done
+cmake --build "$dir/build" -j 2 --target mpidle mpidle_profiler loop_nest >"$dir/build.log" 2>&1 ||
+  { tail -30 "$dir/build.log" >&2; fail "build failed"; }
+if nm -D "$dir/build/lib/libmpidle.so" | grep -q -E " U (PAPI_|_?U?unw_)"; then
+  fail "libmpidle.so still needs PAPI or libunwind"
+fi
+
+mpiexec=$(command -v "mpiexec.$mpi")
+"$dir/build/bin/mpidle" run --trace --callsite-depth 3 --output "$dir/run" -- \
+  env MPIDLE_PAPI_EVENTS=PAPI_TOT_INS "$mpiexec" -n 2 "$dir/build/examples/loop_nest" \
+  --outer 3 --inner 2 >/dev/null 2>"$dir/run.log" || { cat "$dir/run.log" >&2; fail "run failed"; }
+grep -q '"reason": "this libmpidle was built without PAPI"' "$dir/run/profile.json" ||
+  fail "profile.json does not say PAPI was left out"
+# Callsites of depth 3 were walked (glibc's backtrace): loop_nest.c appears in frames.
+grep -q 'loop_nest.c' "$dir/run/profile.json" || fail "no callsite in loop_nest.c"
+
+if "$dir/build/bin/mpidle" export "$dir/run" --otf2 "$dir/otf2" 2>"$dir/export.err"; then
+  fail "export --otf2 succeeded without OTF2"
+fi
+grep -q "built without the OTF2 library" "$dir/export.err" || fail "export --otf2 did not say why"
+[ "$(wc -l <"$dir/export.err")" -eq 1 ] || fail "export --otf2 wrote more than one line"
+echo "minimal build: passed"
