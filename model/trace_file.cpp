@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "byte_stream.hpp"
 #include "table_merge.hpp"
 
 namespace mpidle::model {
@@ -14,90 +15,49 @@ namespace {
 constexpr char kMagic[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'T', 'R'};
 constexpr char kIndexMark[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'I', 'X'};
 
-class Out {
- public:
-  explicit Out(std::ostream& out) : m_out(out) {}
-  template <typename T>
-  void put(const T& v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    m_out.write(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-  template <typename T>
-  void put_array(const std::vector<T>& v) {
-    put<std::uint64_t>(v.size());
-    m_out.write(reinterpret_cast<const char*>(v.data()),
-                static_cast<std::streamsize>(v.size() * sizeof(T)));
-  }
-  void put_string(const std::string& s) {
-    put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
-    m_out.write(s.data(), static_cast<std::streamsize>(s.size()));
-  }
-  bool good() const { return static_cast<bool>(m_out); }
-
- private:
-  std::ostream& m_out;
-};
-
+// The trace's reader: the common format's StreamReader, failing with the file's name.
 class In {
  public:
-  In(std::istream& in, std::string name) : m_name(std::move(name)), m_in(in) {
-    m_in.seekg(0, std::ios::end);
-    m_size = static_cast<std::uint64_t>(m_in.tellg());
-    m_in.seekg(0);
-  }
+  In(std::istream& in, std::string name) : m_name(std::move(name)), m_reader(in) {}
   template <typename T>
   T get() {
     T v{};
-    read(&v, sizeof v);
+    if (!m_reader.get(v)) truncated();
     return v;
   }
   template <typename T>
   std::vector<T> get_array() {
-    const auto n = get<std::uint64_t>();
-    if (n > remaining() / sizeof(T)) truncated();
-    std::vector<T> v(n);
-    read(v.data(), n * sizeof(T));
+    std::vector<T> v;
+    if (!m_reader.get_array(v)) truncated();
     return v;
   }
   template <typename T>
   void skip_array() {
-    const auto n = get<std::uint64_t>();
-    if (n > remaining() / sizeof(T)) truncated();
-    m_in.seekg(static_cast<std::streamoff>(n * sizeof(T)), std::ios::cur);
-    if (!m_in) truncated();
+    if (!m_reader.template skip_array<T>()) truncated();
   }
   std::string get_string() {
-    const auto n = get<std::uint32_t>();
-    if (n > remaining()) truncated();
-    std::string s(n, '\0');
-    read(s.data(), n);
+    std::string s;
+    if (!m_reader.get_string(s)) truncated();
     return s;
   }
   std::uint64_t count(std::uint64_t min_item_bytes) {
     const auto n = get<std::uint64_t>();
-    if (n > remaining() / min_item_bytes) truncated();
+    if (!m_reader.can_hold(n, min_item_bytes)) truncated();
     return n;
   }
-  bool at_end() { return remaining() == 0; }
-  std::uint64_t position() { return static_cast<std::uint64_t>(m_in.tellg()); }
+  bool at_end() { return m_reader.at_end(); }
+  std::uint64_t position() { return m_reader.position(); }
   [[noreturn]] void fail(const std::string& what) { throw TraceError(m_name + ": " + what); }
 
  private:
-  std::uint64_t remaining() { return m_size - static_cast<std::uint64_t>(m_in.tellg()); }
-  void read(void* p, std::uint64_t n) {
-    if (n > remaining()) truncated();
-    m_in.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
-    if (!m_in) truncated();
-  }
   [[noreturn]] void truncated() { fail("truncated trace"); }
 
   std::string m_name;
-  std::istream& m_in;
-  std::uint64_t m_size = 0;
+  StreamReader m_reader;
 };
 
 void write_head(std::ostream& stream, const Trace& trace, std::uint64_t ranks) {
-  Out out(stream);
+  StreamWriter out(stream);
   out.put(kMagic);
   out.put(kTraceFormatVersion);
   out.put<std::uint32_t>(sizeof(TraceRecord));

@@ -106,3 +106,14 @@ TEST_CASE("settings: docs/configuration.md holds the table mpidle config --markd
   CHECK_THAT(text.str(), Catch::Contains(table));
   for (const auto& spec : setting_specs()) CHECK_THAT(table, Catch::Contains(spec.env));
 }
+
+TEST_CASE("settings: the README's table names every setting", "[settings]") {
+  std::ifstream in(std::string(MPIDLE_SOURCE_DIR) + "/README.md");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const auto& spec : setting_specs()) {
+    INFO(spec.env);
+    CHECK_THAT(text.str(), Catch::Contains(std::string("| `") + spec.env + "` |"));
+  }
+}
