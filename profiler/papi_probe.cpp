@@ -2,16 +2,11 @@
 
 #include <papi.h>
 
-#include <sstream>
-
 namespace mpidle::profiler {
 
 PapiStatus probe_papi(const std::string& comma_separated_events) {
   PapiStatus s;
-  std::istringstream in(comma_separated_events);
-  for (std::string e; std::getline(in, e, ',');) {
-    if (!e.empty()) s.events.push_back(e);
-  }
+  s.events = papi_event_names(comma_separated_events);
   if (s.events.empty()) return s;
   const int version = PAPI_library_init(PAPI_VER_CURRENT);
   if (version != PAPI_VER_CURRENT) {

@@ -16,4 +16,17 @@ struct PapiStatus {
 
 PapiStatus probe_papi(const std::string& comma_separated_events);
 
+// The events of MPIDLE_PAPI_EVENTS, in order, empty names dropped.
+inline std::vector<std::string> papi_event_names(const std::string& comma_separated_events) {
+  std::vector<std::string> events;
+  std::string::size_type at = 0;
+  while (at <= comma_separated_events.size()) {
+    const auto comma = comma_separated_events.find(',', at);
+    const auto end = comma == std::string::npos ? comma_separated_events.size() : comma;
+    if (end > at) events.push_back(comma_separated_events.substr(at, end - at));
+    at = end + 1;
+  }
+  return events;
+}
+
 }  // namespace mpidle::profiler

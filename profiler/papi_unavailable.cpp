@@ -3,16 +3,11 @@
 #include "papi_counters.hpp"
 #include "papi_probe.hpp"
 
-#include <sstream>
-
 namespace mpidle::profiler {
 
 PapiStatus probe_papi(const std::string& comma_separated_events) {
   PapiStatus s;
-  std::istringstream in(comma_separated_events);
-  for (std::string e; std::getline(in, e, ',');) {
-    if (!e.empty()) s.events.push_back(e);
-  }
+  s.events = papi_event_names(comma_separated_events);
   if (!s.events.empty()) s.reason = "this libmpidle was built without PAPI";
   return s;
 }
