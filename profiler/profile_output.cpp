@@ -116,8 +116,8 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
   const auto args = command_line();
   const std::string executable = executable_path();
 
-  if (context.config().symbolize && !symbolize(summary.callsites)) {
-    warn("addr2line could not be run; callsites show module and offset only");
+  if (context.config().symbolize) {
+    if (const std::string failed = symbolize(summary.callsites); !failed.empty()) warn(failed);
   }
   // One callsite per source line, however often the compiler duplicated the call.
   model::merge_alike_callsites(summary);

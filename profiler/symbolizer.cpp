@@ -1,98 +1,138 @@
 #include "symbolizer.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <cxxabi.h>
 
-#include <cstdio>
+#include <cstdlib>
 #include <map>
-#include <sstream>
-#include <string>
+#include <memory>
 
-extern char** environ;
+#ifdef MPIDLE_HAVE_LIBDW
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#endif
 
 namespace mpidle::profiler {
+
+#ifndef MPIDLE_HAVE_LIBDW
+
+std::string symbolize(std::vector<model::Callsite>&) {
+  return "this libmpidle was built without libdw; callsites show module and offset only";
+}
+
+#else
+
 namespace {
 
-constexpr std::size_t kAddressesPerRun = 400;
-
-// Runs addr2line on one module; returns two lines (function, file:line) per address.
-bool run_addr2line(const std::string& module, const std::vector<std::uint64_t>& offsets,
-                   std::vector<std::string>& lines) {
-  std::vector<std::string> args = {"addr2line", "-C", "-f", "-e", module};
-  for (auto off : offsets) {
-    char buf[32];
-    // A return address points after the call; the call's line is one byte earlier.
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(off ? off - 1 : 0));
-    args.emplace_back(buf);
-  }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return false;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  if (rc != 0) {
-    close(pipe_fds[0]);
-    return false;
-  }
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;)
-    out.append(buf, static_cast<std::size_t>(n));
-  close(pipe_fds[0]);
+// A demangled C++ name ("ns::f(int)"), or the name as it is (C, Fortran).
+std::string demangled(const char* name) {
+  if (name == nullptr) return {};
   int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines.size() == 2 * offsets.size();
+  std::unique_ptr<char, decltype(&std::free)> out(
+      abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
+  return status == 0 && out ? std::string(out.get()) : std::string(name);
 }
 
-void apply(model::Frame& frame, const std::string& function, const std::string& location) {
-  if (function != "??") frame.function = function;
-  const auto colon = location.rfind(':');
-  if (colon == std::string::npos) return;
-  const std::string file = location.substr(0, colon);
-  if (file == "??") return;
-  frame.file = file;
-  frame.line = std::atoi(location.c_str() + colon + 1);
+// The function a scope DIE names: its linkage name demangled, else its name
+// (both followed through abstract origins, as for inlined code).
+std::string function_name(Dwarf_Die* die) {
+  Dwarf_Attribute attribute;
+  for (const int at : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
+    if (dwarf_attr_integrate(die, at, &attribute) != nullptr) {
+      if (const char* linkage = dwarf_formstring(&attribute)) return demangled(linkage);
+    }
+  }
+  const char* name = dwarf_diename(die);
+  return name ? name : "";
 }
+
+// One module's DWARF, read without running it: addresses are the file's own.
+class ModuleDwarf {
+ public:
+  explicit ModuleDwarf(const std::string& path) {
+    static const Dwfl_Callbacks kOffline = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
+                                            dwfl_offline_section_address, nullptr};
+    m_dwfl = dwfl_begin(&kOffline);
+    if (m_dwfl == nullptr) return;
+    dwfl_report_begin(m_dwfl);
+    m_module = dwfl_report_elf(m_dwfl, path.c_str(), path.c_str(), -1, 0, false);
+    dwfl_report_end(m_dwfl, nullptr, nullptr);
+  }
+  ~ModuleDwarf() {
+    if (m_dwfl != nullptr) dwfl_end(m_dwfl);
+  }
+  ModuleDwarf(const ModuleDwarf&) = delete;
+  ModuleDwarf& operator=(const ModuleDwarf&) = delete;
+
+  bool readable() const { return m_module != nullptr; }
+
+  void name(model::Frame& frame) {
+    // A return address points after the call; the call is one byte earlier.
+    const Dwarf_Addr pc = frame.offset > 0 ? frame.offset - 1 : 0;
+    std::string function = innermost_function(pc);
+    if (function.empty()) {
+      GElf_Off offset = 0;
+      GElf_Sym symbol;
+      function = demangled(
+          dwfl_module_addrinfo(m_module, pc, &offset, &symbol, nullptr, nullptr, nullptr));
+    }
+    if (!function.empty()) frame.function = function;
+    if (Dwfl_Line* line = dwfl_module_getsrc(m_module, pc)) {
+      int number = 0;
+      const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
+      if (file != nullptr && number > 0) {
+        frame.file = file;
+        frame.line = number;
+      }
+    }
+  }
+
+ private:
+  // The innermost function holding `pc`: an inlined one where the call was inlined,
+  // as the line table's file and line are.
+  std::string innermost_function(Dwarf_Addr pc) {
+    Dwarf_Addr bias = 0;
+    Dwarf_Die* cu = dwfl_module_addrdie(m_module, pc, &bias);
+    if (cu == nullptr) return {};
+    Dwarf_Die* scopes = nullptr;
+    const int n = dwarf_getscopes(cu, pc - bias, &scopes);
+    std::string name;
+    for (int i = 0; i < n && name.empty(); ++i) {
+      const int tag = dwarf_tag(&scopes[i]);
+      if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+        name = function_name(&scopes[i]);
+      }
+    }
+    std::free(scopes);
+    return name;
+  }
+
+  Dwfl* m_dwfl = nullptr;
+  Dwfl_Module* m_module = nullptr;
+};
 
 }  // namespace
 
-bool symbolize(std::vector<model::Callsite>& callsites) {
-  std::map<std::string, std::vector<model::Frame*>> by_module;
+std::string symbolize(std::vector<model::Callsite>& callsites) {
+  std::map<std::string, std::vector<model::Frame*> > by_module;
   for (auto& c : callsites) {
     for (auto& f : c.frames) {
       if (f.module != "?") by_module[f.module].push_back(&f);
     }
   }
-  bool ok = true;
+  std::string unreadable;
   for (auto& [module, frames] : by_module) {
-    for (std::size_t first = 0; first < frames.size(); first += kAddressesPerRun) {
-      const std::size_t n = std::min(kAddressesPerRun, frames.size() - first);
-      std::vector<std::uint64_t> offsets;
-      for (std::size_t i = 0; i < n; ++i) offsets.push_back(frames[first + i]->offset);
-      std::vector<std::string> lines;
-      if (!run_addr2line(module, offsets, lines)) {
-        ok = false;
-        continue;
-      }
-      for (std::size_t i = 0; i < n; ++i) apply(*frames[first + i], lines[2 * i], lines[2 * i + 1]);
+    ModuleDwarf dwarf(module);
+    if (!dwarf.readable()) {
+      unreadable += (unreadable.empty() ? "" : ", ") + module;
+      continue;
     }
+    for (model::Frame* f : frames) dwarf.name(*f);
   }
-  return ok;
+  if (unreadable.empty()) return {};
+  return "could not read " + unreadable + " (" + dwfl_errmsg(-1) +
+         "); its callsites show module and offset only";
 }
+
+#endif
 
 }  // namespace mpidle::profiler

@@ -90,8 +90,10 @@ model::Trace common_tables(Context& context, model::Trace& mine) {
   std::vector<std::byte> raw_bytes, final_bytes, map_bytes;
   if (merged) {
     model::Trace symbolized = *merged;
-    if (!symbolize(symbolized.callsites)) {
-      warn("addr2line could not be run; trace callsites show module and offset only");
+    if (context.config().symbolize) {
+      if (const std::string failed = symbolize(symbolized.callsites); !failed.empty()) {
+        warn("trace: " + failed);
+      }
     }
     const auto map = model::merge_alike_callsites(symbolized.callsites);
     raw_bytes = encode_tables(*merged);

@@ -1,7 +1,8 @@
 #!/bin/sh
-# mpidle built without its optional libraries (OTF2, PAPI, libunwind), as on a
+# mpidle built without its optional libraries (OTF2, PAPI, libunwind, libdw), as on a
 # machine that lacks them: the build says what it left out, a trace run with PAPI
-# events and a deep callsite depth still works and says why it has no counters, and
+# events and a deep callsite depth still works, says why it has no counters and why
+# its callsites have no source lines, and
 # `mpidle export --otf2` says in one line what is missing.
 #   minimal_build.sh SOURCE_DIR MPI (mpich or openmpi)
 set -eu
@@ -11,16 +12,17 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "minimal build: $*" >&2; exit 1; }
 
 cmake -S "$source" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DMPIDLE_MPI="$mpi" \
-  -DMPIDLE_WITH_OTF2=OFF -DMPIDLE_WITH_PAPI=OFF -DMPIDLE_WITH_LIBUNWIND=OFF \
+  -DMPIDLE_WITH_OTF2=OFF -DMPIDLE_WITH_PAPI=OFF -DMPIDLE_WITH_LIBUNWIND=OFF -DMPIDLE_WITH_LIBDW=OFF \
   -DMPIDLE_ENABLE_TESTS=OFF -DMPIDLE_ENABLE_BENCH=OFF >"$dir/configure.log" ||
   { cat "$dir/configure.log" >&2; fail "configure failed"; }
-for line in "OTF2 export       OFF" "PAPI counters     OFF" "libunwind         OFF"; do
+for line in "OTF2 export       OFF" "PAPI counters     OFF" "libunwind         OFF" \
+  "libdw             OFF"; do
   grep -q -- "$line" "$dir/configure.log" || fail "the configuration does not say: $line"
 done
 cmake --build "$dir/build" -j 2 --target mpidle mpidle_profiler loop_nest >"$dir/build.log" 2>&1 ||
   { tail -30 "$dir/build.log" >&2; fail "build failed"; }
-if nm -D "$dir/build/lib/libmpidle.so" | grep -q -E " U (PAPI_|_?U?unw_)"; then
-  fail "libmpidle.so still needs PAPI or libunwind"
+if nm -D "$dir/build/lib/libmpidle.so" | grep -q -E " U (PAPI_|_?U?unw_|dwfl_|dwarf_)"; then
+  fail "libmpidle.so still needs PAPI, libunwind or libdw"
 fi
 
 mpiexec=$(command -v "mpiexec.$mpi")
@@ -29,8 +31,14 @@ mpiexec=$(command -v "mpiexec.$mpi")
   --outer 3 --inner 2 >/dev/null 2>"$dir/run.log" || { cat "$dir/run.log" >&2; fail "run failed"; }
 grep -q '"reason": "this libmpidle was built without PAPI"' "$dir/run/profile.json" ||
   fail "profile.json does not say PAPI was left out"
-# Callsites of depth 3 were walked (glibc's backtrace): loop_nest.c appears in frames.
-grep -q 'loop_nest.c' "$dir/run/profile.json" || fail "no callsite in loop_nest.c"
+grep -q "built without libdw" "$dir/run.log" || fail "the run does not say callsites lack source lines"
+# Callsites of depth 3 were walked (glibc's backtrace): three frames, the first in loop_nest.
+python3 - "$dir/run/profile.json" <<'PY' || fail "callsites were not walked 3 frames deep"
+import json, sys
+callsites = json.load(open(sys.argv[1]))["callsites"]
+assert callsites and all(len(c["frames"]) == 3 for c in callsites), callsites
+assert all(c["frames"][0]["module"].endswith("loop_nest") for c in callsites)
+PY
 
 if "$dir/build/bin/mpidle" export "$dir/run" --otf2 "$dir/otf2" 2>"$dir/export.err"; then
   fail "export --otf2 succeeded without OTF2"
