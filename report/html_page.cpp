@@ -1,6 +1,7 @@
 #include "html_page.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "text_format.hpp"
 
@@ -53,17 +54,36 @@ std::string page_end() {
   return "</body></html>\n";
 }
 
+std::vector<double> axis_ticks(double largest, int wanted) {
+  if (!(largest > 0) || !std::isfinite(largest) || wanted < 1) return {0};
+  const double raw = largest / wanted;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * magnitude;
+    if (step >= raw) break;
+  }
+  std::vector<double> ticks;
+  for (int i = 0; ticks.empty() || ticks.back() < largest * (1 - 1e-9); ++i)
+    ticks.push_back(i * step);
+  return ticks;
+}
+
 std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_class) {
-  constexpr int kLabel = 150, kWidth = 760, kRow = 18;
+  constexpr int kLabel = 150, kWidth = 760, kRow = 18, kAxis = 24;
   double longest = 0;
   for (const auto& b : bars) {
     double total = 0;
     for (const auto& s : b.segments) total += std::max(0.0, s.value);
     longest = std::max(longest, total);
   }
-  const int height = static_cast<int>(bars.size()) * kRow + 4;
+  // The scale ends at the last tick, so that the axis reads in round numbers.
+  const std::vector<double> ticks = axis_ticks(longest, 5);
+  if (ticks.back() > 0) longest = ticks.back();
+  const int rows = static_cast<int>(bars.size()) * kRow + 4;
+  const int height = rows + kAxis;
   std::string out = format("<svg class=\"%s\" width=\"%d\" height=\"%d\" role=\"img\">\n",
-                           css_class.c_str(), kLabel + kWidth + 10, height);
+                           css_class.c_str(), kLabel + kWidth + 40, height);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const int y = static_cast<int>(i) * kRow + 2;
     out += "<g class=\"bar\" " + bars[i].data_attributes + ">";
@@ -81,7 +101,17 @@ std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_cl
     }
     out += "</g>\n";
   }
-  return out + "</svg>\n";
+  out += format("<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>",
+                kLabel, rows, kLabel + kWidth, rows);
+  for (const double t : ticks) {
+    const double x = kLabel + (longest > 0 ? t / longest * kWidth : 0);
+    out += format(
+        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
+        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+        "data-value-s=\"%.9g\">%s</text>",
+        x, rows, x, rows + 4, x, rows + 16, t, t == 0 ? "0" : seconds(t).c_str());
+  }
+  return out + "</g></svg>\n";
 }
 
 std::string legend(const std::vector<std::pair<const char*, std::string>>& items) {

@@ -25,8 +25,13 @@ struct Bar {
   std::string data_attributes;  // e.g. data-ranks="0-3", for tests and tools
 };
 
-// Horizontal stacked bars on one scale (the largest bar fills the width).
+// Horizontal stacked bars of times on one scale (the largest bar fills the
+// width), with a time axis: ticks at round values and their labels.
 std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_class);
+
+// Round tick values from 0 to at least `largest` (steps of 1, 2 or 5 × 10^k),
+// about `wanted` of them.
+std::vector<double> axis_ticks(double largest, int wanted);
 
 // Legend of the segment classes used in the bars.
 std::string legend(const std::vector<std::pair<const char*, std::string>>& items);

@@ -76,6 +76,9 @@ TEST_CASE("html: a profile run's page has every section, the JSON's numbers, and
     CHECK(page.find(std::string("<section id=\"") + id + "\">") != std::string::npos);
   }
   CHECK(page.find("id=\"summary\"") == std::string::npos);  // profile mode: no loop summary
+  // Both bar charts (ranks, callsites) have a time axis with labelled ticks.
+  CHECK(count_of(page, "<g class=\"axis\">") == 2);
+  CHECK(count_of(page, "class=\"tick\"") >= 4);
   const auto doc = nlohmann::json::parse(read_text(dir + "/profile.json"));
   for (const auto& f : doc["functions"]) {
     const std::string row = "data-function=\"" + f["name"].get<std::string>() + "\" data-calls=\"" +
