@@ -107,13 +107,6 @@ class BasicByteWriter {
     put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
     m_sink.write(s.data(), s.size());
   }
-  // An array of trivially copyable items, in one piece.
-  template <typename T>
-  void put_array(const std::vector<T>& items) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    put<std::uint64_t>(items.size());
-    m_sink.write(items.data(), items.size() * sizeof(T));
-  }
   std::vector<std::byte> take() requires std::is_same_v<Sink, MemorySink> { return m_sink.take(); }
 
  private:

@@ -126,9 +126,9 @@ const std::vector<SettingSpec>& setting_specs() {
   return specs;
 }
 
-const SettingSpec* find_setting(std::string_view env_name) {
+const SettingSpec* find_setting_for_option(std::string_view option) {
   for (const auto& spec : setting_specs()) {
-    if (env_name == spec.env) return &spec;
+    if (*spec.option && option == spec.option) return &spec;
   }
   return nullptr;
 }
@@ -188,10 +188,11 @@ std::string settings_markdown_table() {
   std::string out =
       "| variable | default | values | `mpidle run` | meaning |\n|---|---|---|---|---|\n";
   for (const auto& spec : setting_specs()) {
-    std::string values = spec.type == SettingType::text ? "text" : setting_expectation(spec);
+    std::string values;
     if (spec.type == SettingType::choice) {
-      values.clear();
       for (const auto& c : choices(spec)) values += (values.empty() ? "`" : ", `") + c + "`";
+    } else {
+      values = setting_expectation(spec);
     }
     const std::string def = *spec.default_value ? std::string("`") + spec.default_value + "`" : "";
     out += std::string("| `") + spec.env + "` | " + def + " | " + values + " | " +

@@ -45,7 +45,8 @@ struct SettingSpec {
 };
 
 const std::vector<SettingSpec>& setting_specs();
-const SettingSpec* find_setting(std::string_view env_name);
+// The setting a `mpidle run` option sets ("--trace"), or nullptr.
+const SettingSpec* find_setting_for_option(std::string_view option);
 
 const char* setting_type_name(SettingType type);
 // What a valid value looks like: "0 or 1", "an integer in [1, 16]", "low or high".

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "model/json_fields.hpp"
 #include "sync/trace_sync.hpp"
+#include "trace_times.hpp"
 
 namespace mpidle::report {
 namespace {
@@ -20,15 +20,8 @@ bool is_receive(const model::TraceRecord& r) {
 
 class Writer {
  public:
-  Writer(const model::Trace& trace, std::ostream& out) : m_trace(trace), m_out(out) {
-    for (const auto& r : trace.ranks) {
-      if (r.synced.size() != 2 * r.records.size()) m_synchronized = false;
-    }
-    m_t0 = std::numeric_limits<std::int64_t>::max();
-    for (std::size_t i = 0; i < trace.ranks.size(); ++i) {
-      if (!trace.ranks[i].records.empty()) m_t0 = std::min(m_t0, time(i, 0, false));
-    }
-    if (m_t0 == std::numeric_limits<std::int64_t>::max()) m_t0 = 0;
+  Writer(const model::Trace& trace, std::ostream& out)
+      : m_trace(trace), m_out(out), m_times(trace), m_t0(m_times.first()) {
     for (const auto& c : trace.callsites) {
       m_locations.push_back(nlohmann::json(model::innermost_location(c.frames)).dump());
     }
@@ -38,19 +31,17 @@ class Writer {
   ChromeExportStats write() {
     m_out << "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"producer\": \"mpidle export\", "
              "\"clock\": \""
-          << (m_synchronized ? "synchronized" : "raw local") << "\"},\n\"traceEvents\": [\n";
+          << (m_times.synchronized() ? "synchronized" : "raw local")
+          << "\"},\n\"traceEvents\": [\n";
     for (std::size_t i = 0; i < m_trace.ranks.size(); ++i) write_rank(i);
     write_flows();
     m_out << "\n]}\n";
-    return {m_slices, m_flows, m_synchronized};
+    return {m_slices, m_flows, m_times.synchronized()};
   }
 
  private:
-  // Enter (false) or exit (true) of record k of rank position i, in ns.
   std::int64_t time(std::size_t i, std::size_t k, bool exit) const {
-    const auto& r = m_trace.ranks[i];
-    if (m_synchronized) return r.synced[2 * k + (exit ? 1 : 0)];
-    return exit ? r.records[k].exit_ns : r.records[k].enter_ns;
+    return m_times.time(i, k, exit);
   }
 
   // A time on the timeline, and a duration, in µs.
@@ -144,9 +135,9 @@ class Writer {
 
   const model::Trace& m_trace;
   std::ostream& m_out;
-  bool m_synchronized = true;
+  const TraceTimes m_times;
+  const std::int64_t m_t0;  // the run's first event: time 0 of the timeline
   bool m_first = true;
-  std::int64_t m_t0 = 0;
   std::vector<std::string> m_locations;  // JSON strings, by callsite
   std::vector<std::string> m_names;      // JSON strings, by function
   std::uint64_t m_slices = 0;

@@ -8,6 +8,7 @@
 
 #include "model/function_catalog.hpp"
 #include "model/json_fields.hpp"
+#include "trace_times.hpp"
 
 #ifdef MPIDLE_HAVE_OTF2
 #include <otf2/otf2.h>
@@ -181,22 +182,17 @@ enum class EventKind : std::uint8_t {
 struct Event {
   std::int64_t time;
   EventKind kind;
-  std::uint32_t record;   // the record the event is about
+  std::uint32_t record;   // the record it is about (for a completed collective: its start)
   std::uint64_t request;  // request id (non-blocking events)
 };
 
 class Exporter {
  public:
-  explicit Exporter(const model::Trace& trace) : m_trace(trace) {
-    for (const auto& r : trace.ranks) {
-      if (r.synced.size() != 2 * r.records.size()) m_stats.synchronized = false;
-    }
-    m_t0 = INT64_MAX;
-    for (std::size_t i = 0; i < trace.ranks.size(); ++i) {
+  explicit Exporter(const model::Trace& trace)
+      : m_trace(trace), m_times(trace), m_t0(m_times.first()) {
+    m_stats.synchronized = m_times.synchronized();
+    for (std::size_t i = 0; i < trace.ranks.size(); ++i)
       m_position_of_rank[trace.ranks[i].rank] = i;
-      if (!trace.ranks[i].records.empty()) m_t0 = std::min(m_t0, time(i, 0, false));
-    }
-    if (m_t0 == INT64_MAX) m_t0 = 0;
     m_empty = m_strings.ref("");
     for (const auto& f : trace.functions) m_function_info.push_back(model::find_function(f));
     for (const auto& c : trace.callsites) {
@@ -236,9 +232,7 @@ class Exporter {
 
  private:
   std::int64_t time(std::size_t i, std::size_t k, bool exit) const {
-    const auto& r = m_trace.ranks[i];
-    if (m_stats.synchronized) return r.synced[2 * k + (exit ? 1 : 0)];
-    return exit ? r.records[k].exit_ns : r.records[k].enter_ns;
+    return m_times.time(i, k, exit);
   }
   OTF2_TimeStamp stamp(std::int64_t t) const {
     return t <= m_t0 ? 0 : static_cast<OTF2_TimeStamp>(t) - static_cast<OTF2_TimeStamp>(m_t0);
@@ -318,7 +312,9 @@ class Exporter {
     std::int64_t open_exit = 0;
     std::uint32_t open_record = 0;
     std::set<std::uint32_t> isends, irecvs;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> icollectives;
+    // (communicator, instance) → (request id, the record that started it)
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint64_t, std::uint32_t> >
+        icollectives;
     std::uint64_t next_request = 1;
     for (std::uint32_t k = 0; k < records.size(); ++k) {
       const TraceRecord& r = records[k];
@@ -350,7 +346,9 @@ class Exporter {
           if (r.collective_kind != 0) {
             const auto it = icollectives.find({r.comm, r.sequence});
             if (it != icollectives.end()) {
-              events.push_back({exit, EventKind::nbc_complete, k, it->second});
+              // About the start's record: its operation, root and bytes.
+              events.push_back(
+                  {exit, EventKind::nbc_complete, it->second.second, it->second.first});
               icollectives.erase(it);
             }
           } else if (irecvs.erase(r.sequence)) {
@@ -374,8 +372,7 @@ class Exporter {
           if (collective_operation(r, op)) {
             // Request ids of collectives stay clear of the point-to-point serials (32 bit).
             const std::uint64_t id = (std::uint64_t{1} << 32) + next_request++;
-            icollectives[{r.comm, r.sequence}] = id;
-            m_icollective_start[id] = k;
+            icollectives[{r.comm, r.sequence}] = {id, k};
             events.push_back({enter, EventKind::nbc_request, k, id});
           }
           break;
@@ -395,7 +392,6 @@ class Exporter {
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, location_of(rank.rank));
     if (w == nullptr) throw std::runtime_error("OTF2: no event writer");
     OTF2_AttributeList* attributes = OTF2_AttributeList_New();
-    m_icollective_start.clear();
     for (const Event& e : events_of(i)) {
       const TraceRecord& r = records[e.record];
       const OTF2_TimeStamp t = stamp(e.time);
@@ -460,15 +456,13 @@ class Exporter {
           check(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, t, e.request),
                 "NonBlockingCollectiveRequest");
           break;
-        case EventKind::nbc_complete: {
-          const TraceRecord& start = records[m_icollective_start.at(e.request)];
-          collective_operation(start, op);
+        case EventKind::nbc_complete:
+          collective_operation(r, op);
           check(OTF2_EvtWriter_NonBlockingCollectiveComplete(
-                    w, nullptr, t, op, comm, collective_root(start), start.bytes, 0, e.request),
+                    w, nullptr, t, op, comm, collective_root(r), r.bytes, 0, e.request),
                 "NonBlockingCollectiveComplete");
           ++m_stats.collectives;
           break;
-        }
       }
       ++m_event_counts[i];
       ++m_stats.events;
@@ -557,8 +551,9 @@ class Exporter {
   }
 
   const model::Trace& m_trace;
+  const TraceTimes m_times;
+  const std::int64_t m_t0;  // the run's first event: time 0 of the archive
   Otf2ExportStats m_stats;
-  std::int64_t m_t0 = 0;
   StringTable m_strings;
   OTF2_StringRef m_empty = 0;
   std::vector<OTF2_StringRef> m_callsite_strings;
@@ -567,7 +562,6 @@ class Exporter {
   std::map<std::uint32_t, Communicator> m_comms;
   std::vector<std::uint32_t> m_comm_ids;
   std::vector<std::uint64_t> m_event_counts;
-  std::unordered_map<std::uint64_t, std::uint32_t> m_icollective_start;
 };
 
 }  // namespace

@@ -31,13 +31,6 @@ struct RunOptions {
   std::vector<std::string> command;
 };
 
-const model::SettingSpec* setting_of_option(const std::string& option) {
-  for (const auto& spec : model::setting_specs()) {
-    if (option == spec.option) return &spec;
-  }
-  return nullptr;
-}
-
 RunOptions parse_run_args(Args args) {
   RunOptions o;
   std::size_t i = 0;
@@ -47,7 +40,7 @@ RunOptions parse_run_args(Args args) {
       ++i;
       break;
     }
-    if (const model::SettingSpec* spec = setting_of_option(a)) {
+    if (const model::SettingSpec* spec = model::find_setting_for_option(a)) {
       std::string value = "1";
       if (spec->type != model::SettingType::flag) {
         if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
