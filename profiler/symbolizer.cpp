@@ -113,10 +113,19 @@ class ModuleDwarf {
 }  // namespace
 
 std::string symbolize(std::vector<model::Callsite>& callsites) {
+  // Frames named before, by (module, offset): a trace run symbolizes the trace's
+  // callsites and then the profile's, mostly the same frames, and each module's
+  // DWARF is read once. Only rank 0 symbolizes, at finalize, on one thread.
+  static std::map<std::pair<std::string, std::uint64_t>, model::Frame> named;
   std::map<std::string, std::vector<model::Frame*> > by_module;
   for (auto& c : callsites) {
     for (auto& f : c.frames) {
-      if (f.module != "?") by_module[f.module].push_back(&f);
+      if (f.module == "?") continue;
+      if (const auto it = named.find({f.module, f.offset}); it != named.end()) {
+        f = it->second;
+      } else {
+        by_module[f.module].push_back(&f);
+      }
     }
   }
   std::string unreadable;
@@ -126,7 +135,10 @@ std::string symbolize(std::vector<model::Callsite>& callsites) {
       unreadable += (unreadable.empty() ? "" : ", ") + module;
       continue;
     }
-    for (model::Frame* f : frames) dwarf.name(*f);
+    for (model::Frame* f : frames) {
+      dwarf.name(*f);
+      named.emplace(std::pair(f->module, f->offset), *f);
+    }
   }
   if (unreadable.empty()) return {};
   return "could not read " + unreadable + " (" + dwfl_errmsg(-1) +
