@@ -94,16 +94,26 @@ std::vector<std::uint32_t> expand(const Summary& summary) {
   return out;
 }
 
-std::uint64_t expanded_length(const Summary& summary, std::uint32_t node) {
-  // Children come before parents, so one forward pass fills every length.
-  std::vector<std::uint64_t> length(node + 1, 0);
-  for (std::uint32_t i = 0; i <= node; ++i) {
+namespace {
+// Children come before parents, so one forward pass fills every length.
+std::vector<std::uint64_t> lengths_up_to(const Summary& summary, std::size_t count) {
+  std::vector<std::uint64_t> length(count, 0);
+  for (std::size_t i = 0; i < count; ++i) {
     const SummaryNode& n = summary.nodes[i];
     length[i] = n.kind == NodeKind::leaf   ? 1
                 : n.kind == NodeKind::pair ? length[n.a] + length[n.b]
                                            : length[n.a] * n.iterations;
   }
-  return length[node];
+  return length;
+}
+}  // namespace
+
+std::uint64_t expanded_length(const Summary& summary, std::uint32_t node) {
+  return lengths_up_to(summary, std::size_t{node} + 1)[node];
+}
+
+std::vector<std::uint64_t> expanded_lengths(const Summary& summary) {
+  return lengths_up_to(summary, summary.nodes.size());
 }
 
 bool same_structure(const Summary& a, const Summary& b) {

@@ -48,6 +48,8 @@ Summary summarize(StreamCompressor& compressor);
 std::vector<std::uint32_t> expand(const Summary& summary);
 // Terminals a node stands for, without materializing them.
 std::uint64_t expanded_length(const Summary& summary, std::uint32_t node);
+// The same for every node, by node index.
+std::vector<std::uint64_t> expanded_lengths(const Summary& summary);
 
 bool same_structure(const Summary& a, const Summary& b);
 std::uint64_t structure_hash(const Summary& s);

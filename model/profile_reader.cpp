@@ -207,9 +207,11 @@ bool attach_rank_minima(Profile& p, const std::filesystem::path& run_directory) 
       return false;
     }
     for (const auto& m : doc["minima"]) {
-      if (!m.is_array() || m.size() != 7 || !m[0].is_string() || !m[1].is_number_integer() ||
-          !m[2].is_number_integer() || !m[3].is_number_integer() || !m[4].is_boolean() ||
-          !m[5].is_number() || !m[6].is_number_unsigned()) {
+      // 7 fields, or 9 with bytes and wait (since they were added).
+      if (!m.is_array() || (m.size() != 7 && m.size() != 9) || !m[0].is_string() ||
+          !m[1].is_number_integer() || !m[2].is_number_integer() || !m[3].is_number_integer() ||
+          !m[4].is_boolean() || !m[5].is_number() || !m[6].is_number_unsigned() ||
+          (m.size() == 9 && (!m[7].is_number() || !m[8].is_number()))) {
         return false;
       }
       MinimumRow row{m[0].get<std::string>(),  m[1].get<std::int64_t>(),
@@ -217,6 +219,11 @@ bool attach_rank_minima(Profile& p, const std::filesystem::path& run_directory) 
                      m[5].get<double>(),       m[6].get<std::uint64_t>()};
       row.comm_size = m[3].get<std::int64_t>();
       row.intercomm = m[4].get<bool>();
+      if (m.size() == 9) {
+        row.has_traffic = true;
+        row.bytes = m[7].get<double>();
+        row.wait_s = m[8].get<double>();
+      }
       rows.push_back(std::move(row));
     }
   }

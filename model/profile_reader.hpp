@@ -82,6 +82,10 @@ struct MinimumRow {
   std::int64_t comm_size = 0;  // 0: keyed by peer alone (profiles before it existed too)
   bool intercomm = false;
   std::uint64_t ranks = 1;
+  // A rank's own row: the bytes and the wait (against min_s) of its `count` visits;
+  // unknown in profiles written before the rank minima carried them.
+  bool has_traffic = false;
+  double bytes = 0, wait_s = 0;
 };
 
 // Trace mode only.

@@ -96,11 +96,14 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     row.memory_bytes = rank.memory_bytes;
     row.untracked_requests = rank.untracked_requests;
     std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteShare> shares;
-    std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, std::uint64_t>
-        key_visits;
+    std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, LocalMinimum>
+        key_totals;
     for (const auto& e : rank.entries) {
-      key_visits[{e.function, e.size_class, e.peer, e.comm_shape}] += e.visits;
       const double w = local.wait_local(ri, e);
+      LocalMinimum& key = key_totals[{e.function, e.size_class, e.peer, e.comm_shape}];
+      key.count += e.visits;
+      key.bytes += e.bytes;
+      key.wait_s += w;
       auto g = global_min.find({e.function, e.size_class, e.comm_shape});
       // A key the reduction did not see (it cannot happen in one run) falls back to local.
       const double minimum_g = g != global_min.end() ? g->second : e.min_s;
@@ -130,10 +133,10 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       row.first_call_wait_s += std::max(0.0, fc.time_s - m);
     }
     for (auto& [key, share] : shares) row.shares.push_back(share);
-    for (const auto& [key, visits] : key_visits) {
+    for (const auto& [key, totals] : key_totals) {
       const auto& [fn, sc, peer, shape] = key;
-      row.minima.push_back(
-          LocalMinimum{fn, sc, peer, shape, local.local(ri, fn, sc, peer, shape), visits});
+      row.minima.push_back(LocalMinimum{fn, sc, peer, shape, local.local(ri, fn, sc, peer, shape),
+                                        totals.count, totals.bytes, totals.wait_s});
     }
     s.ranks.push_back(std::move(row));
   }

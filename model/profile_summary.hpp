@@ -37,12 +37,14 @@ struct CallsiteShare {
 };
 
 // A rank's own minimum of one (function, size class, peer, communicator shape): what
-// its local wait was measured against, with the visits it covers.
+// its local wait was measured against, with the visits it covers, their bytes and
+// their wait against it (the report's rank × peer matrix adds these up).
 struct LocalMinimum {
   std::uint32_t function = 0;
   std::int32_t size_class = 0, peer = kNoPeer, comm_shape = kNoCommShape;
   double min_s = 0;
   std::uint64_t count = 0;
+  double bytes = 0, wait_s = 0;
 };
 
 struct RankSummary {

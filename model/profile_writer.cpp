@@ -162,13 +162,14 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
   }
 
   // One line per rank: {"rank": r, "minima": [[function, size class, peer, comm size,
-  // intercomm, min_s, count], ...]}.
+  // intercomm, min_s, count, bytes, wait_s], ...]}.
   std::string rank_minima;
   for (const RankSummary& rank : summary.ranks) {
     json rows = json::array();
     for (const LocalMinimum& m : rank.minima) {
       rows.push_back({summary.functions[m.function], m.size_class, m.peer,
-                      comm_size_of(m.comm_shape), is_intercomm(m.comm_shape), m.min_s, m.count});
+                      comm_size_of(m.comm_shape), is_intercomm(m.comm_shape), m.min_s, m.count,
+                      m.bytes, m.wait_s});
     }
     rank_minima += json{{"rank", rank.rank}, {"minima", std::move(rows)}}.dump();
     rank_minima += '\n';

@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::uint32_t kMinimaMagic = 0x4d50444d;   // "MDPM"
 constexpr std::uint32_t kSummaryMagic = 0x4d504453;  // "SDPM"
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;                // 2: local minima carry bytes and wait
 
 void put_frame(ByteWriter& w, const Frame& f) {
   w.put_string(f.module);
@@ -73,11 +73,13 @@ void put_local_minimum(ByteWriter& w, const LocalMinimum& m) {
   w.put(m.comm_shape);
   w.put(m.min_s);
   w.put(m.count);
+  w.put(m.bytes);
+  w.put(m.wait_s);
 }
 
 bool get_local_minimum(ByteReader& r, LocalMinimum& m) {
   return r.get(m.function) && r.get(m.size_class) && r.get(m.peer) && r.get(m.comm_shape) &&
-         r.get(m.min_s) && r.get(m.count);
+         r.get(m.min_s) && r.get(m.count) && r.get(m.bytes) && r.get(m.wait_s);
 }
 
 void put_rank(ByteWriter& w, const RankSummary& r) {
@@ -94,7 +96,7 @@ bool get_rank(ByteReader& r, RankSummary& s) {
          r.get(s.wait_s) && r.get(s.wait_s_global_min) && r.get(s.first_call_wait_s) &&
          r.get(s.calls) && r.get(s.dropped_calls) && r.get(s.memory_bytes) &&
          r.get(s.untracked_requests) && get_vector(r, s.shares, 48, get_share) &&
-         get_vector(r, s.minima, 32, get_local_minimum);
+         get_vector(r, s.minima, 48, get_local_minimum);
 }
 
 bool read_header(ByteReader& r, std::uint32_t magic) {

@@ -45,7 +45,7 @@ std::string page_start(const std::string& title) {
          "0 12px;vertical-align:middle}\n"
          ".compute{fill:#4c78a8;background:#4c78a8}.processing{fill:#f2a93b;background:#f2a93b}"
          ".wait{fill:#d62728;background:#d62728}.run-a{fill:#7f7f7f;background:#7f7f7f}"
-         ".run-b{fill:#17becf;background:#17becf}\n"
+         ".run-b{fill:#17becf;background:#17becf}.collective{fill:#9467bd;background:#9467bd}\n"
          "svg text{font:11px system-ui,sans-serif;fill:#333}\n"
          "</style></head><body>\n";
 }
@@ -112,6 +112,12 @@ std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_cl
         x, rows, x, rows + 4, x, rows + 16, t, t == 0 ? "0" : seconds(t).c_str());
   }
   return out + "</g></svg>\n";
+}
+
+std::string shade(double fraction, Rgb full) {
+  const double f = std::isfinite(fraction) ? std::clamp(fraction, 0.0, 1.0) : 0.0;
+  auto channel = [f](int c) { return static_cast<int>(std::lround(255 - f * (255 - c))); };
+  return format("rgb(%d,%d,%d)", channel(full.r), channel(full.g), channel(full.b));
 }
 
 std::string legend(const std::vector<std::pair<const char*, std::string>>& items) {

@@ -33,6 +33,15 @@ std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_cl
 // about `wanted` of them.
 std::vector<double> axis_ticks(double largest, int wanted);
 
+// The style sheet's colours, for cells shaded by value.
+struct Rgb {
+  int r = 0, g = 0, b = 0;
+};
+inline constexpr Rgb kComputeColour{76, 120, 168};
+inline constexpr Rgb kWaitColour{214, 39, 40};
+// "rgb(…)" from white (fraction 0) to `full` (fraction 1).
+std::string shade(double fraction, Rgb full);
+
 // Legend of the segment classes used in the bars.
 std::string legend(const std::vector<std::pair<const char*, std::string>>& items);
 

@@ -4,32 +4,15 @@
 #include <cmath>
 #include <map>
 
+#include "html_communication.hpp"
 #include "html_page.hpp"
+#include "rank_bins.hpp"
 #include "text_format.hpp"
 
 namespace mpidle::report {
 namespace {
 
 using html::escape;
-
-// Consecutive ranks share a row once there are more than kMaxRankRows.
-struct RankBin {
-  std::size_t first = 0, last = 0;  // indices into profile.ranks
-};
-
-std::vector<RankBin> rank_bins(const model::Profile& p) {
-  const std::size_t n = p.ranks.size();
-  const std::size_t per_bin = std::max<std::size_t>(1, (n + kMaxRankRows - 1) / kMaxRankRows);
-  std::vector<RankBin> bins;
-  for (std::size_t i = 0; i < n; i += per_bin) bins.push_back({i, std::min(n, i + per_bin) - 1});
-  return bins;
-}
-
-std::string bin_label(const model::Profile& p, const RankBin& b) {
-  if (b.first == b.last) return "rank " + std::to_string(p.ranks[b.first].rank);
-  return "ranks " + std::to_string(p.ranks[b.first].rank) + "\u2013" +
-         std::to_string(p.ranks[b.last].rank);
-}
 
 std::string run_section(const model::Profile& p, Estimate e) {
   const auto& r = p.run;
@@ -64,7 +47,7 @@ std::string run_section(const model::Profile& p, Estimate e) {
 
 std::string ranks_section(const model::Profile& p, Estimate e) {
   std::vector<html::Bar> bars;
-  for (const auto& b : rank_bins(p)) {
+  for (const auto& b : rank_bins(p, kMaxRankRows)) {
     double wall = 0, mpi = 0, wait = 0;
     for (std::size_t i = b.first; i <= b.last; ++i) {
       wall += p.ranks[i].wall_s;
@@ -124,21 +107,18 @@ std::string callsites_section(Estimate e, const std::vector<const model::Callsit
 
 std::string heatmap_section(const model::Profile& p,
                             const std::vector<const model::CallsiteRow*>& top) {
-  const auto bins = rank_bins(p);
+  const auto bins = rank_bins(p, kMaxRankRows);
   const std::size_t columns = std::min<std::size_t>(top.size(), 16);
   // Mean wait per rank of each (rank row, callsite); by_rank holds the local minimum's.
   std::vector<std::vector<double>> cell(bins.size(), std::vector<double>(columns, 0));
-  std::map<std::int64_t, std::size_t> bin_of_rank;
-  for (std::size_t b = 0; b < bins.size(); ++b) {
-    for (std::size_t i = bins[b].first; i <= bins[b].last; ++i) bin_of_rank[p.ranks[i].rank] = b;
-  }
+  const auto bin_of = bin_of_rank(p, bins);
   double peak = 0;
   for (std::size_t col = 0; col < columns; ++col) {
     for (const auto& share : top[col]->by_rank) {
-      auto it = bin_of_rank.find(share.rank);
-      if (it == bin_of_rank.end()) continue;
+      auto it = bin_of.find(share.rank);
+      if (it == bin_of.end()) continue;
       const auto& bin = bins[it->second];
-      cell[it->second][col] += share.wait_s / static_cast<double>(bin.last - bin.first + 1);
+      cell[it->second][col] += share.wait_s / static_cast<double>(bin.size());
     }
   }
   for (const auto& row : cell) {
@@ -165,15 +145,11 @@ std::string heatmap_section(const model::Profile& p,
     }
     for (std::size_t col = 0; col < columns; ++col) {
       const double v = cell[b][col];
-      const double f = peak > 0 ? v / peak : 0;
-      // White to the wait colour (#d62728).
-      const int r = static_cast<int>(255 - f * (255 - 214)),
-                g = static_cast<int>(255 - f * (255 - 39)),
-                bl = static_cast<int>(255 - f * (255 - 40));
       out += format(
           "<rect class=\"cell\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-          "fill=\"rgb(%d,%d,%d)\" stroke=\"#eee\"><title>%s, #%zu: %s</title></rect>",
-          kLabel + static_cast<int>(col) * kCell, y, kCell - 2, row_height - 1, r, g, bl,
+          "fill=\"%s\" stroke=\"#eee\"><title>%s, #%zu: %s</title></rect>",
+          kLabel + static_cast<int>(col) * kCell, y, kCell - 2, row_height - 1,
+          html::shade(peak > 0 ? v / peak : 0, html::kWaitColour).c_str(),
           escape(bin_label(p, bins[b])).c_str(), col + 1, seconds(v).c_str());
     }
     out += "\n";
@@ -288,8 +264,7 @@ std::string prediction_section(const model::Profile& p, const nlohmann::json& pr
 
 }  // namespace
 
-std::string html_report(const model::Profile& p, const ReportOptions& o,
-                        const std::string& summary_text, const nlohmann::json& prediction) {
+std::string html_report(const model::Profile& p, const ReportOptions& o, const HtmlExtras& extras) {
   auto top = callsites_by_wait(p, o.estimate);
   top.resize(std::min(top.size(), std::max<std::size_t>(o.top, 1)));
   std::string out = html::page_start("mpidle: " + p.run.executable);
@@ -299,12 +274,15 @@ std::string html_report(const model::Profile& p, const ReportOptions& o,
   out += callsites_section(o.estimate, top);
   out += heatmap_section(p, top);
   out += functions_section(p, o.estimate);
-  if (!summary_text.empty()) {
-    out += "<section id=\"summary\"><h2>Loop summary</h2>\n<pre>" + escape(summary_text) +
+  out += communication_matrix_section(p);
+  out += message_size_section(p);
+  if (!extras.summary_text.empty()) {
+    out += "<section id=\"summary\"><h2>Loop summary</h2>\n<pre>" + escape(extras.summary_text) +
            "</pre></section>\n";
   }
+  out += extras.loop_timeline;
   if (p.sync) out += sync_section(*p.sync);
-  if (prediction.is_object()) out += prediction_section(p, prediction);
+  if (extras.prediction.is_object()) out += prediction_section(p, extras.prediction);
   return out + html::page_end();
 }
 

@@ -17,12 +17,15 @@ namespace mpidle::report {
 
 inline constexpr std::size_t kMaxRankRows = 64;
 
-// `summary_text`: the loop summary as `mpidle summary` prints it ("" without);
-// `prediction`: the run's prediction.json (null without), shown next to the
-// measured run.
+// What the run directory adds to its profile's page.
+struct HtmlExtras {
+  std::string summary_text;   // the loop summary as `mpidle summary` prints it ("" without)
+  std::string loop_timeline;  // loop_timeline_section() ("" without)
+  nlohmann::json prediction;  // the run's prediction.json (null without)
+};
+
 std::string html_report(const model::Profile& profile, const ReportOptions& options,
-                        const std::string& summary_text,
-                        const nlohmann::json& prediction = nullptr);
+                        const HtmlExtras& extras);
 std::string html_comparison(const Comparison& comparison, std::size_t top);
 
 }  // namespace mpidle::report

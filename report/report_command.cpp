@@ -10,22 +10,29 @@
 #include "compress/summary_json.hpp"
 #include "compress/summary_text.hpp"
 #include "html_report.hpp"
+#include "html_timeline.hpp"
 #include "model/profile_reader.hpp"
 #include "text_report.hpp"
 
 namespace mpidle::report {
 namespace {
 
-// The loop summary of a trace run as text, or "" (not a trace run, or unreadable:
-// the rest of the report does not depend on it).
-std::string loop_summary_text(const std::string& path) {
+// profile.json's "summary" section, or null (not a trace run, or unreadable: the
+// rest of the report does not depend on it).
+nlohmann::json summary_section(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path file = fs::is_directory(path) ? fs::path(path) / "profile.json" : fs::path(path);
   std::ifstream in(file);
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("summary")) return "";
+  auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("summary")) return nullptr;
+  return std::move(doc["summary"]);
+}
+
+// The loop summary of a trace run as text, or "".
+std::string loop_summary_text(const nlohmann::json& summary) {
+  if (summary.is_null()) return "";
   try {
-    return compress::render_summary_text(compress::summary_from_json(doc["summary"]), {});
+    return compress::render_summary_text(compress::summary_from_json(summary), {});
   } catch (const model::ProfileError& e) {
     return std::string("(the loop summary cannot be read: ") + e.what() + ")";
   }
@@ -92,7 +99,11 @@ int report_command(Args args) {
   if (!estimate_given) options.estimate = estimate_of(profile);
   if (!html_out.empty()) {
     std::ofstream out(html_out);
-    out << html_report(profile, options, loop_summary_text(path), prediction_of_run(path));
+    const auto summary = summary_section(path);
+    const HtmlExtras extras{loop_summary_text(summary),
+                            loop_timeline_section(profile, run_directory(path), summary),
+                            prediction_of_run(path)};
+    out << html_report(profile, options, extras);
     out.close();
     if (!out) throw UsageError("cannot write " + html_out);
     std::fprintf(stderr, "mpidle report: wrote %s\n", html_out.c_str());

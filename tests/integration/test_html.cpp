@@ -5,11 +5,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include "model/rank_matrix.hpp"
+#include "model/trace_file.hpp"
 #include "process.hpp"
 
 using namespace mpidle;
@@ -114,6 +117,42 @@ TEST_CASE("html: a trace run adds the loop summary and synchronization, and comp
       page, std::regex("Sendrecv(\\d+)\\)\\[4\\] \\+ CPU\\d+\\+Allreduce\\d+\\)\\[9\\]")));
   CHECK(page.find("<section id=\"sync\">") != std::string::npos);
 
+  // The top loop's timeline: iterations 5–9 of the 9, drawn from the trace's own
+  // synchronized times; rank 0's lane holds exactly their 25 calls, in order.
+  CHECK(page.find("<section id=\"timeline\">") != std::string::npos);
+  CHECK(page.find("data-first-iteration=\"5\" data-iterations=\"5\"") != std::string::npos);
+  CHECK(count_of(page, "<g class=\"lane\"") == 2);
+  const auto lane_at = page.find("<g class=\"lane\" data-rank=\"0\" data-calls=\"25\">");
+  REQUIRE(lane_at != std::string::npos);
+  const std::string lane = page.substr(lane_at, page.find("</g>", lane_at) - lane_at);
+  std::vector<std::tuple<std::string, long long, long long>> drawn;
+  const std::regex call_rect(
+      "data-function=\"([A-Za-z_]+)\" data-enter-ns=\"(-?\\d+)\" data-exit-ns=\"(-?\\d+)\"");
+  for (std::sregex_iterator it(lane.begin(), lane.end(), call_rect), end; it != end; ++it) {
+    drawn.emplace_back((*it)[1], std::stoll((*it)[2]), std::stoll((*it)[3]));
+  }
+  REQUIRE(drawn.size() == 25);
+  const auto trace = model::read_trace(dir + "/" + model::read_profile(dir).trace->file);
+  const auto& rank0 = trace.ranks.at(0);
+  std::vector<std::size_t> calls;  // rank 0's calls, without a call's further records
+  for (std::size_t k = 0; k < rank0.records.size(); ++k) {
+    if (rank0.records[k].extra == 0) calls.push_back(k);
+  }
+  std::size_t loop_start = 0;  // the first Sendrecv: the loop's first call
+  while (loop_start < calls.size() &&
+         trace.functions[rank0.records[calls[loop_start]].function] != "MPI_Sendrecv") {
+    ++loop_start;
+  }
+  REQUIRE(loop_start + 45 <= calls.size());
+  for (std::size_t i = 0; i < drawn.size(); ++i) {
+    const std::size_t k = calls[loop_start + 20 + i];  // 4 iterations of 5 calls before
+    INFO("drawn call " << i);
+    CHECK(std::get<0>(drawn[i]) == trace.functions[rank0.records[k].function]);
+    CHECK(std::get<1>(drawn[i]) == rank0.synced.at(2 * k));
+    CHECK(std::get<2>(drawn[i]) == rank0.synced.at(2 * k + 1));
+  }
+  CHECK(std::get<0>(drawn[4]) == "MPI_Allreduce");
+
   // compare --html: the same program with more exchanges per step.
   const auto dir_b = scratch_dir("html_trace_b");
   REQUIRE(run_mpi(2, example("loop_nest"), {"--outer", "9", "--inner", "12"},
@@ -196,5 +235,101 @@ TEST_CASE("html: 1,024 ranks are binned into 64 rows", "[mpi]") {
   CHECK(page.size() < 200 * 1024);
   if (const auto colours = render(page_file, wide + "/report.png")) {
     CHECK((*colours)[0] > 1000);
+  }
+}
+
+// The matrix's cells (rank, peer) from the bytes panel (the wait panel repeats
+// the same attributes).
+struct MatrixCell {
+  long calls = 0;
+  double bytes = 0, wait_s = 0;
+};
+static std::map<std::pair<int, int>, MatrixCell> matrix_cells(const std::string& page) {
+  std::map<std::pair<int, int>, MatrixCell> cells;
+  const std::regex pair_rect(
+      "data-rank=\"(\\d+)\" data-peer=\"(\\d+)\" data-calls=\"(\\d+)\" data-bytes=\"([^\"]+)\" "
+      "data-wait-s=\"([^\"]+)\"");
+  for (std::sregex_iterator it(page.begin(), page.end(), pair_rect), end; it != end; ++it) {
+    cells.emplace(std::make_pair(std::stoi((*it)[1]), std::stoi((*it)[2])),
+                  MatrixCell{std::stol((*it)[3]), std::stod((*it)[4]), std::stod((*it)[5])});
+  }
+  return cells;
+}
+
+TEST_CASE("html: the communication matrix and the message sizes are what the program sent",
+          "[mpi]") {
+  const auto dir = scratch_dir("html_matrix");
+  const auto ran = run_mpi(3, program("hub_exchange"), {}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(ran.status == 0);
+  const auto truth = truth_of(ran.out);
+  REQUIRE(truth.contains("pairs"));
+  const long steps = truth["steps"].get<long>();
+  const std::string page_file = dir + "/report.html";
+  REQUIRE(run({MPIDLE_BIN, "report", dir, "--html", page_file}).status == 0);
+  const std::string page = read_text(page_file);
+  check_self_contained(page);
+  REQUIRE(page.find("<section id=\"matrix\">") != std::string::npos);
+  REQUIRE(page.find("<section id=\"sizes\">") != std::string::npos);
+  CHECK(count_of(page, "class=\"pair\"") == 2 * 9);
+  auto cells = matrix_cells(page);
+  REQUIRE(cells.size() == 9);
+  std::map<std::string, std::map<int, long>> sizes;  // function → size class → calls
+  for (const auto& pair : truth["pairs"]) {
+    const int rank = pair["rank"], peer = pair["peer"];
+    const double sent = pair["sent"], received = pair["received"];
+    const MatrixCell& cell = cells[{rank, peer}];
+    INFO("rank " << rank << " with peer " << peer);
+    // Every message's bytes, both ways, and one send and one receive per step.
+    CHECK(cell.bytes == sent + received);
+    CHECK(cell.calls == 2 * steps);
+    sizes["MPI_Send"][model::size_class(static_cast<std::uint64_t>(sent) / steps)] += steps;
+    sizes["MPI_Recv"][model::size_class(static_cast<std::uint64_t>(received) / steps)] += steps;
+  }
+  // The spokes never talk to each other, nor anyone to itself.
+  for (const auto& [key, cell] : cells) {
+    if ((key.first == 0) != (key.second == 0)) continue;  // the hub and a spoke
+    INFO("rank " << key.first << " with peer " << key.second);
+    CHECK(cell.calls == 0);
+    CHECK(cell.bytes == 0);
+  }
+  // Each function's histogram: calls per size class, as the program sent them.
+  for (const auto& [function, expected] : sizes) {
+    const auto at = page.find("<g class=\"histogram\" data-function=\"" + function + "\"");
+    REQUIRE(at != std::string::npos);
+    const std::string group = page.substr(at, page.find("</g>", at) - at);
+    std::map<int, long> shown;
+    const std::regex bar("data-size-class=\"(\\d+)\" data-calls=\"(\\d+)\"");
+    for (std::sregex_iterator it(group.begin(), group.end(), bar), end; it != end; ++it) {
+      shown[std::stoi((*it)[1])] = std::stol((*it)[2]);
+    }
+    INFO(function);
+    CHECK(shown == expected);
+  }
+  if (const auto colours = render(page_file, dir + "/report.png")) {
+    CHECK((*colours)[0] > 1000);  // compute bars and the bytes panel
+    CHECK((*colours)[2] > 1000);  // wait bars, heatmap and the wait panel
+  }
+}
+
+TEST_CASE("html: the communication matrix's waits are what the program observed", "[mpi]") {
+  // Two ranks, one per core: with more ranks than cores a receive also holds the
+  // time its rank waited for a core, which no profiler can tell from waiting.
+  const auto dir = scratch_dir("html_matrix_wait");
+  const auto ran = run_mpi(2, program("hub_exchange"), {}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(ran.status == 0);
+  const auto truth = truth_of(ran.out);
+  REQUIRE(truth.contains("pairs"));
+  const std::string page_file = dir + "/report.html";
+  REQUIRE(run({MPIDLE_BIN, "report", dir, "--html", page_file}).status == 0);
+  auto cells = matrix_cells(read_text(page_file));
+  REQUIRE(cells.size() == 4);
+  for (const auto& pair : truth["pairs"]) {
+    const int rank = pair["rank"], peer = pair["peer"];
+    const double observed = pair["wait_s"];
+    const double shown = cells[{rank, peer}].wait_s;
+    INFO("rank " << rank << " with peer " << peer << ": observed wait " << observed << " s, matrix "
+                 << shown << " s");
+    // The minimum method against the waits the program saw (late sender).
+    CHECK(std::abs(shown - observed) <= 0.25 * observed + 2e-3);
   }
 }
