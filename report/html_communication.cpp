@@ -42,6 +42,11 @@ std::string matrix_panel(const model::Profile& p, const std::vector<RankBin>& bi
     out += format("<text x=\"%d\" y=\"%d\">%lld</text>", x0 + kLabel + q * cell + 1, kTop - 6,
                   static_cast<long long>(p.ranks[bins[static_cast<std::size_t>(q)].first].rank));
   }
+  // The grid's frame: pairs that never talked stay blank inside it.
+  out += format(
+      "<rect class=\"grid\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+      "fill=\"#fcfcfc\" stroke=\"#ccc\"/>",
+      x0 + kLabel - 1, kTop - 1, n * cell + 1, n * cell + 1);
   for (int b = 0; b < n; ++b) {
     const auto& row_bin = bins[static_cast<std::size_t>(b)];
     const int y = kTop + b * cell;
@@ -51,23 +56,32 @@ std::string matrix_panel(const model::Profile& p, const std::vector<RankBin>& bi
     }
     for (int q = 0; q < n; ++q) {
       const PairTotals& c = cells[static_cast<std::size_t>(b)][static_cast<std::size_t>(q)];
+      // Empty cells stay blank, so that the page grows with the pairs that talk.
+      if (c.calls == 0) continue;
       const double v = wait_panel ? c.wait_s : c.bytes;
       const auto& peer_bin = bins[static_cast<std::size_t>(q)];
+      const std::string title =
+          format("%s with peer%s %s: %s in %llu calls, wait %s", bin_label(p, row_bin).c_str(),
+                 peer_bin.size() > 1 ? "s" : "", bin_range(p, peer_bin).c_str(),
+                 bytes_text(c.bytes).c_str(), static_cast<unsigned long long>(c.calls),
+                 seconds(c.wait_s).c_str());
+      // The figures as data once, on the bytes panel's cell.
+      const std::string data =
+          wait_panel ? std::string()
+                     : format(
+                           " data-rank=\"%lld\" data-peer=\"%lld\" data-calls=\"%llu\" "
+                           "data-bytes=\"%.17g\" data-wait-s=\"%.9g\"",
+                           static_cast<long long>(p.ranks[row_bin.first].rank),
+                           static_cast<long long>(p.ranks[peer_bin.first].rank),
+                           static_cast<unsigned long long>(c.calls), c.bytes, c.wait_s);
       out += format(
-          "<rect class=\"pair\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
-          "stroke=\"#eee\" data-rank=\"%lld\" data-peer=\"%lld\" data-calls=\"%llu\" "
-          "data-bytes=\"%.17g\" data-wait-s=\"%.9g\"><title>%s with peer%s %s: %s in %llu "
-          "calls, wait %s</title></rect>",
-          x0 + kLabel + q * cell, y, cell - 1, cell - 1,
+          "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s>"
+          "<title>%s</title></rect>",
+          wait_panel ? "pair-wait" : "pair", x0 + kLabel + q * cell, y, cell - 1, cell - 1,
           html::shade(peak > 0 ? v / peak : 0,
                       wait_panel ? html::kWaitColour : html::kComputeColour)
               .c_str(),
-          static_cast<long long>(p.ranks[row_bin.first].rank),
-          static_cast<long long>(p.ranks[peer_bin.first].rank),
-          static_cast<unsigned long long>(c.calls), c.bytes, c.wait_s,
-          escape(bin_label(p, row_bin)).c_str(), peer_bin.size() > 1 ? "s" : "",
-          escape(bin_range(p, peer_bin)).c_str(), bytes_text(c.bytes).c_str(),
-          static_cast<unsigned long long>(c.calls), seconds(c.wait_s).c_str());
+          data.c_str(), escape(title).c_str());
     }
   }
   out += format("<text x=\"%d\" y=\"%d\">darkest: %s</text>", x0 + kLabel, kTop + n * cell + 14,
