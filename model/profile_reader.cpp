@@ -35,6 +35,7 @@ RunSummary parse_run(const Fields& f) {
   r.overhead_per_call_s = overhead.get<double>("per_call_s");
   r.overhead_total_s = overhead.get<double>("total_s");
   r.overhead_fraction = overhead.get<double>("fraction");
+  r.setup_s = overhead.get_or<double>("setup_s", 0.0);
   return r;
 }
 
@@ -177,6 +178,15 @@ Profile parse_profile(const json& doc) {
     s.unmatched_sends = f.get_or<std::uint64_t>("unmatched_sends", 0);
     s.unmatched_receives = f.get_or<std::uint64_t>("unmatched_receives", 0);
     s.cancelled = f.get_or<std::uint64_t>("cancelled", 0);
+    if (f.has("clock")) {
+      Fields c(f.at("clock"), "sync.clock");
+      s.correction = c.get<std::string>("correction");
+      s.clock_reason = c.get<std::string>("reason");
+      s.latency_reason = c.get<std::string>("latency_reason");
+      s.reference_clock_ranks = c.get<std::uint64_t>("reference_clock_ranks");
+      s.violations_with_offsets = c.get<std::uint64_t>("violations_with_offsets");
+      s.min_latency_measured_s = c.get<double>("min_latency_measured_s");
+    }
     p.sync = std::move(s);
   }
   p.minima = rows<MinimumRow>(top, "minima", [version](const Fields& f) {

@@ -33,6 +33,7 @@ struct RunSummary {
   double overhead_per_call_s = 0;
   double overhead_total_s = 0;
   double overhead_fraction = 0;
+  double setup_s = 0;  // the profiler's set-up in MPI_Init (0 before it was recorded)
 };
 
 struct RankRow {
@@ -113,6 +114,10 @@ struct SyncSection {
   double max_shift_s = 0, mean_shift_s = 0, interval_change_mean = 0;
   // Message matching (absent before they existed: 0).
   std::uint64_t messages = 0, unmatched_sends = 0, unmatched_receives = 0, cancelled = 0;
+  // What was decided about the clocks and the latency ("" before it was recorded).
+  std::string correction, clock_reason, latency_reason;
+  std::uint64_t reference_clock_ranks = 0, violations_with_offsets = 0;
+  double min_latency_measured_s = 0;
 };
 
 struct Profile {

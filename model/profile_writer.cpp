@@ -34,7 +34,8 @@ json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t t
           {"overhead",
            {{"per_call_s", run.per_call_overhead_s},
             {"total_s", overhead_s},
-            {"fraction", rank_seconds > 0 ? overhead_s / rank_seconds : 0.0}}}};
+            {"fraction", rank_seconds > 0 ? overhead_s / rank_seconds : 0.0},
+            {"setup_s", run.setup_s}}}};
 }
 
 // A callsite over all ranks: totals, and each visiting rank's wait for the statistics.

@@ -28,6 +28,7 @@ struct RunInfo {
   bool global_minimum = false;  // which estimate the text report shows
   std::int32_t callsite_depth = 1;
   double per_call_overhead_s = 0;  // measured cost of one intercepted call's bookkeeping
+  double setup_s = 0;              // rank 0's profiler set-up inside MPI_Init, outside wall_s
 };
 
 }  // namespace mpidle::model

@@ -43,6 +43,12 @@ Context::Context(model::Settings config, MPI_Comm own_comm, int rank, int size)
   m_tick_rate.start();
 }
 
+void Context::mark_setup_done() {
+  const std::uint64_t now = monotonic_ns();
+  m_setup_s = static_cast<double>(now - m_start_ns) * 1e-9;
+  m_start_ns = now;
+}
+
 void Context::install(std::unique_ptr<Context> context) {
   s_current.store(context.release(), std::memory_order_release);
   detail::g_recording.store(true, std::memory_order_release);

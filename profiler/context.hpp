@@ -48,7 +48,12 @@ class Context {
   TickRate& tick_rate() { return m_tick_rate; }
   const std::string& host() const { return m_host; }
   const std::string& start_iso() const { return m_start_iso; }
+  // Where the application's time begins: after the profiler's own set-up in
+  // MPI_Init (timer calibration, PAPI probe, the first offset measurement), which
+  // is profiler time, not the application's.
   std::uint64_t start_ns() const { return m_start_ns; }
+  void mark_setup_done();
+  double setup_s() const { return m_setup_s; }
   std::time_t start_time() const { return m_start_time; }
 
   // Trace mode: the trace clock and this rank's offset to its parent at MPI_Init.
@@ -91,6 +96,7 @@ class Context {
   std::string m_host;
   std::string m_start_iso;
   std::uint64_t m_start_ns;
+  double m_setup_s = 0;
   std::time_t m_start_time;
   TickRate m_tick_rate;
   TraceClock m_trace_clock;

@@ -132,6 +132,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
   run.global_minimum = context.config().global_min;
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
   run.per_call_overhead_s = per_call_s;
+  run.setup_s = context.setup_s();
   if (trace) run.mode = "trace";
   auto document = model::build_profile(summary, run);
   auto& json = document.profile;

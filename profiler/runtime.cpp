@@ -65,11 +65,13 @@ void start(int rank, int size) {
   }
   profiler::detail::g_tracing = trace;
   profiler::detail::g_papi = trace && papi_available;
+  Context* installed = context.get();
   Context::install(std::move(context));
   // The calling thread's tables (megabytes, first touched here) are made inside
   // MPI_Init rather than after the exit of its first call, where their page
   // faults would look like the application computing (2–4 ms on a VM).
   thread_state();
+  installed->mark_setup_done();
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "replay/wait_states_tree.hpp"
 #include "symbolizer.hpp"
 #include "sync/clock_offset.hpp"
+#include "sync/clock_plan.hpp"
 #include "sync/parallel_sync.hpp"
 #include "sync/sync_report.hpp"
 #include "tree_reduce.hpp"
@@ -173,7 +174,9 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
     r.rank = f.rank;
     r.init = f.init;
     r.final = f.final;
-    result.models.push_back(sync::offset_model_of(r));  // as the replay interpolated
+    // As the replay corrected.
+    result.models.push_back(result.params.raw_clocks ? sync::OffsetModel{}
+                                                     : sync::offset_model_of(r));
     per_rank.push_back(f.events);
     events += f.events;
     spills += f.spilled_chunks;
@@ -250,15 +253,18 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   sync::TraceSyncResult result;
   std::vector<sync::RankPartners> partners;
   std::uint64_t complete_collectives = 0;
-  {
-    replay::MpiReplayNetwork network(comm);
-    sync::ParallelSync replay(network, {&own}, sync::block_directory(world, size), params);
-    while (!replay.step()) {
-    }
-    result = replay.result();
-    partners = replay.take_partners();
-    complete_collectives = replay.complete_collectives();
-  }
+  // Every rank takes the same decisions from the same reduced statistics.
+  result = sync::synchronize_with_plan(
+      [&](const sync::ClcParams& p) {
+        replay::MpiReplayNetwork network(comm);
+        sync::ParallelSync replay(network, {&own}, sync::block_directory(world, size), p);
+        while (!replay.step()) {
+        }
+        partners = replay.take_partners();
+        complete_collectives = replay.complete_collectives();
+        return replay.result();
+      },
+      params);
   replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
                                {&own});
   auto waits =

@@ -42,6 +42,7 @@ std::string run_section(const model::Profile& p, Estimate e) {
          row("profiler overhead",
              format("%s per call, %.3f%% of the run", seconds(r.overhead_per_call_s).c_str(),
                     100 * r.overhead_fraction)) +
+         row("profiler set-up", seconds(r.setup_s) + " in MPI_Init, not in the wall time") +
          "</table></section>\n";
 }
 
@@ -191,6 +192,14 @@ std::string sync_section(const model::SyncSection& s) {
          format("<tr><th>messages matched</th><td>%llu (%llu cancelled)</td></tr>\n",
                 static_cast<unsigned long long>(s.messages),
                 static_cast<unsigned long long>(s.cancelled)) +
+         (s.clock_reason.empty()
+              ? std::string()
+              : "<tr><th>clocks</th><td data-correction=\"" + escape(s.correction) + "\">" +
+                    escape(s.clock_reason) +
+                    format("; %llu ranks read rank 0's clock",
+                           static_cast<unsigned long long>(s.reference_clock_ranks)) +
+                    "</td></tr>\n<tr><th>latency</th><td>" + escape(s.latency_reason) +
+                    "</td></tr>\n") +
          (s.unmatched_sends + s.unmatched_receives > 0
               ? format("<tr><th class=\"warning\">unmatched</th><td class=\"warning\">%llu "
                        "sends, %llu receives found no partner: trace-based waits are not "

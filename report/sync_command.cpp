@@ -19,7 +19,9 @@ int sync_command(Args args) {
   params.min_latency_ns = -1;  // as measured by the profiler
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--gamma" || a == "--latency") {
+    if (a == "--raw-clocks") {
+      params.raw_clocks = true;
+    } else if (a == "--gamma" || a == "--latency") {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       const double v = number_option(a, args[++i]);
       if (a == "--gamma") {
@@ -49,6 +51,8 @@ int sync_command(Args args) {
   std::printf("mpidle sync: %s: gamma %g, latency %.3g s: %s\n", dir.c_str(), result.params.gamma,
               static_cast<double>(result.params.min_latency_ns) * 1e-9,
               sync::sync_outcome(result).c_str());
+  std::printf("mpidle sync: clocks: %s\nmpidle sync: latency: %s\n", result.clock_reason.c_str(),
+              result.latency_reason.c_str());
   if (const auto warning = sync::unmatched_warning(result); !warning.empty()) {
     std::fprintf(stderr, "mpidle sync: warning: %s\n", warning.c_str());
   }

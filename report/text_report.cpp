@@ -54,10 +54,12 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
   out += format("  %lld ranks on %s; %s; started %s; wall %s\n",
                 static_cast<long long>(p.run.ranks), hosts.c_str(), p.run.mpi_library.c_str(),
                 p.run.start.c_str(), seconds(p.run.wall_s).c_str());
-  out += format("  timer %s (resolution %s); callsite depth %lld; profiler overhead ~%s (%.3f%%)\n",
-                p.run.timer.c_str(), seconds(p.run.timer_resolution_s).c_str(),
-                static_cast<long long>(p.run.callsite_depth),
-                seconds(p.run.overhead_total_s).c_str(), 100 * p.run.overhead_fraction);
+  out += format(
+      "  timer %s (resolution %s); callsite depth %lld; profiler overhead ~%s (%.3f%%), "
+      "set-up %s in MPI_Init (not in the wall time)\n",
+      p.run.timer.c_str(), seconds(p.run.timer_resolution_s).c_str(),
+      static_cast<long long>(p.run.callsite_depth), seconds(p.run.overhead_total_s).c_str(),
+      100 * p.run.overhead_fraction, seconds(p.run.setup_s).c_str());
   out += format("  wait = time above the %s minimum of each (function, message size class%s)\n\n",
                 e == Estimate::global ? "global (all ranks)" : "local (per rank)",
                 e == Estimate::global ? "" : ", peer");
@@ -130,6 +132,9 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
     out += format("  %llu messages matched, %llu cancelled\n",
                   static_cast<unsigned long long>(s.messages),
                   static_cast<unsigned long long>(s.cancelled));
+    if (!s.clock_reason.empty()) {
+      out += "  clocks: " + s.clock_reason + "; latency: " + s.latency_reason + "\n";
+    }
     if (s.unmatched_sends + s.unmatched_receives > 0) {
       out += format(
           "  WARNING: %llu sends and %llu receives found no partner in the trace; messages "

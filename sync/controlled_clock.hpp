@@ -26,6 +26,9 @@ struct ClcParams {
   std::int64_t delta_ns = 1;
   double backward_slope = 0.01;
   std::int64_t min_latency_ns = 0;
+  // Start from the raw local clocks instead of the offset-corrected ones (the
+  // offsets made the clock condition worse: sync/clock_plan.hpp).
+  bool raw_clocks = false;
 };
 
 struct ClcStats {

@@ -1,5 +1,7 @@
 #include "parallel_sync.hpp"
 
+#include "clock_plan.hpp"
+
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -744,6 +746,10 @@ struct ParallelSync::Impl {
     wait_hub.erase(key);
   }
 
+  static void note_gap(std::int64_t& smallest, std::int64_t gap) {
+    if (gap >= 0) smallest = std::min(smallest, gap);
+  }
+
   void count_violations() {
     for (auto& r : ranks) {
       for (std::size_t i = 0; i < r.incoming.size();) {
@@ -754,7 +760,10 @@ struct ParallelSync::Impl {
           if (in.collective) {
             if (r.check_replied[in.index]) cause = max_of(cause, r.check_reply[in.index]);
           } else if (in.number < r.check_arrived[in.index].size()) {
-            cause = max_of(cause, r.check_arrived[in.index][in.number]);
+            const Triple& send = r.check_arrived[in.index][in.number];
+            cause = max_of(cause, send);
+            note_gap(stats.min_gap_raw_ns, r.raw(e) - send[0]);
+            note_gap(stats.min_gap_corrected_ns, r.interp(e) - send[1]);
           }
         }
         stats.violations_raw += r.raw(e) < cause[0];
@@ -938,7 +947,7 @@ ParallelSync::ParallelSync(ReplayNetwork& network, std::vector<model::RankTrace*
     r.position = static_cast<std::size_t>(trace->rank) < m_impl->dir.position_of_rank.size()
                      ? m_impl->dir.position_of_rank[static_cast<std::size_t>(trace->rank)]
                      : 0;
-    m_result.models.push_back(offset_model_of(*trace));
+    m_result.models.push_back(params.raw_clocks ? OffsetModel{} : offset_model_of(*trace));
     r.model = m_result.models.back();
     m_impl->local_of_world.emplace(r.world, m_impl->ranks.size());
     m_impl->ranks.push_back(std::move(r));
@@ -987,6 +996,8 @@ bool ParallelSync::step() {
   m_result.clc.interval_change_mean_ns =
       total.intervals ? total.interval_change_sum_ns / static_cast<double>(total.intervals) : 0;
   m_result.clc.unresolved = total.unresolved;
+  m_result.min_gap_raw_ns = total.min_gap_raw_ns;
+  m_result.min_gap_corrected_ns = total.min_gap_corrected_ns;
   m_result.messages = total.messages;
   m_result.unmatched_sends = total.unmatched_sends;
   m_result.unmatched_receives = total.unmatched_receives;
@@ -1023,40 +1034,45 @@ std::vector<RankPartners> ParallelSync::take_partners() {
 TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes,
                                             std::vector<RankPartners>* partners,
                                             std::uint64_t* complete_collectives) {
-  if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
+  const bool latency_given = params.min_latency_ns >= 0;
+  if (!latency_given) params.min_latency_ns = trace.min_latency_ns;
   processes = std::max(1, std::min<int>(processes, static_cast<int>(trace.ranks.size())));
   std::vector<std::int32_t> world;
   for (const auto& r : trace.ranks) world.push_back(r.rank);
   const ReplayDirectory dir = block_directory(world, processes);
-  Loopback loopback(processes);
-  std::vector<std::unique_ptr<ParallelSync>> replays;
-  for (int q = 0; q < processes; ++q) {
-    std::vector<model::RankTrace*> mine;
-    for (auto& r : trace.ranks) {
-      if (dir.process_of(r.rank) == q) mine.push_back(&r);
+  auto replay_once = [&](const ClcParams& p) {
+    Loopback loopback(processes);
+    std::vector<std::unique_ptr<ParallelSync>> replays;
+    for (int q = 0; q < processes; ++q) {
+      std::vector<model::RankTrace*> mine;
+      for (auto& r : trace.ranks) {
+        if (dir.process_of(r.rank) == q) mine.push_back(&r);
+      }
+      replays.push_back(std::make_unique<ParallelSync>(loopback.network(q), mine, dir, p));
     }
-    replays.push_back(std::make_unique<ParallelSync>(loopback.network(q), mine, dir, params));
-  }
-  // Processes take uneven turns (1 to 3 steps each, varying), so that one can run
-  // ahead into the next phase while another still finishes the last, as over MPI.
-  std::vector<bool> done(replays.size(), false);
-  for (std::size_t turn = 0; std::find(done.begin(), done.end(), false) != done.end(); ++turn) {
-    for (std::size_t q = 0; q < replays.size(); ++q) {
-      const std::size_t steps = 1 + (turn * 7 + q * 3) % 3;
-      for (std::size_t k = 0; k < steps && !done[q]; ++k) done[q] = replays[q]->step();
+    // Processes take uneven turns (1 to 3 steps each, varying), so that one can run
+    // ahead into the next phase while another still finishes the last, as over MPI.
+    std::vector<bool> done(replays.size(), false);
+    for (std::size_t turn = 0; std::find(done.begin(), done.end(), false) != done.end(); ++turn) {
+      for (std::size_t q = 0; q < replays.size(); ++q) {
+        const std::size_t steps = 1 + (turn * 7 + q * 3) % 3;
+        for (std::size_t k = 0; k < steps && !done[q]; ++k) done[q] = replays[q]->step();
+      }
     }
-  }
-  TraceSyncResult result = replays.front()->result();
-  result.models.clear();
-  for (auto& replay : replays) {
-    const auto& models = replay->result().models;
-    result.models.insert(result.models.end(), models.begin(), models.end());
-    if (partners) {
-      for (auto& p : replay->take_partners()) partners->push_back(std::move(p));
+    TraceSyncResult result = replays.front()->result();
+    result.models.clear();
+    if (partners) partners->clear();
+    for (auto& replay : replays) {
+      const auto& models = replay->result().models;
+      result.models.insert(result.models.end(), models.begin(), models.end());
+      if (partners) {
+        for (auto& p : replay->take_partners()) partners->push_back(std::move(p));
+      }
     }
-  }
-  if (complete_collectives) *complete_collectives = replays.front()->complete_collectives();
-  return result;
+    if (complete_collectives) *complete_collectives = replays.front()->complete_collectives();
+    return result;
+  };
+  return synchronize_with_plan(replay_once, params, latency_given);
 }
 
 }  // namespace mpidle::sync

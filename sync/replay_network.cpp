@@ -31,6 +31,8 @@ ReplayTally combine(const ReplayTally& a, const ReplayTally& b) {
   s.max_shift_ns = std::max(x.max_shift_ns, y.max_shift_ns);
   s.shift_sum_ns = x.shift_sum_ns + y.shift_sum_ns;
   s.interval_change_sum_ns = x.interval_change_sum_ns + y.interval_change_sum_ns;
+  s.min_gap_raw_ns = std::min(x.min_gap_raw_ns, y.min_gap_raw_ns);
+  s.min_gap_corrected_ns = std::min(x.min_gap_corrected_ns, y.min_gap_corrected_ns);
   return t;
 }
 

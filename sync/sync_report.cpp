@@ -18,7 +18,17 @@ nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& re
                        {"rtt_s", static_cast<double>(r.init.rtt_ns) * 1e-9}});
   }
   const auto& c = result.clc;
+  std::uint64_t reference_clock = 0;
+  for (const auto& r : trace.ranks) reference_clock += reads_reference_clock(r);
+  nlohmann::json clock = {
+      {"correction", params.raw_clocks ? "none" : "offsets"},
+      {"reason", result.clock_reason},
+      {"reference_clock_ranks", reference_clock},
+      {"violations_with_offsets", result.violations_with_offsets},
+      {"min_latency_measured_s", static_cast<double>(result.measured_min_latency_ns) * 1e-9},
+      {"latency_reason", result.latency_reason}};
   return {{"offsets", std::move(offsets)},
+          {"clock", std::move(clock)},
           {"min_latency_s", static_cast<double>(params.min_latency_ns) * 1e-9},
           {"gamma", params.gamma},
           {"violations_raw", result.violations_raw},

@@ -1,6 +1,9 @@
 #include "trace_sync.hpp"
 
+#include <algorithm>
 #include <optional>
+
+#include "clock_plan.hpp"
 
 #include "trace_matching.hpp"
 
@@ -72,7 +75,15 @@ EventGraph build_event_graph(const model::Trace& trace, const TraceMatching& mat
   return g;
 }
 
+bool reads_reference_clock(const model::RankTrace& r) {
+  auto allows_zero = [](const model::ClockMeasurement& m) {
+    return m.rtt_ns >= 0 && (m.offset_ns < 0 ? -m.offset_ns : m.offset_ns) <= m.rtt_ns / 2;
+  };
+  return allows_zero(r.init) && allows_zero(r.final);
+}
+
 OffsetModel offset_model_of(const model::RankTrace& r) {
+  if (reads_reference_clock(r)) return OffsetModel{};
   const OffsetEstimate init{r.init.offset_ns, r.init.rtt_ns, r.init.at_ns};
   const OffsetEstimate final{r.final.offset_ns, r.final.rtt_ns, r.final.at_ns};
   return OffsetModel::from(init, final);
@@ -99,21 +110,29 @@ std::vector<std::int64_t> raw_rank_times(const model::RankTrace& r) {
   return t;
 }
 
-RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models) {
+RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models,
+                             bool raw_clocks) {
   RankTimes times;
   models.clear();
   for (const auto& r : trace.ranks) {
-    models.push_back(offset_model_of(r));
+    models.push_back(raw_clocks ? OffsetModel{} : offset_model_of(r));
     times.push_back(interpolated_rank_times(r, models.back()));
   }
   return times;
 }
 
 TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params) {
+  const bool latency_given = params.min_latency_ns >= 0;
+  if (!latency_given) params.min_latency_ns = trace.min_latency_ns;
+  return synchronize_with_plan(
+      [&trace](const ClcParams& p) { return synchronize_trace_once(trace, p); }, params,
+      latency_given);
+}
+
+TraceSyncResult synchronize_trace_once(model::Trace& trace, const ClcParams& params) {
   TraceSyncResult result;
-  if (params.min_latency_ns < 0) params.min_latency_ns = trace.min_latency_ns;
   result.params = params;
-  RankTimes times = interpolated_times(trace, result.models);
+  RankTimes times = interpolated_times(trace, result.models, params.raw_clocks);
   const TraceMatching matching = match_trace(trace);
   result.messages = matching.messages.size();
   result.unmatched_sends = matching.unmatched_sends;
@@ -123,6 +142,15 @@ TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params) {
   RankTimes raw;
   for (const auto& r : trace.ranks) raw.push_back(raw_rank_times(r));
   result.violations_raw = count_violations(graph, raw);
+  for (const auto& m : matching.messages) {
+    auto gap = [&](const RankTimes& t, std::int64_t& smallest) {
+      const std::int64_t g =
+          t[m.receive.rank][2 * m.receive.record + 1] - t[m.send.rank][2 * m.send.record];
+      if (g >= 0) smallest = std::min(smallest, g);
+    };
+    gap(raw, result.min_gap_raw_ns);
+    gap(times, result.min_gap_corrected_ns);
+  }
   result.clc = synchronize(graph, times, params);
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) trace.ranks[r].synced = std::move(times[r]);
   return result;

@@ -3,6 +3,7 @@
 // controlled logical clock over the happened-before relation that the records
 // imply (messages matched in MPI's non-overtaking order, collective instances).
 
+#include <string>
 #include <vector>
 
 #include "controlled_clock.hpp"
@@ -17,9 +18,16 @@ namespace mpidle::sync {
 EventGraph build_event_graph(const model::Trace& trace);
 EventGraph build_event_graph(const model::Trace& trace, const TraceMatching& matching);
 
-// Each rank's records as [enter, exit, enter, exit, ...] on rank 0's timeline.
-RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models);
-// The same for one rank.
+// Each rank's records as [enter, exit, enter, exit, ...] on rank 0's timeline
+// (`raw_clocks`: as recorded, with identity models).
+RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>& models,
+                             bool raw_clocks = false);
+// Whether both of a rank's offset measurements allow offset 0 (Cristian's bound:
+// the true offset lies within half the round trip of the measured one): then the
+// rank reads rank 0's clock (one host, one system-wide clock), and correcting by
+// the measurements' noise would only add error.
+bool reads_reference_clock(const model::RankTrace& rank);
+// The rank's linear offset model; the identity when it reads rank 0's clock.
 OffsetModel offset_model_of(const model::RankTrace& rank);
 std::vector<std::int64_t> interpolated_rank_times(const model::RankTrace& rank,
                                                   const OffsetModel& model);
@@ -36,10 +44,24 @@ struct TraceSyncResult {
   std::uint64_t unmatched_sends = 0;
   std::uint64_t unmatched_receives = 0;
   std::uint64_t cancelled = 0;
+  // The shortest matched message (receive exit − send enter) in raw and in
+  // corrected times, messages that violate the clock condition left out;
+  // INT64_MAX without any.
+  std::int64_t min_gap_raw_ns = INT64_MAX;
+  std::int64_t min_gap_corrected_ns = INT64_MAX;
+  // What sync/clock_plan decided, and why.
+  std::int64_t measured_min_latency_ns = 0;
+  std::uint64_t violations_with_offsets = 0;  // what the offsets gave, when rejected
+  std::string clock_reason;
+  std::string latency_reason;
 };
 
 // Fills trace.ranks[*].synced. params.min_latency_ns < 0 means: use the latency
-// measured by the profiler (trace.min_latency_ns).
+// measured by the profiler (trace.min_latency_ns). Checks the offsets and the
+// latency against the trace and synchronizes once more when they do not hold
+// (sync/clock_plan.hpp).
 TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params);
+// One synchronization with `params` as given, nothing checked.
+TraceSyncResult synchronize_trace_once(model::Trace& trace, const ClcParams& params);
 
 }  // namespace mpidle::sync

@@ -46,6 +46,10 @@ TEST_CASE("trace: a skewed clock is measured, and synchronization removes every 
   // Receives complete microseconds after their sends: 20 ms of skew reverses them.
   CHECK(p.sync->violations_raw > 0);
   CHECK(p.sync->violations_after == 0);
+  // 20 ms of skew is real: the offsets are kept, and they repair what they can.
+  CHECK(p.sync->correction == "offsets");
+  CHECK(p.sync->violations_before < p.sync->violations_raw);
+  CHECK(p.sync->reference_clock_ranks == 1);  // rank 0 only
   REQUIRE(p.sync->offsets.size() == 2);
   // Cristian's method is right to within half the round trip it kept (a busy
   // node can make that milliseconds right after MPI_Init).
@@ -251,4 +255,32 @@ TEST_CASE("mpidle sync re-synchronizes a trace run post-mortem", "[mpi]") {
   REQUIRE(run_mpi(2, program("exit_code"), {}, {{"MPIDLE_OUTPUT", plain}}).status == 3);
   CHECK(run({MPIDLE_BIN, "sync", plain}).status == 2);
   CHECK(run({MPIDLE_BIN, "sync", dir, "--gamma", "1.5"}).status == 2);
+}
+
+TEST_CASE("trace: the profiler's set-up in MPI_Init is profiler time, not the application's",
+          "[mpi]") {
+  const auto dir = scratch_dir("trace_setup");
+  const auto r =
+      run_mpi(2, program("hub_exchange"), {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  REQUIRE(truth.contains("elapsed_s"));
+  const double elapsed = truth["elapsed_s"];  // rank 0, from MPI_Init's end to MPI_Finalize
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.sync);
+  INFO("program " << elapsed << " s, profile wall " << p.ranks.at(0).wall_s << " s, set-up "
+                  << p.run.setup_s << " s");
+  // Timer calibration and the first offset measurement take milliseconds; they
+  // were counted as the application computing before.
+  CHECK(p.run.setup_s > 2e-3);
+  CHECK(p.ranks.at(0).wall_s >= elapsed);
+  CHECK(p.ranks.at(0).wall_s - elapsed < p.run.setup_s / 2);
+  // Whatever the clocks did, synchronization never leaves more violations than
+  // the raw clocks had; offsets it rejected made more.
+  CHECK(p.sync->violations_before <= p.sync->violations_raw);
+  if (p.sync->correction == "none") {
+    CHECK(p.sync->violations_with_offsets > p.sync->violations_raw);
+  }
+  CHECK_FALSE(p.sync->clock_reason.empty());
+  CHECK_FALSE(p.sync->latency_reason.empty());
 }

@@ -7,8 +7,9 @@
  * The first double of every message is the sender's MPI_Wtime at the send, so the
  * receiver knows how long each receive waited (late sender: send − receive
  * enter; one host, one clock). At the end rank 0 prints one JSON object: for every
- * rank and peer, the bytes sent to and received from it and the observed wait in
- * receives from it. */
+ * rank and peer, the bytes sent to and received from it, the observed wait in
+ * receives from it, the whole time of the sends and receives with it, and its own
+ * time from the end of MPI_Init to MPI_Finalize. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +24,16 @@ static int count_to(int from, int to) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  const double started = MPI_Wtime();
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int largest = kUnit * (size + 2);
   double* out = calloc((size_t)largest, sizeof(double));
   double* in = calloc((size_t)largest, sizeof(double));
-  /* Per peer: bytes sent, bytes received, observed wait (s). */
-  double* mine = calloc((size_t)size * 3, sizeof(double));
+  /* Per peer: bytes sent, bytes received, observed wait, time in calls with it (s). */
+  enum { kFields = 4 };
+  double* mine = calloc((size_t)size * kFields, sizeof(double));
 
   for (int step = 0; step < kSteps; ++step) {
     if (rank == 0) {
@@ -38,43 +41,47 @@ int main(int argc, char** argv) {
       for (int r = 1; r < size; ++r) {
         out[0] = MPI_Wtime();
         MPI_Send(out, count_to(0, r), MPI_DOUBLE, r, 0, MPI_COMM_WORLD);
-        mine[3 * r] += 8.0 * count_to(0, r);
+        mine[kFields * r + 3] += MPI_Wtime() - out[0];
+        mine[kFields * r] += 8.0 * count_to(0, r);
       }
       for (int r = 1; r < size; ++r) {
         const double enter = MPI_Wtime();
         MPI_Recv(in, largest, MPI_DOUBLE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        mine[3 * r + 1] += 8.0 * count_to(r, 0);
-        if (in[0] > enter) mine[3 * r + 2] += in[0] - enter;
+        mine[kFields * r + 3] += MPI_Wtime() - enter;
+        mine[kFields * r + 1] += 8.0 * count_to(r, 0);
+        if (in[0] > enter) mine[kFields * r + 2] += in[0] - enter;
       }
     } else {
       if (step % 2 == 1) example_busy_wait(6e-3 / (rank + 1));
       const double enter = MPI_Wtime();
       MPI_Recv(in, largest, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      mine[3] += MPI_Wtime() - enter;
       mine[1] += 8.0 * count_to(0, rank);
       if (in[0] > enter) mine[2] += in[0] - enter;
       out[0] = MPI_Wtime();
       MPI_Send(out, count_to(rank, 0), MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+      mine[3] += MPI_Wtime() - out[0];
       mine[0] += 8.0 * count_to(rank, 0);
     }
   }
 
-  double* all = rank == 0 ? calloc((size_t)size * size * 3, sizeof(double)) : NULL;
-  MPI_Gather(mine, 3 * size, MPI_DOUBLE, all, 3 * size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double* all = rank == 0 ? calloc((size_t)size * size * kFields, sizeof(double)) : NULL;
+  MPI_Gather(mine, kFields * size, MPI_DOUBLE, all, kFields * size, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     printf("{\"steps\": %d, \"pairs\": [", kSteps);
     const char* sep = "";
     for (int r = 0; r < size; ++r) {
       for (int p = 0; p < size; ++p) {
-        const double* v = all + 3 * (r * size + p);
+        const double* v = all + kFields * (r * size + p);
         if (v[0] + v[1] == 0) continue;
         printf(
             "%s{\"rank\": %d, \"peer\": %d, \"sent\": %.0f, \"received\": %.0f, "
-            "\"wait_s\": %.9f}",
-            sep, r, p, v[0], v[1], v[2]);
+            "\"wait_s\": %.9f, \"calls_s\": %.9f}",
+            sep, r, p, v[0], v[1], v[2], v[3]);
         sep = ",";
       }
     }
-    printf("]}\n");
+    printf("], \"elapsed_s\": %.9f}\n", MPI_Wtime() - started);
     free(all);
   }
   free(mine);
