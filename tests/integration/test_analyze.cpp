@@ -82,6 +82,9 @@ TEST_CASE("analyze: wait at NxN within 5% of the imbalance the program measured"
                          {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
   REQUIRE(r.status == 0);
   const double truth = truth_of(r.out)["total_wait_s"];
+  // Time in the Allreduces after the last rank arrived: microseconds on a quiet
+  // node, more when other load took a rank's core.
+  const double excess = truth_of(r.out)["completion_excess_s"];
   const auto a = analyze(dir);
   CHECK(a["totals"]["wait_nxn"].get<double>() == Approx(truth).epsilon(0.05));
   CHECK(a["callsites"][0]["function"] == "MPI_Allreduce");
@@ -91,8 +94,15 @@ TEST_CASE("analyze: wait at NxN within 5% of the imbalance the program measured"
     if (row["function"] == "MPI_Allreduce") {
       imbalance_explained = row["reason"].get<std::string>().rfind("static imbalance", 0) == 0 ||
                             row["reason"] == "agree";
-      CHECK(std::abs(row["minimum_global_s"].get<double>() - row["trace_s"].get<double>()) <=
-            std::abs(row["minimum_local_s"].get<double>() - row["trace_s"].get<double>()) + 1e-4);
+      // The minimum method's estimates take lost cores for waiting; the trace's
+      // exact wait does not. Which estimate is closer says something only where
+      // the program saw no such loss.
+      if (excess < 2e-3) {
+        CHECK(std::abs(row["minimum_global_s"].get<double>() - row["trace_s"].get<double>()) <=
+              std::abs(row["minimum_local_s"].get<double>() - row["trace_s"].get<double>()) + 1e-4);
+      } else {
+        WARN("other load took " << excess << " s inside the Allreduces: estimates not compared");
+      }
     }
   }
   CHECK(imbalance_explained);

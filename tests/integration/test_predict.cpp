@@ -27,16 +27,24 @@ using namespace mpidle::test;
 
 namespace {
 
-// max(end) − min(start) over the ranks' lines "rank R start S end E".
-double observed_wall(const std::string& out) {
-  static const std::regex line(R"(rank \d+ start (\S+) end (\S+))");
+struct Observed {
+  double wall = 0;    // max(end) − min(start) over the ranks
+  double stolen = 0;  // the most any rank's bursts lost to other load on the node
+};
+
+// From the ranks' lines "rank R start S end E stolen T".
+Observed observed(const std::string& out) {
+  static const std::regex line(R"(rank \d+ start (\S+) end (\S+) stolen (\S+))");
   double first = 1e300, last = -1e300;
+  Observed o;
   for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
        ++it) {
     first = std::min(first, std::stod((*it)[1]));
     last = std::max(last, std::stod((*it)[2]));
+    o.stolen = std::max(o.stolen, std::stod((*it)[3]));
   }
-  return last - first;
+  o.wall = last - first;
+  return o;
 }
 
 // A machine model of this machine, measured now (quick).
@@ -54,7 +62,8 @@ std::string probe(const std::string& name, int ranks, bool quick = true) {
 
 struct Traced {
   std::string dir;
-  double wall = 0;  // as the program observed it
+  double wall = 0;    // as the program observed it
+  double stolen = 0;  // the node's other load, as the program observed it
 };
 
 Traced traced_workload(const std::string& name, const std::vector<std::string>& args,
@@ -66,7 +75,9 @@ Traced traced_workload(const std::string& name, const std::vector<std::string>& 
   const auto r = run_mpi(ranks, program("predict_workload"), args, env, !own_preload);
   INFO(r.err);
   REQUIRE(r.status == 0);
-  t.wall = observed_wall(r.out);
+  const Observed o = observed(r.out);
+  t.wall = o.wall;
+  t.stolen = o.stolen;
   REQUIRE(t.wall > 0);
   return t;
 }
@@ -87,12 +98,14 @@ double predicted_wall(const nlohmann::json& prediction) {
 const std::vector<std::string> kWorkload = {"--iterations", "100", "--compute-us", "5000"};
 constexpr double kWorkloadIdeal = 100 * 5000e-6 * 1.1;  // the slower rank computes 10% more
 
-// Whether a run took about what predict_workload takes on an idle node (`ideal`:
-// its slower rank's bursts plus what the run adds on purpose). Much longer means
-// other load on the node slowed it, differently in every run: comparing two such
-// runs would measure the load, not the model.
-bool undisturbed(double wall, double ideal) {
-  return wall < 1.2 * ideal + 0.02;
+// Whether other load on the node left a run alone: its bursts lost (almost) no
+// time off the CPU, by the program's own count, and it took about what
+// predict_workload takes on an idle node (`ideal`: its slower rank's bursts plus
+// what the run adds on purpose). Comparing two disturbed runs would measure the
+// load, not the model.
+bool undisturbed(const Traced& t, double ideal) {
+  INFO("wall " << t.wall << " s, ideal " << ideal << " s, stolen " << t.stolen << " s");
+  return t.stolen < 0.01 * t.wall + 1e-3 && t.wall < 1.2 * ideal + 0.02;
 }
 
 // Runs `attempt` (which runs what it compares, checks, and returns false without
@@ -111,7 +124,7 @@ TEST_CASE("predict: the machine a run was traced on predicts its wall time withi
   const auto here = probe("predict_self_model", 2);
   on_a_quiet_node([&] {
     const auto run = traced_workload("predict_self", kWorkload);
-    if (!undisturbed(run.wall, kWorkloadIdeal)) return false;
+    if (!undisturbed(run, kWorkloadIdeal)) return false;
     const auto p = predict(run.dir, {"--machine", here, "--source", here});
     INFO("predicted " << predicted_wall(p) << " s, observed " << run.wall << " s");
     CHECK(predicted_wall(p) == Approx(run.wall).epsilon(0.05));
@@ -141,7 +154,7 @@ TEST_CASE("predict: a network slower by L matches a run whose sends were held L"
     const auto delayed = traced_workload("predict_net_delayed", work,
                                          {{"LD_PRELOAD", std::string(MPIDLE_LIB) + ":" + DELAY_LIB},
                                           {"MPIDLE_TEST_DELAY_US", "500"}});
-    if (!undisturbed(base.wall, ideal) || !undisturbed(delayed.wall, ideal + 1000 * 500e-6)) {
+    if (!undisturbed(base, ideal) || !undisturbed(delayed, ideal + 1000 * 500e-6)) {
       return false;
     }
     CHECK(delayed.wall > base.wall + 0.3);  // the delay really slowed it down
@@ -164,8 +177,7 @@ TEST_CASE("predict: a CPU scale matches a run whose compute really was scaled", 
       auto args = kWorkload;
       args.insert(args.end(), {"--compute-scale", std::to_string(scale)});
       const auto scaled = traced_workload("predict_cpu_scaled", args);
-      if (!undisturbed(base.wall, kWorkloadIdeal) ||
-          !undisturbed(scaled.wall, kWorkloadIdeal * scale)) {
+      if (!undisturbed(base, kWorkloadIdeal) || !undisturbed(scaled, kWorkloadIdeal * scale)) {
         return false;
       }
       const auto p = predict(base.dir, {"--machine", here, "--cpu-scale", std::to_string(scale)});
@@ -275,7 +287,7 @@ TEST_CASE("predict: an Allreduce-dominated program, within the range two probes 
     on_a_quiet_node([&] {
       const auto run = traced_workload("predict_coll_" + tag, work, {}, ranks);
       const auto again = traced_workload("predict_coll_again_" + tag, work, {}, ranks);
-      if (!undisturbed(run.wall, ideal) || !undisturbed(again.wall, ideal)) return false;
+      if (!undisturbed(run, ideal) || !undisturbed(again, ideal)) return false;
       const double run_jitter = std::abs(run.wall - again.wall) / std::min(run.wall, again.wall);
       const auto [low, high] = predicted_range(run.dir, first, second);
       INFO(ranks << " ranks: predicted " << low << " to " << high << " s, observed " << run.wall

@@ -2,13 +2,16 @@
  * Sendrecv ring exchange (or only an Allreduce, with --allreduce-only), and an
  * Allreduce every --allreduce-every iterations. --compute-scale F multiplies every
  * burst (a slower or faster CPU, for real). Each rank prints when it started and
- * ended its work on the node's monotonic clock:
- *   rank R start S end E
- * so that the test knows the run's wall time from the program itself. */
+ * ended its work on the node's monotonic clock, and how much of its bursts' wall
+ * time it did not run on a CPU (other load on the node took the core):
+ *   rank R start S end E stolen T
+ * so that the test knows the run's wall time, and whether the node disturbed it,
+ * from the program itself. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "example_support.h"
 
@@ -16,6 +19,12 @@ static double number(int argc, char** argv, const char* name, double fallback) {
   for (int i = 1; i + 1 < argc; ++i)
     if (strcmp(argv[i], name) == 0) return atof(argv[i + 1]);
   return fallback;
+}
+
+static double thread_cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int main(int argc, char** argv) {
@@ -37,9 +46,12 @@ int main(int argc, char** argv) {
   const int count = bytes / 8 > 0 ? bytes / 8 : 1;
   /* A fixed imbalance: rank r computes 10 r % longer. */
   const double burst = compute_s * scale * (1.0 + 0.1 * rank);
+  double stolen = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   for (int i = 0; i < iterations; ++i) {
+    const double wall_before = example_now(), cpu_before = thread_cpu_now();
     example_busy_wait(burst);
+    stolen += (example_now() - wall_before) - (thread_cpu_now() - cpu_before);
     if (allreduce_only) {
       MPI_Allreduce(sum_in, sum_out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       continue;
@@ -51,7 +63,7 @@ int main(int argc, char** argv) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   const double end = example_now();
-  printf("rank %d start %.9f end %.9f\n", rank, start, end);
+  printf("rank %d start %.9f end %.9f stolen %.9f\n", rank, start, end, stolen);
   free(send);
   free(recv);
   free(sum_in);
