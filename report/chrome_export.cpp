@@ -20,8 +20,14 @@ bool is_receive(const model::TraceRecord& r) {
 
 class Writer {
  public:
-  Writer(const model::Trace& trace, std::ostream& out)
-      : m_trace(trace), m_out(out), m_times(trace), m_t0(m_times.first()) {
+  Writer(const model::Trace& trace, std::ostream& out, const ChromeSelection& selection)
+      : m_trace(trace),
+        m_out(out),
+        m_selection(selection),
+        m_times(trace),
+        m_t0(m_times.first()),
+        m_from(m_t0 + to_ns(selection.from_s)),
+        m_to(selection.to_s >= 1e9 ? INT64_MAX : m_t0 + to_ns(selection.to_s)) {
     for (const auto& c : trace.callsites) {
       m_locations.push_back(nlohmann::json(model::innermost_location(c.frames)).dump());
     }
@@ -33,13 +39,23 @@ class Writer {
              "\"clock\": \""
           << (m_times.synchronized() ? "synchronized" : "raw local")
           << "\"},\n\"traceEvents\": [\n";
-    for (std::size_t i = 0; i < m_trace.ranks.size(); ++i) write_rank(i);
+    for (std::size_t i = 0; i < m_trace.ranks.size(); ++i) {
+      if (selected(m_trace.ranks[i].rank)) write_rank(i);
+    }
     write_flows();
     m_out << "\n]}\n";
     return {m_slices, m_flows, m_times.synchronized()};
   }
 
  private:
+  static std::int64_t to_ns(double s) {
+    return static_cast<std::int64_t>(std::clamp(s, -1e9, 1e9) * 1e9);
+  }
+  bool selected(std::int32_t rank) const {
+    return !m_selection.ranks || m_selection.ranks->count(rank) > 0;
+  }
+  bool in_window(std::int64_t from, std::int64_t to) const { return to >= m_from && from < m_to; }
+
   std::int64_t time(std::size_t i, std::size_t k, bool exit) const {
     return m_times.time(i, k, exit);
   }
@@ -60,23 +76,31 @@ class Writer {
   void write_rank(std::size_t i) {
     const auto& rank = m_trace.ranks[i];
     separator();
-    m_out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << rank.rank
-          << ", \"args\": {\"name\": \"rank " << rank.rank << "\"}},\n"
-          << "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"pid\": " << rank.rank
-          << ", \"args\": {\"sort_index\": " << rank.rank << "}}";
+    // Metadata events carry a category and a thread too: some trace-model
+    // libraries refuse events without them.
+    m_out << "{\"ph\": \"M\", \"cat\": \"__metadata\", \"name\": \"process_name\", \"pid\": "
+          << rank.rank << ", \"tid\": 0, \"args\": {\"name\": \"rank " << rank.rank << "\"}},\n"
+          << "{\"ph\": \"M\", \"cat\": \"__metadata\", \"name\": \"process_sort_index\", "
+             "\"pid\": "
+          << rank.rank << ", \"tid\": 0, \"args\": {\"sort_index\": " << rank.rank << "}},\n"
+          << "{\"ph\": \"M\", \"cat\": \"__metadata\", \"name\": \"thread_name\", \"pid\": "
+          << rank.rank << ", \"tid\": 0, \"args\": {\"name\": \"MPI calls\"}}";
     bool have_previous = false;
     std::int64_t previous_exit = 0;
     for (std::size_t k = 0; k < rank.records.size(); ++k) {
       const auto& rec = rank.records[k];
       if (rec.extra != 0) continue;  // a further record of the call before it
       const std::int64_t enter = time(i, k, false), exit = std::max(enter, time(i, k, true));
-      if (have_previous && enter > previous_exit) {
+      if (have_previous && enter > previous_exit && in_window(previous_exit, enter)) {
         separator();
         m_out << "{\"ph\": \"X\", \"cat\": \"compute\", \"name\": \"compute\", \"pid\": "
               << rank.rank << ", \"tid\": 0, \"ts\": " << us(previous_exit)
               << ", \"dur\": " << duration_us(enter - previous_exit) << "}";
         ++m_slices;
       }
+      previous_exit = have_previous ? std::max(previous_exit, exit) : exit;
+      have_previous = true;
+      if (!in_window(enter, exit)) continue;
       separator();
       m_out << "{\"ph\": \"X\", \"cat\": \"mpi\", \"name\": "
             << (rec.function < m_names.size() ? m_names[rec.function] : "\"?\"")
@@ -88,8 +112,6 @@ class Writer {
       if (rec.tag >= 0 && rec.role != TraceRole::collective) m_out << ", \"tag\": " << rec.tag;
       m_out << "}}";
       ++m_slices;
-      previous_exit = have_previous ? std::max(previous_exit, exit) : exit;
-      have_previous = true;
     }
   }
 
@@ -115,11 +137,14 @@ class Writer {
       if (!e.message || graph.is_hub(e.from) || graph.is_hub(e.to)) continue;
       const auto [si, sk] = locate(e.from);
       const auto [ri, rk] = locate(e.to);
+      if (!selected(m_trace.ranks[si].rank) || !selected(m_trace.ranks[ri].rank)) continue;
       if (!is_receive(m_trace.ranks[ri].records[rk])) continue;
       const std::size_t sc = call_of(si, sk), rc = call_of(ri, rk);
       const std::int64_t start = time(si, sc, false);
       const std::int64_t recv_enter = time(ri, rc, false);
       const std::int64_t recv_exit = std::max(recv_enter, time(ri, rc, true));
+      // Both ends' slices must be in the file.
+      if (!in_window(start, time(si, sc, true)) || !in_window(recv_enter, recv_exit)) continue;
       // Inside the receiving slice, so that the arrow binds to it.
       const std::int64_t end = recv_exit - recv_enter >= 2 ? recv_exit - 1 : recv_enter;
       ++m_flows;
@@ -135,8 +160,10 @@ class Writer {
 
   const model::Trace& m_trace;
   std::ostream& m_out;
+  const ChromeSelection& m_selection;
   const TraceTimes m_times;
-  const std::int64_t m_t0;  // the run's first event: time 0 of the timeline
+  const std::int64_t m_t0;          // the run's first event: time 0 of the timeline
+  const std::int64_t m_from, m_to;  // the window, on the timeline's clock
   bool m_first = true;
   std::vector<std::string> m_locations;  // JSON strings, by callsite
   std::vector<std::string> m_names;      // JSON strings, by function
@@ -146,8 +173,37 @@ class Writer {
 
 }  // namespace
 
-ChromeExportStats write_chrome_trace(const model::Trace& trace, std::ostream& out) {
-  return Writer(trace, out).write();
+ChromeExportStats write_chrome_trace(const model::Trace& trace, std::ostream& out,
+                                     const ChromeSelection& selection) {
+  return Writer(trace, out, selection).write();
+}
+
+std::optional<std::set<std::int32_t>> parse_rank_list(const std::string& text, std::string& error) {
+  std::set<std::int32_t> ranks;
+  auto number = [](const std::string& s, std::int32_t& out) {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    out = static_cast<std::int32_t>(std::stol(s));
+    return true;
+  };
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const std::size_t dash = item.find('-');
+    std::int32_t first = 0, last = 0;
+    const bool ok = dash == std::string::npos
+                        ? number(item, first) && number(item, last)
+                        : number(item.substr(0, dash), first) &&
+                              number(item.substr(dash + 1), last) && first <= last;
+    if (!ok || static_cast<std::int64_t>(last) - first >= 10'000'000) {
+      error = "ranks are a list like 0-3,8,12-15";
+      return std::nullopt;
+    }
+    for (std::int32_t r = first; r <= last; ++r) ranks.insert(r);
+    at = comma + 1;
+  }
+  return ranks;
 }
 
 }  // namespace mpidle::report

@@ -103,12 +103,17 @@ const std::vector<Command>& commands() {
        "up. --target MACHINE picks one of several targets (default the first).\n",
        "compare two runs (clusters, configurations)", compare_command},
       {"export",
-       "mpidle export RUN_DIR [--chrome OUT.json] [--otf2 DIR]\n\n"
+       "mpidle export RUN_DIR [--chrome OUT.json [--ranks LIST] [--window FROM:TO]] [--otf2 "
+       "DIR]\n\n"
        "Writes a trace run's timeline for other tools, on the synchronized clock.\n\n"
        "  --chrome OUT.json   Chrome Trace Event format (Perfetto UI, chrome://tracing):\n"
        "                      one process per rank, MPI calls (with peer, bytes, tag and\n"
        "                      callsite) and the compute between them as slices, and an\n"
        "                      arrow from every send to its receive\n"
+       "  --ranks LIST        only these ranks (e.g. 0-3,8), whose records alone are read;\n"
+       "                      arrows between them only\n"
+       "  --window FROM:TO    only slices that overlap FROM to TO seconds after the run's\n"
+       "                      first event (either side may be left empty)\n"
        "  --otf2 DIR          an OTF2 archive, DIR/traces.otf2 (Vampir, Scalasca,\n"
        "                      otf2-print): a location per rank, a region per MPI\n"
        "                      function with the callsite as an attribute, MPI message\n"

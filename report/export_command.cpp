@@ -1,5 +1,7 @@
 // mpidle export: a trace run as a timeline for other tools.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -11,13 +13,49 @@
 
 namespace mpidle::report {
 
+namespace {
+
+// "FROM:TO" in seconds from the run's first event; either side may be empty.
+void parse_window(const std::string& text, ChromeSelection& s) {
+  const auto colon = text.find(':');
+  auto seconds_at = [&](const std::string& part, double fallback) {
+    if (part.empty()) return fallback;
+    char* end = nullptr;
+    const double v = std::strtod(part.c_str(), &end);
+    if (end != part.c_str() + part.size() || !std::isfinite(v) || v < 0) {
+      throw UsageError("--window is FROM:TO in seconds from the run's start, e.g. 1.5:2");
+    }
+    return v;
+  };
+  if (colon == std::string::npos) {
+    throw UsageError("--window is FROM:TO in seconds from the run's start, e.g. 1.5:2");
+  }
+  s.from_s = seconds_at(text.substr(0, colon), 0);
+  s.to_s = seconds_at(text.substr(colon + 1), 1e300);
+  if (s.to_s <= s.from_s) throw UsageError("--window: TO must be after FROM");
+}
+
+}  // namespace
+
 int export_command(Args args) {
   std::string run, chrome, otf2;
+  ChromeSelection selection;
+  bool selecting = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--chrome" || a == "--otf2") {
       if (i + 1 >= args.size()) throw UsageError(a + " needs an output path");
       (a == "--chrome" ? chrome : otf2) = args[++i];
+    } else if (a == "--ranks" || a == "--window") {
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+      selecting = true;
+      if (a == "--window") {
+        parse_window(args[++i], selection);
+      } else {
+        std::string error;
+        selection.ranks = parse_rank_list(args[++i], error);
+        if (!selection.ranks) throw UsageError("--ranks: " + error);
+      }
     } else {
       take_positional(a, run, "run directory");
     }
@@ -26,6 +64,9 @@ int export_command(Args args) {
   if (chrome.empty() && otf2.empty()) {
     throw UsageError("which format? (--chrome OUT.json, --otf2 DIR)");
   }
+  if (selecting && chrome.empty()) {
+    throw UsageError("--ranks and --window select what --chrome writes");
+  }
   if (!otf2.empty() && !otf2_available()) {
     throw UsageError(
         "--otf2: this mpidle was built without the OTF2 library (Debian: "
@@ -33,7 +74,16 @@ int export_command(Args args) {
   }
   const auto dir = run_directory(run);
   const auto profile = read_trace_run(dir);
-  const model::Trace trace = model::read_trace(dir / profile.trace->file);
+  // Only the selected ranks' records are read (a trace can be larger than memory);
+  // the trace holds its ranks in rank order.
+  const model::Trace trace =
+      selection.ranks && otf2.empty()
+          ? model::read_trace_ranks(
+                dir / profile.trace->file,
+                [&](std::size_t position, std::size_t) {
+                  return selection.ranks->count(static_cast<std::int32_t>(position)) > 0;
+                })
+          : model::read_trace(dir / profile.trace->file);
   if (!otf2.empty()) {
     Otf2ExportStats stats;
     try {
@@ -55,7 +105,7 @@ int export_command(Args args) {
   }
   std::ofstream out(chrome);
   if (!out) throw UsageError("cannot write " + chrome);
-  const auto stats = write_chrome_trace(trace, out);
+  const auto stats = write_chrome_trace(trace, out, selection);
   out.close();
   if (!out) throw UsageError("cannot write " + chrome);
   std::fprintf(stderr,

@@ -153,3 +153,76 @@ TEST_CASE("export: Send and Recv of the late sender, and bad input", "[mpi]") {
   CHECK(run({MPIDLE_BIN, "export", dir}).status == 2);
   CHECK(run({MPIDLE_BIN, "export", "/nonexistent", "--chrome", out}).status == 2);
 }
+
+TEST_CASE("export: --ranks and --window keep the Chrome file to what is selected", "[mpi]") {
+  const auto dir = scratch_dir("export_selection");
+  REQUIRE(run_mpi(3, example("loop_nest"), {"--outer", "9", "--inner", "3"},
+                  {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
+              .status == 0);
+  const auto trace = model::read_trace(std::filesystem::path(dir) / "trace.mpidle");
+  std::int64_t t0 = INT64_MAX;
+  for (const auto& rank : trace.ranks) t0 = std::min(t0, rank.synced.front());
+  // From rank 0's call a third into its run to the one two thirds in.
+  const auto& zero = trace.ranks.at(0).synced;
+  const double from = (zero[2 * (zero.size() / 6)] - t0) * 1e-9;
+  const double to = (zero[2 * (zero.size() / 3)] - t0) * 1e-9;
+  const std::string out = dir + "/window.json";
+  const auto e = run({MPIDLE_BIN, "export", dir, "--chrome", out, "--ranks", "0-1", "--window",
+                      std::to_string(from) + ":" + std::to_string(to)});
+  INFO(e.err);
+  REQUIRE(e.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(out));
+  std::map<int, long> mpi_slices;
+  std::set<int> thread_named;
+  long flows = 0;
+  for (const auto& ev : doc["traceEvents"]) {
+    const int pid = ev["pid"];
+    CHECK((pid == 0 || pid == 1));
+    CHECK(ev.contains("cat"));
+    CHECK(ev.contains("tid"));
+    if (ev["ph"] == "M") {
+      CHECK(ev["cat"] == "__metadata");
+      if (ev["name"] == "thread_name") thread_named.insert(pid);
+    } else if (ev["ph"] == "X") {
+      const double ts = ev["ts"].get<double>() * 1e-6, end = ts + ev["dur"].get<double>() * 1e-6;
+      CHECK(end >= from - 1e-6);
+      CHECK(ts < to + 1e-6);
+      if (ev["cat"] == "mpi") ++mpi_slices[pid];
+    } else if (ev["ph"] == "s") {
+      ++flows;
+    }
+  }
+  CHECK(thread_named == std::set<int>{0, 1});
+  // Every call of ranks 0 and 1 that overlaps the window, and no other.
+  for (int r = 0; r < 2; ++r) {
+    const auto& rank = trace.ranks[static_cast<std::size_t>(r)];
+    long expected = 0;
+    for (std::size_t k = 0; k < rank.records.size(); ++k) {
+      if (rank.records[k].extra != 0) continue;
+      const double enter = (rank.synced[2 * k] - t0) * 1e-9,
+                   exit = (rank.synced[2 * k + 1] - t0) * 1e-9;
+      expected += exit >= from && enter < to;
+    }
+    INFO("rank " << r);
+    CHECK(expected > 10);
+    // (The window's edges are compared at the export's microsecond rounding.)
+    CHECK(std::abs(mpi_slices[r] - expected) <= 2);
+  }
+  // The ring 0 → 1 → 2 → 0: only 0 → 1 has both ends selected.
+  CHECK(flows > 0);
+  CHECK(flows <= mpi_slices[0]);
+
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--chrome", out + "2", "--ranks", "3-1"},
+        {"--chrome", out + "2", "--ranks", "a"},
+        {"--chrome", out + "2", "--window", "2:1"},
+        {"--chrome", out + "2", "--window", "abc"},
+        {"--otf2", dir + "/otf2", "--ranks", "0"}}) {
+    std::vector<std::string> argv = {MPIDLE_BIN, "export", dir};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    const auto r = run(argv);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
