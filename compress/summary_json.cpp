@@ -32,13 +32,18 @@ Timing timing_from(const Fields& f) {
   return t;
 }
 
+// Tree nodes nest one JSON level each, below a few levels of the document.
+constexpr int kMaxTreeDepth = model::kMaxJsonDepth - 16;
+
 class TreeWriter {
  public:
   TreeWriter(const SummarySet& set, const Summary& s, const std::vector<std::uint32_t>& numbers)
       : m_set(set), m_summary(s), m_numbers(numbers) {}
 
-  bool write(std::uint32_t node, json& out, std::size_t& budget) const {
-    if (budget == 0) return false;
+  // False past `budget` nodes, or deeper than readers accept (the element is then
+  // left out, as one too large).
+  bool write(std::uint32_t node, json& out, std::size_t& budget, int depth = 0) const {
+    if (budget == 0 || depth > kMaxTreeDepth) return false;
     --budget;
     const SummaryNode& n = m_summary.nodes[node];
     switch (n.kind) {
@@ -56,13 +61,14 @@ class TreeWriter {
       }
       case NodeKind::pair: {
         json left, right;
-        if (!write(n.a, left, budget) || !write(n.b, right, budget)) return false;
+        if (!write(n.a, left, budget, depth + 1) || !write(n.b, right, budget, depth + 1))
+          return false;
         out = {{"type", "pair"}, {"left", std::move(left)}, {"right", std::move(right)}};
         break;
       }
       case NodeKind::loop: {
         json body;
-        if (!write(n.a, body, budget)) return false;
+        if (!write(n.a, body, budget, depth + 1)) return false;
         out = {{"type", "loop"}, {"iterations", n.iterations}, {"body", std::move(body)}};
         break;
       }

@@ -5,6 +5,37 @@
 namespace mpidle::model {
 namespace {
 
+struct TooDeep {};
+
+// Aborts the parse at the first container past the limit.
+bool bounded(int depth, json::parse_event_t event, json&) {
+  if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+      depth >= kMaxJsonDepth) {
+    throw TooDeep{};
+  }
+  return true;
+}
+
+template <typename Input>
+json read_bounded(Input&& input) {
+  try {
+    return json::parse(std::forward<Input>(input), bounded, /*allow_exceptions=*/false);
+  } catch (const TooDeep&) {
+    return json(json::value_t::discarded);
+  }
+}
+
+}  // namespace
+
+json read_json(std::istream& in) {
+  return read_bounded(in);
+}
+
+json read_json(const std::string& text) {
+  return read_bounded(text);
+}
+namespace {
+
 std::string basename_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);

@@ -3,6 +3,7 @@
 // so bad input gives one readable error (ProfileError), and the callsite frames
 // that several outputs share.
 
+#include <istream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +21,17 @@ class ProfileError : public std::runtime_error {
 };
 
 using nlohmann::json;
+
+// The deepest nesting any reader accepts. mpidle's files nest a few levels, a
+// loop summary's trees a few hundred at most (its writer leaves deeper elements
+// out); a file nested 10^5 levels deep made `mpidle sync` write gigabytes of
+// indentation.
+inline constexpr int kMaxJsonDepth = 2000;
+
+// One JSON document from `in` or `text`, or a discarded value (is_discarded())
+// for anything that is not JSON or is nested deeper than kMaxJsonDepth.
+json read_json(std::istream& in);
+json read_json(const std::string& text);
 
 class Fields {
  public:

@@ -1,6 +1,7 @@
 #include "machine_model.hpp"
 
 #include "function_catalog.hpp"
+#include "json_fields.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -198,12 +199,8 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
 MachineModel read_machine(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) throw MachineError("cannot open " + file.string());
-  json doc;
-  try {
-    in >> doc;
-  } catch (const json::exception&) {
-    throw MachineError(file.string() + ": not JSON");
-  }
+  const json doc = read_json(in);
+  if (doc.is_discarded()) throw MachineError(file.string() + ": not JSON");
   return machine_from_json(doc, file.string());
 }
 

@@ -211,7 +211,7 @@ bool attach_rank_minima(Profile& p, const std::filesystem::path& run_directory) 
   if (!in) return false;
   std::vector<MinimumRow> rows;
   for (std::string line; std::getline(in, line);) {
-    const json doc = json::parse(line, nullptr, false);
+    const json doc = read_json(line);
     if (!doc.is_object() || !doc.contains("rank") || !doc["rank"].is_number_integer() ||
         !doc.contains("minima") || !doc["minima"].is_array()) {
       return false;
@@ -273,7 +273,7 @@ Profile read_profile(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) file = path / "profile.json";
   std::ifstream in(file);
   if (!in) throw ProfileError("cannot open " + file.string());
-  json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  json doc = read_json(in);
   if (doc.is_discarded()) throw ProfileError(file.string() + " is not valid JSON");
   Profile p;
   try {

@@ -16,23 +16,14 @@ bool is_prediction_file(const fs::path& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;
   std::ifstream in(path);
-  try {
-    json doc;
-    in >> doc;
-    return doc.is_object() && doc.value("schema", "") == "mpidle-prediction/1";
-  } catch (const json::exception&) {
-    return false;
-  }
+  const json doc = model::read_json(in);
+  return doc.is_object() && doc.value("schema", "") == "mpidle-prediction/1";
 }
 
 model::Profile read_prediction_as_profile(const fs::path& path, const std::string& machine) {
   std::ifstream in(path);
-  json doc;
-  try {
-    in >> doc;
-  } catch (const json::exception&) {
-    throw ProfileError(path.string() + ": not JSON");
-  }
+  const json doc = model::read_json(in);
+  if (doc.is_discarded()) throw ProfileError(path.string() + ": not JSON");
   const Fields top(doc, path.string());
   const json* target = nullptr;
   std::string names;

@@ -23,7 +23,7 @@ nlohmann::json summary_section(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path file = fs::is_directory(path) ? fs::path(path) / "profile.json" : fs::path(path);
   std::ifstream in(file);
-  auto doc = nlohmann::json::parse(in, nullptr, false);
+  auto doc = model::read_json(in);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("summary")) return nullptr;
   return std::move(doc["summary"]);
 }
@@ -43,7 +43,7 @@ std::string analysis_of_run(const std::string& path) {
   const auto dir = run_directory(path);
   std::ifstream in(dir / analysis::kAnalysisFileName);
   if (!in) return "";
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  const auto doc = model::read_json(in);
   if (doc.is_discarded() || !doc.is_object() ||
       doc.value("schema", "") != analysis::kAnalysisSchema) {
     return "\n(" + (dir / analysis::kAnalysisFileName).string() + " is not a readable analysis)\n";
@@ -60,7 +60,7 @@ std::string analysis_of_run(const std::string& path) {
 nlohmann::json prediction_of_run(const std::string& path) {
   std::ifstream in(run_directory(path) / analysis::kPredictionFileName);
   if (!in) return nullptr;
-  auto doc = nlohmann::json::parse(in, nullptr, false);
+  auto doc = model::read_json(in);
   if (doc.is_discarded() || !doc.is_object() ||
       doc.value("schema", "") != analysis::kPredictionSchema) {
     return nullptr;

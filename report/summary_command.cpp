@@ -31,7 +31,7 @@ nlohmann::json summary_section(const fs::path& dir) {
   const fs::path file = dir / "profile.json";
   std::ifstream in(file);
   if (!in) throw UsageError("cannot read " + file.string());
-  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  nlohmann::json doc = model::read_json(in);
   if (doc.is_discarded()) throw UsageError(file.string() + " is not JSON");
   if (!doc.is_object() || !doc.contains("summary")) {
     throw UsageError(file.string() +

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "model/json_fields.hpp"
+
 namespace mpidle::sync {
 
 nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& result) {
@@ -50,7 +52,8 @@ void rewrite_sync_section(const std::filesystem::path& profile_json, nlohmann::j
   {
     std::ifstream in(profile_json);
     if (!in) throw std::runtime_error("cannot read " + profile_json.string());
-    doc = nlohmann::json::parse(in);
+    doc = model::read_json(in);
+    if (doc.is_discarded()) throw std::runtime_error(profile_json.string() + " is not JSON");
   }
   doc["sync"] = std::move(section);
   std::filesystem::path partial = profile_json;

@@ -158,3 +158,21 @@ TEST_CASE("bad profile input gives one clear error", "[model]") {
   CHECK(model::read_profile(dir).ranks.size() == 2);
   fs::remove_all(dir);
 }
+
+TEST_CASE("JSON nested past the readers' limit is refused as not JSON, at once", "[model]") {
+  auto nested = [](int depth) {
+    return std::string(static_cast<std::size_t>(depth), '[') +
+           std::string(static_cast<std::size_t>(depth), ']');
+  };
+  CHECK_FALSE(model::read_json(nested(100)).is_discarded());
+  CHECK_FALSE(model::read_json(nested(model::kMaxJsonDepth)).is_discarded());
+  CHECK(model::read_json(nested(model::kMaxJsonDepth + 1)).is_discarded());
+  CHECK(model::read_json(nested(100'000)).is_discarded());
+  CHECK(model::read_json(std::string("{\"a\": [1, 2")).is_discarded());
+  // A profile.json nested 10^5 levels deep: one error, not minutes of work.
+  const auto dir = std::filesystem::temp_directory_path() / "mpidle-test-deep-json";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "profile.json") << "{\"schema\": " << nested(100'000) << "}";
+  CHECK_THROWS_AS(model::read_profile(dir), model::ProfileError);
+  std::filesystem::remove_all(dir);
+}

@@ -4,7 +4,8 @@
  * others 3 ms × 2 / (r + 1) in odd steps, so that each receive sometimes waits and
  * sometimes finds its message there (which the minimum method needs).
  *
- * The first double of every message is the sender's MPI_Wtime at the send, so the
+ * The first double of every message is the sender's time at the send (the node's
+ * monotonic clock: Open MPI's MPI_Wtime starts at each process's MPI_Init), so the
  * receiver knows how long each receive waited (late sender: send − receive
  * enter; one host, one clock). At the end rank 0 prints one JSON object: for every
  * rank and peer, the bytes sent to and received from it, the observed wait in
@@ -24,7 +25,7 @@ static int count_to(int from, int to) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const double started = MPI_Wtime();
+  const double started = example_now();
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -39,28 +40,28 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       if (step % 2 == 0) example_busy_wait(3e-3);
       for (int r = 1; r < size; ++r) {
-        out[0] = MPI_Wtime();
+        out[0] = example_now();
         MPI_Send(out, count_to(0, r), MPI_DOUBLE, r, 0, MPI_COMM_WORLD);
-        mine[kFields * r + 3] += MPI_Wtime() - out[0];
+        mine[kFields * r + 3] += example_now() - out[0];
         mine[kFields * r] += 8.0 * count_to(0, r);
       }
       for (int r = 1; r < size; ++r) {
-        const double enter = MPI_Wtime();
+        const double enter = example_now();
         MPI_Recv(in, largest, MPI_DOUBLE, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        mine[kFields * r + 3] += MPI_Wtime() - enter;
+        mine[kFields * r + 3] += example_now() - enter;
         mine[kFields * r + 1] += 8.0 * count_to(r, 0);
         if (in[0] > enter) mine[kFields * r + 2] += in[0] - enter;
       }
     } else {
       if (step % 2 == 1) example_busy_wait(6e-3 / (rank + 1));
-      const double enter = MPI_Wtime();
+      const double enter = example_now();
       MPI_Recv(in, largest, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      mine[3] += MPI_Wtime() - enter;
+      mine[3] += example_now() - enter;
       mine[1] += 8.0 * count_to(0, rank);
       if (in[0] > enter) mine[2] += in[0] - enter;
-      out[0] = MPI_Wtime();
+      out[0] = example_now();
       MPI_Send(out, count_to(rank, 0), MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
-      mine[3] += MPI_Wtime() - out[0];
+      mine[3] += example_now() - out[0];
       mine[0] += 8.0 * count_to(rank, 0);
     }
   }
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
         sep = ",";
       }
     }
-    printf("], \"elapsed_s\": %.9f}\n", MPI_Wtime() - started);
+    printf("], \"elapsed_s\": %.9f}\n", example_now() - started);
     free(all);
   }
   free(mine);
