@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "model/json_fields.hpp"
+#include "model/run_info.hpp"
 
 namespace mpidle::analysis {
 namespace {
@@ -64,6 +65,7 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
         {"agreement", agreement(accuracy.local_by_pattern[k], accuracy.trace_by_pattern[k])}};
   }
   return {{"schema", kAnalysisSchema},
+          {"producer", model::mpidle_producer()},
           {"clock", "controlled logical clock"},
           {"events", waits.events},
           {"messages", waits.messages},

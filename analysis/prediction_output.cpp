@@ -4,6 +4,7 @@
 #include <map>
 
 #include "model/json_fields.hpp"
+#include "model/run_info.hpp"
 
 namespace mpidle::analysis {
 namespace {
@@ -80,8 +81,10 @@ json prediction_json(const model::Trace& trace, const std::vector<Prediction>& t
          {"speedup", targets[i].wall_s > 0 ? targets[i].measured_wall_s / targets[i].wall_s : 0.0},
          {"dominant", targets[i].dominant()}});
   }
-  return {
-      {"schema", kPredictionSchema}, {"targets", std::move(all)}, {"ranking", std::move(ranking)}};
+  return {{"schema", kPredictionSchema},
+          {"producer", model::mpidle_producer()},
+          {"targets", std::move(all)},
+          {"ranking", std::move(ranking)}};
 }
 
 }  // namespace mpidle::analysis

@@ -2,6 +2,7 @@
 
 #include "function_catalog.hpp"
 #include "json_fields.hpp"
+#include "run_info.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -115,6 +116,7 @@ double CollectiveModel::at(int ranks, std::uint64_t bytes) const {
 
 json machine_to_json(const MachineModel& m) {
   json doc = {{"schema", kMachineSchema},
+              {"producer", mpidle_producer()},
               {"name", m.name},
               {"description", m.description},
               {"p2p", {{"intra_node", curve_to_json(m.p2p)}}},

@@ -31,6 +31,7 @@ json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t t
           {"mode", run.mode},
           {"minimum", run.global_minimum ? "global" : "local"},
           {"callsite_depth", run.callsite_depth},
+          {"mpidle", {{"version", mpidle_version()}, {"built_for", run.built_for_mpi}}},
           {"overhead",
            {{"per_call_s", run.per_call_overhead_s},
             {"total_s", overhead_s},

@@ -16,6 +16,13 @@ inline constexpr const char* kRankMatrixFile = "callsite_ranks.bin";
 // Every rank's own minima (JSON Lines, one rank per line), next to profile.json.
 inline constexpr const char* kRankMinimaFile = "rank_minima.jsonl";
 
+// This build's version ("0.1.0"), as every output records it.
+const char* mpidle_version();
+// "mpidle 0.1.0": the `producer` of analysis.json, prediction.json and machine files.
+inline std::string mpidle_producer() {
+  return std::string("mpidle ") + mpidle_version();
+}
+
 struct RunInfo {
   std::string executable;
   std::vector<std::string> args;
@@ -29,6 +36,7 @@ struct RunInfo {
   std::int32_t callsite_depth = 1;
   double per_call_overhead_s = 0;  // measured cost of one intercepted call's bookkeeping
   double setup_s = 0;              // rank 0's profiler set-up inside MPI_Init, outside wall_s
+  std::string built_for_mpi;       // the MPI libmpidle was built for ("mpich", "openmpi")
 };
 
 }  // namespace mpidle::model

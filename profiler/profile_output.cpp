@@ -133,6 +133,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
   run.per_call_overhead_s = per_call_s;
   run.setup_s = context.setup_s();
+  run.built_for_mpi = MPIDLE_BUILT_FOR_MPI;
   if (trace) run.mode = "trace";
   auto document = model::build_profile(summary, run);
   auto& json = document.profile;

@@ -283,4 +283,15 @@ TEST_CASE("trace: the profiler's set-up in MPI_Init is profiler time, not the ap
   }
   CHECK_FALSE(p.sync->clock_reason.empty());
   CHECK_FALSE(p.sync->latency_reason.empty());
+
+  // Which mpidle wrote it, and for which MPI, as `mpidle --version` says.
+  const auto version = run({MPIDLE_BIN, "--version"});
+  REQUIRE(version.status == 0);
+  const auto doc = nlohmann::json::parse(read_text(dir + "/profile.json"));
+  const std::string v = doc["run"]["mpidle"]["version"],
+                    built_for = doc["run"]["mpidle"]["built_for"];
+  CHECK(version.out.rfind("mpidle " + v + " (profiler built for " + built_for + ")", 0) == 0);
+  CHECK(built_for == (testing_open_mpi() ? "openmpi" : "mpich"));
+  const auto analysis = nlohmann::json::parse(read_text(dir + "/analysis.json"));
+  CHECK(analysis["producer"] == "mpidle " + v);
 }
