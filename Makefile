@@ -17,7 +17,10 @@ $(BUILD_DIR)/CMakeCache.txt: | setup
 build: setup $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-demo: build
+# The demo builds only what it runs (not the tests and benchmarks).
+DEMO_TARGETS = mpidle mpidle_profiler mpidle-probe late_sender loop_nest
+demo: setup $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target $(DEMO_TARGETS)
 	@sh scripts/demo.sh $(BUILD_DIR)
 
 $(OPENMPI_BUILD_DIR)/CMakeCache.txt: | setup
