@@ -31,12 +31,15 @@ const std::vector<Command>& commands() {
        "                      wait, functions, and for trace runs the loop summary\n",
        "print the text report of a run", report_command},
       {"sync",
-       "mpidle sync RUN_DIR [--gamma G] [--latency S]\n\n"
+       "mpidle sync RUN_DIR [--gamma G] [--latency S] [--raw-clocks]\n\n"
        "Re-runs clock synchronization of a trace run (linear offset interpolation,\n"
        "then the controlled logical clock) and rewrites the trace's synchronized\n"
-       "timestamps and the \"sync\" section of profile.json.\n\n"
-       "  --gamma G    clock speed after a forward jump, 0 < G <= 1 (default 0.99999)\n"
-       "  --latency S  minimum message latency in seconds (default: as measured)\n",
+       "timestamps and the \"sync\" section of profile.json. Offsets that make more\n"
+       "clock-condition violations than the raw clocks had are rejected, and a\n"
+       "measured latency is never longer than the shortest matched message.\n\n"
+       "  --gamma G     clock speed after a forward jump, 0 < G <= 1 (default 0.99999)\n"
+       "  --latency S   minimum message latency in seconds (default: as measured)\n"
+       "  --raw-clocks  no offset correction: the raw local clocks\n",
        "re-synchronize a trace run's clocks", sync_command},
       {"summary",
        "mpidle summary RUN_DIR [--detail low|high] [--rank R] [--symbols S]\n\n"
