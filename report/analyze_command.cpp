@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
+#include "progress.hpp"
 
 namespace mpidle::report {
 
@@ -27,8 +28,11 @@ int analyze_command(Args args) {
   if (run.empty()) throw UsageError("which run? (mpidle analyze RUN_DIR)");
   const auto dir = run_directory(run);
   const auto profile = read_trace_run(dir);
+  const StageLog progress("mpidle analyze", profile.trace->events);
+  progress("reading");
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
-  const bool show_progress = profile.trace->events >= 1'000'000;
+  progress("analyzing");
+  const bool show_progress = progress.on();
   const auto waits = analysis::analyze_wait_states(trace, [&](double done) {
     if (show_progress) std::fprintf(stderr, "mpidle analyze: %3.0f%%\r", 100 * done);
   });

@@ -10,6 +10,7 @@
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
 #include "otf2_export.hpp"
+#include "progress.hpp"
 
 namespace mpidle::report {
 
@@ -74,6 +75,8 @@ int export_command(Args args) {
   }
   const auto dir = run_directory(run);
   const auto profile = read_trace_run(dir);
+  const StageLog progress("mpidle export", profile.trace->events);
+  progress("reading");
   // Only the selected ranks' records are read (a trace can be larger than memory);
   // the trace holds its ranks in rank order.
   const model::Trace trace =
@@ -84,6 +87,7 @@ int export_command(Args args) {
                   return selection.ranks->count(static_cast<std::int32_t>(position)) > 0;
                 })
           : model::read_trace(dir / profile.trace->file);
+  progress("writing");
   if (!otf2.empty()) {
     Otf2ExportStats stats;
     try {

@@ -11,6 +11,7 @@
 #include "model/machine_model.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
+#include "progress.hpp"
 #include "sync/trace_matching.hpp"
 #include "text_format.hpp"
 
@@ -138,7 +139,10 @@ int predict_command(Args args) {
 
   const auto dir = run_directory(o.run);
   const auto profile = read_trace_run(dir);
+  const StageLog progress("mpidle predict", profile.trace->events);
+  progress("reading");
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
+  progress("replaying");
   for (const auto& r : trace.ranks) {
     if (r.synced.size() != 2 * r.records.size()) {
       throw UsageError(dir.string() + ": the trace has no synchronized timestamps (mpidle sync " +

@@ -12,6 +12,7 @@
 #include "compress/trace_symbols.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
+#include "progress.hpp"
 
 namespace mpidle::report {
 namespace {
@@ -74,7 +75,11 @@ int summary_command(Args args) {
     std::fprintf(stderr, "mpidle summary: summarizing %s by %s\n",
                  (dir / profile.trace->file).c_str(),
                  compress::symbol_options_name(*symbols).c_str());
-    set = compress::summarize_trace(model::read_trace(dir / profile.trace->file), *symbols);
+    const StageLog progress("mpidle summary", profile.trace->events);
+    progress("reading");
+    const model::Trace trace = model::read_trace(dir / profile.trace->file);
+    progress("summarizing");
+    set = compress::summarize_trace(trace, *symbols);
   } else {
     set = compress::summary_from_json(summary_section(dir));
   }

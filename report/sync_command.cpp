@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
+#include "progress.hpp"
 #include "sync/sync_report.hpp"
 
 namespace mpidle::report {
@@ -39,8 +40,12 @@ int sync_command(Args args) {
   const fs::path dir = run_directory(run);
   const auto profile = read_trace_run(dir);
 
+  const StageLog progress("mpidle sync", profile.trace->events);
+  progress("reading");
   model::Trace trace = model::read_trace(dir / profile.trace->file);
+  progress("synchronizing");
   const auto result = sync::synchronize_trace(trace, params);
+  progress("writing");
   model::write_trace(dir / profile.trace->file, trace);
 
   try {
