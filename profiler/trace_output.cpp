@@ -15,12 +15,11 @@
 #include "model/trace_file.hpp"
 #include "offset_tree.hpp"
 #include "rank_trace_stream.hpp"
-#include "replay/mpi_replay_network.hpp"
+#include "replay/mpi_synchronize.hpp"
 #include "replay/parallel_trace_writer.hpp"
 #include "replay/wait_states_tree.hpp"
 #include "symbolizer.hpp"
 #include "sync/clock_offset.hpp"
-#include "sync/clock_plan.hpp"
 #include "sync/parallel_sync.hpp"
 #include "sync/sync_report.hpp"
 #include "tree_reduce.hpp"
@@ -175,8 +174,7 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
     r.init = f.init;
     r.final = f.final;
     // As the replay corrected.
-    result.models.push_back(result.params.raw_clocks ? sync::OffsetModel{}
-                                                     : sync::offset_model_of(r));
+    result.models.push_back(sync::offset_model_of(r, result.params.raw_clocks));
     per_rank.push_back(f.events);
     events += f.events;
     spills += f.spilled_chunks;
@@ -247,24 +245,11 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
 
   sync::ClcParams params;
   params.gamma = gamma;
-  params.min_latency_ns = tables.min_latency_ns;
+  params.min_latency_ns = -1;  // the one just measured, checked against the trace
   std::vector<std::int32_t> world(static_cast<std::size_t>(size));
   for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
-  sync::TraceSyncResult result;
-  std::vector<sync::RankPartners> partners;
-  std::uint64_t complete_collectives = 0;
-  // Every rank takes the same decisions from the same reduced statistics.
-  result = sync::synchronize_with_plan(
-      [&](const sync::ClcParams& p) {
-        replay::MpiReplayNetwork network(comm);
-        sync::ParallelSync replay(network, {&own}, sync::block_directory(world, size), p);
-        while (!replay.step()) {
-        }
-        partners = replay.take_partners();
-        complete_collectives = replay.complete_collectives();
-        return replay.result();
-      },
-      params);
+  auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
+      comm, {&own}, sync::block_directory(world, size), params, tables.min_latency_ns);
   replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
                                {&own});
   auto waits =

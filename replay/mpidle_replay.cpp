@@ -19,9 +19,8 @@
 #include "analysis/analysis_output.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
-#include "mpi_replay_network.hpp"
+#include "mpi_synchronize.hpp"
 #include "parallel_trace_writer.hpp"
-#include "sync/clock_plan.hpp"
 #include "sync/parallel_sync.hpp"
 #include "sync/sync_report.hpp"
 #include "wait_states_tree.hpp"
@@ -120,8 +119,6 @@ int run_replay(int me, int processes, int argc, char** argv) {
   }
   if (!all_fine(error, me)) return 2;
 
-  const bool latency_given = options.params.min_latency_ns >= 0;
-  if (!latency_given) options.params.min_latency_ns = trace.min_latency_ns;
   std::vector<std::int32_t> world;
   for (const auto& r : trace.ranks) world.push_back(r.rank);
   const sync::ReplayDirectory directory = sync::block_directory(world, processes);
@@ -133,22 +130,9 @@ int run_replay(int me, int processes, int argc, char** argv) {
       mine_to_write.push_back(&r);
     }
   }
-  sync::TraceSyncResult result;
-  std::vector<sync::RankPartners> partners;
-  std::uint64_t complete_collectives = 0;
   const double started = MPI_Wtime();
-  // Every process takes the same decisions from the same reduced statistics.
-  result = sync::synchronize_with_plan(
-      [&](const sync::ClcParams& params) {
-        replay::MpiReplayNetwork network(MPI_COMM_WORLD);
-        sync::ParallelSync sync(network, mine, directory, params);
-        while (!sync.step()) {
-        }
-        partners = sync.take_partners();
-        complete_collectives = sync.complete_collectives();
-        return sync.result();
-      },
-      options.params, latency_given);
+  auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
+      MPI_COMM_WORLD, mine, directory, options.params, trace.min_latency_ns);
   // The wait states of the run, as `mpidle analyze` finds them, for analysis.json.
   std::vector<std::uint32_t> positions;
   for (const auto* r : mine_to_write) positions.push_back(directory.position_of_rank.at(r->rank));
@@ -167,8 +151,7 @@ int run_replay(int me, int processes, int argc, char** argv) {
       if (options.profile && options.output == options.trace) {
         result.models.clear();
         for (const auto& r : trace.ranks) {
-          result.models.push_back(result.params.raw_clocks ? sync::OffsetModel{}
-                                                           : sync::offset_model_of(r));
+          result.models.push_back(sync::offset_model_of(r, result.params.raw_clocks));
         }
         sync::rewrite_sync_section(*options.profile, sync::sync_section(trace, result));
         if (waits) {

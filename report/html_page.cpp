@@ -101,17 +101,25 @@ std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_cl
     }
     out += "</g>\n";
   }
-  out += format("<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>",
-                kLabel, rows, kLabel + kWidth, rows);
+  return out + time_axis(kLabel, kWidth, rows, longest, ticks, false) + "</svg>\n";
+}
+
+std::string time_axis(int x0, int width, int y, double scale_s, const std::vector<double>& ticks,
+                      bool offsets) {
+  std::string out =
+      format("<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>",
+             x0, y, x0 + width, y);
   for (const double t : ticks) {
-    const double x = kLabel + (longest > 0 ? t / longest * kWidth : 0);
+    if (t > scale_s * (1 + 1e-9)) break;
+    const double x = x0 + (scale_s > 0 ? t / scale_s * width : 0);
+    const std::string label = t == 0 ? "0" : (offsets ? "+" : "") + seconds(t);
     out += format(
         "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
         "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
         "data-value-s=\"%.9g\">%s</text>",
-        x, rows, x, rows + 4, x, rows + 16, t, t == 0 ? "0" : seconds(t).c_str());
+        x, y, x, y + 4, x, y + 16, t, label.c_str());
   }
-  return out + "</g></svg>\n";
+  return out + "</g>";
 }
 
 std::string shade(double fraction, Rgb full) {

@@ -29,6 +29,11 @@ struct Bar {
 // width), with a time axis: ticks at round values and their labels.
 std::string stacked_bars(const std::vector<Bar>& bars, const std::string& css_class);
 
+// A time axis at height `y`, from `x0` (0 s) to `x0 + width` (`scale_s`): a line,
+// and a mark and a label at each tick up to the scale ("+1.2 ms" when `offsets`).
+std::string time_axis(int x0, int width, int y, double scale_s, const std::vector<double>& ticks,
+                      bool offsets);
+
 // Round tick values from 0 to at least `largest` (steps of 1, 2 or 5 × 10^k),
 // about `wanted` of them.
 std::vector<double> axis_ticks(double largest, int wanted);

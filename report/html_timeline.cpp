@@ -176,19 +176,8 @@ std::string loop_timeline_section(const model::Profile& p,
     y += kLane + kGap;
   }
   // Time axis, from the first shown iteration's start.
-  const auto ticks = html::axis_ticks(span * 1e-9, 6);
-  svg += format("<g class=\"axis\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>",
-                kLabel, y, kLabel + kWidth, y);
-  for (const double t : ticks) {
-    if (t * 1e9 > span * (1 + 1e-9)) break;
-    const double x = kLabel + t * 1e9 / span * kWidth;
-    svg += format(
-        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>"
-        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" data-value-s=\"%.9g\">"
-        "%s</text>",
-        x, y, x, y + 4, x, y + 16, t, t == 0 ? "0" : ("+" + seconds(t)).c_str());
-  }
-  svg += "</g></svg>\n";
+  svg += html::time_axis(kLabel, kWidth, y, span * 1e-9, html::axis_ticks(span * 1e-9, 6), true) +
+         "</svg>\n";
 
   std::string text;
   const auto& groups = summary.at("groups");

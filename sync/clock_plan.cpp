@@ -24,7 +24,9 @@ ClockPlan plan_clocks(const TraceSyncResult& done, bool latency_given) {
 
 TraceSyncResult synchronize_with_plan(
     const std::function<TraceSyncResult(const ClcParams&)>& synchronize, ClcParams params,
-    bool latency_given) {
+    std::int64_t measured_min_latency_ns) {
+  const bool latency_given = params.min_latency_ns >= 0;
+  if (!latency_given) params.min_latency_ns = measured_min_latency_ns;
   const std::int64_t measured = params.min_latency_ns;
   TraceSyncResult result = synchronize(params);
   const ClockPlan plan = plan_clocks(result, latency_given);

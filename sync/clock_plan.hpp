@@ -28,9 +28,11 @@ ClockPlan plan_clocks(const TraceSyncResult& done, bool latency_given = false);
 
 // Runs `synchronize` (one whole synchronization) with `params`, then once more
 // when plan_clocks asks for something else; fills in the result what was decided
-// and why.
+// and why. params.min_latency_ns < 0: the latency measured by the profiler
+// (`measured_min_latency_ns`), checked against the trace; else the one asked for,
+// kept.
 TraceSyncResult synchronize_with_plan(
     const std::function<TraceSyncResult(const ClcParams&)>& synchronize, ClcParams params,
-    bool latency_given = false);
+    std::int64_t measured_min_latency_ns);
 
 }  // namespace mpidle::sync

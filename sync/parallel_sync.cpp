@@ -947,7 +947,7 @@ ParallelSync::ParallelSync(ReplayNetwork& network, std::vector<model::RankTrace*
     r.position = static_cast<std::size_t>(trace->rank) < m_impl->dir.position_of_rank.size()
                      ? m_impl->dir.position_of_rank[static_cast<std::size_t>(trace->rank)]
                      : 0;
-    m_result.models.push_back(params.raw_clocks ? OffsetModel{} : offset_model_of(*trace));
+    m_result.models.push_back(offset_model_of(*trace, params.raw_clocks));
     r.model = m_result.models.back();
     m_impl->local_of_world.emplace(r.world, m_impl->ranks.size());
     m_impl->ranks.push_back(std::move(r));
@@ -1034,8 +1034,6 @@ std::vector<RankPartners> ParallelSync::take_partners() {
 TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes,
                                             std::vector<RankPartners>* partners,
                                             std::uint64_t* complete_collectives) {
-  const bool latency_given = params.min_latency_ns >= 0;
-  if (!latency_given) params.min_latency_ns = trace.min_latency_ns;
   processes = std::max(1, std::min<int>(processes, static_cast<int>(trace.ranks.size())));
   std::vector<std::int32_t> world;
   for (const auto& r : trace.ranks) world.push_back(r.rank);
@@ -1072,7 +1070,7 @@ TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams param
     if (complete_collectives) *complete_collectives = replays.front()->complete_collectives();
     return result;
   };
-  return synchronize_with_plan(replay_once, params, latency_given);
+  return synchronize_with_plan(replay_once, params, trace.min_latency_ns);
 }
 
 }  // namespace mpidle::sync

@@ -82,8 +82,8 @@ bool reads_reference_clock(const model::RankTrace& r) {
   return allows_zero(r.init) && allows_zero(r.final);
 }
 
-OffsetModel offset_model_of(const model::RankTrace& r) {
-  if (reads_reference_clock(r)) return OffsetModel{};
+OffsetModel offset_model_of(const model::RankTrace& r, bool raw_clocks) {
+  if (raw_clocks || reads_reference_clock(r)) return OffsetModel{};
   const OffsetEstimate init{r.init.offset_ns, r.init.rtt_ns, r.init.at_ns};
   const OffsetEstimate final{r.final.offset_ns, r.final.rtt_ns, r.final.at_ns};
   return OffsetModel::from(init, final);
@@ -115,18 +115,16 @@ RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>
   RankTimes times;
   models.clear();
   for (const auto& r : trace.ranks) {
-    models.push_back(raw_clocks ? OffsetModel{} : offset_model_of(r));
+    models.push_back(offset_model_of(r, raw_clocks));
     times.push_back(interpolated_rank_times(r, models.back()));
   }
   return times;
 }
 
 TraceSyncResult synchronize_trace(model::Trace& trace, ClcParams params) {
-  const bool latency_given = params.min_latency_ns >= 0;
-  if (!latency_given) params.min_latency_ns = trace.min_latency_ns;
   return synchronize_with_plan(
       [&trace](const ClcParams& p) { return synchronize_trace_once(trace, p); }, params,
-      latency_given);
+      trace.min_latency_ns);
 }
 
 TraceSyncResult synchronize_trace_once(model::Trace& trace, const ClcParams& params) {

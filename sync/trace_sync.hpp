@@ -27,8 +27,9 @@ RankTimes interpolated_times(const model::Trace& trace, std::vector<OffsetModel>
 // rank reads rank 0's clock (one host, one system-wide clock), and correcting by
 // the measurements' noise would only add error.
 bool reads_reference_clock(const model::RankTrace& rank);
-// The rank's linear offset model; the identity when it reads rank 0's clock.
-OffsetModel offset_model_of(const model::RankTrace& rank);
+// The rank's linear offset model; the identity when it reads rank 0's clock, or
+// when the synchronization keeps the raw clocks.
+OffsetModel offset_model_of(const model::RankTrace& rank, bool raw_clocks = false);
 std::vector<std::int64_t> interpolated_rank_times(const model::RankTrace& rank,
                                                   const OffsetModel& model);
 // [enter, exit, ...] as recorded, on the rank's own clock.
