@@ -2,6 +2,9 @@
 // Peer translation cache: communicator handle → world rank of each member.
 // Built once per communicator (on its first use), then read without locks from
 // any thread; a handle that MPI reuses for a new communicator is replaced.
+// A freed communicator's entry is reclaimed once no pending wildcard receive
+// still needs it, so programs that create and free communicators all run long
+// stay within the memory of the communicators alive at once.
 
 #include <atomic>
 #include <cstdint>
@@ -40,6 +43,12 @@ class CommInfo {
   // requires to be the same on every member).
   std::uint32_t next_collective() { return m_collectives.fetch_add(1, std::memory_order_relaxed); }
 
+  // A pending MPI_ANY_SOURCE receive translates its status' source through this
+  // entry when it completes, possibly after MPI_Comm_free: it holds the entry.
+  void hold() const { m_holds.fetch_add(1, std::memory_order_relaxed); }
+  void release() const { m_holds.fetch_sub(1, std::memory_order_acq_rel); }
+  bool held() const { return m_holds.load(std::memory_order_acquire) != 0; }
+
  private:
   std::vector<std::int32_t> m_world;
   std::uint32_t m_id;
@@ -47,12 +56,15 @@ class CommInfo {
   std::int32_t m_shape;
   int m_out_degree;
   std::atomic<std::uint32_t> m_collectives{0};
+  mutable std::atomic<std::uint32_t> m_holds{0};
 };
 
 class CommTable {
  public:
   static constexpr std::size_t kCapacity = 4096;
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  // A slot being handed to another handle: readers probe past it.
+  static constexpr std::uint64_t kMoving = ~std::uint64_t{1};
 
   CommTable();
   ~CommTable();
@@ -68,12 +80,15 @@ class CommTable {
     return nullptr;
   }
 
-  // Adds or replaces; returns the stored info, or nullptr when the table is full.
+  // Adds or replaces; returns the stored info, or nullptr when every slot holds a
+  // live communicator.
   CommInfo* insert(std::uint64_t handle, std::vector<std::int32_t> world_ranks,
                    std::uint32_t id = 0, int my_rank = -1, std::int32_t shape = 0,
                    int out_degree = -1);
   // Forgets a handle (freed communicator) so that a reuse is rebuilt.
   void forget(std::uint64_t handle);
+  // Entries kept for freed communicators (still held, or not yet swept).
+  std::size_t retired() const;
 
  private:
   struct Slot {
@@ -84,10 +99,13 @@ class CommTable {
     return static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ull) >> 40) % kCapacity;
   }
 
+  // Moves a replaced or forgotten entry to m_retired and frees the retired
+  // entries nothing holds any more. Called with m_write held.
+  void retire(CommInfo* info);
+
   std::unique_ptr<Slot[]> m_slots;
-  std::mutex m_write;
-  // Readers may still hold a replaced CommInfo, so nothing is freed before the table.
-  std::vector<std::unique_ptr<CommInfo>> m_owned;
+  mutable std::mutex m_write;
+  std::vector<CommInfo*> m_retired;
 };
 
 }  // namespace mpidle::profiler

@@ -82,8 +82,8 @@ inline std::int32_t tag_of(std::int32_t posted, const MPI_Status* status) {
   return status && status != MPI_STATUS_IGNORE ? status->MPI_TAG : -1;
 }
 
-inline void track(HandleTable* table, std::uint64_t handle, const PendingOp& op) {
-  if (table) table->put(handle, op);
+inline bool track(HandleTable* table, std::uint64_t handle, const PendingOp& op) {
+  return table && table->put(handle, op);
 }
 
 // A status of our own where the program passed MPI_STATUS_IGNORE.
@@ -183,6 +183,13 @@ class RequestSnapshot {
     c.op = *found;
     c.known = true;
     c.cancelled = c.op.cancel_requested && was_cancelled(status);
+    if (c.op.comm != nullptr) {
+      // A wildcard receive's sender, translated now: once released, the
+      // communicator's entry may go (its communicator may be freed already).
+      c.op.peer = peer_of(c.op, status);
+      if (!c.op.persistent) c.op.comm->release();
+      c.op.comm = nullptr;
+    }
     return c;
   }
 
@@ -302,8 +309,12 @@ struct StartP2P {
   void after(Call& call, int rc) {
     call.record(bytes(), m_op.peer == kPeerFromStatus ? -1 : m_op.peer);
     if (rc != MPI_SUCCESS) return;
-    if (m_op.peer == kPeerFromStatus) m_op.comm = comm_info(m_comm);
-    detail::track(detail::requests(), handle_key(*m_request), m_op);
+    if (m_op.peer == kPeerFromStatus && (m_op.comm = comm_info(m_comm)) != nullptr) {
+      m_op.comm->hold();
+    }
+    if (!detail::track(detail::requests(), handle_key(*m_request), m_op) && m_op.comm) {
+      m_op.comm->release();
+    }
   }
   std::uint64_t bytes() const { return kReceive ? m_op.posted_bytes : m_op.bytes; }
 };
@@ -396,7 +407,8 @@ struct RequestFree {
   void before(Call&, MPI_Request* request) { m_handle = handle_key(*request); }
   void after(Call& call, int rc) {
     if (HandleTable* table = detail::requests(); table && rc == MPI_SUCCESS) {
-      table->erase(m_handle);
+      const auto op = table->take(m_handle);
+      if (op && op->persistent && op->comm) op->comm->release();
     }
     call.record(0, -1);
   }

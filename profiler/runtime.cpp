@@ -8,6 +8,7 @@
 #include "hooks.hpp"
 #include "log.hpp"
 #include "model/settings.hpp"
+#include "mpi_library_check.hpp"
 #include "offset_tree.hpp"
 #include "papi_counters.hpp"
 #include "profile_output.hpp"
@@ -44,7 +45,9 @@ void start(int rank, int size) {
     return;
   }
   const bool trace = config.trace;
-  if (trace && !config.output.empty()) {
+  // Made now, so that `mpidle run` can tell a run that never reached MPI_Finalize
+  // from one where nothing was intercepted (MPI linked statically).
+  if ((trace || rank == 0) && !config.output.empty()) {
     std::error_code ignored;  // reported when the profile is written
     std::filesystem::create_directories(config.output, ignored);
   }
@@ -79,6 +82,12 @@ void start(int rank, int size) {
 void on_init(int rc) {
   if (rc != MPI_SUCCESS || Context::current() != nullptr) return;
   try {
+    // Before any MPI call of mpidle's own: with another MPI's constants it would
+    // crash the program. Without a Context every wrapper passes straight through.
+    if (const auto foreign = foreign_mpi_library()) {
+      if (!launcher_says_not_first_rank()) warn(*foreign);
+      return;
+    }
     int rank = 0, size = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);

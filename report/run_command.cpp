@@ -108,6 +108,29 @@ std::vector<std::string> variables_to_forward(const std::map<std::string, std::s
   return names;
 }
 
+// Rank 0 makes the output directory at MPI_Init: without it, no rank started.
+std::string why_no_profile(const fs::path& output, const std::map<std::string, std::string>& set) {
+  std::error_code ec;
+  if (fs::is_directory(output, ec)) {
+    return "the program did not reach MPI_Finalize, or the profile could not be written "
+           "(see the messages above)";
+  }
+  std::vector<std::string> ignored;  // the ranks have warned already
+  const model::Settings settings = model::parse_settings(
+      [&](const char* name) -> std::optional<std::string> {
+        if (const auto given = set.find(name); given != set.end()) return given->second;
+        if (const char* value = std::getenv(name)) return std::string(value);
+        return std::nullopt;
+      },
+      ignored);
+  if (!settings.enable) return "profiling is off (MPIDLE_ENABLE)";
+  fs::create_directories(output, ec);
+  if (ec) return "cannot create that directory: " + ec.message();
+  fs::remove(output, ec);
+  return "nothing was intercepted: no rank called MPI through a shared MPI library (is MPI "
+         "linked statically into the program, or is it not an MPI program?)";
+}
+
 }  // namespace
 
 int run_command(Args args) {
@@ -129,10 +152,8 @@ int run_command(Args args) {
   const fs::path profile = output / "profile.json";
   std::error_code ec;
   if (!fs::exists(profile, ec)) {
-    std::fprintf(stderr,
-                 "mpidle: no profile in %s (the program did not reach MPI_Finalize, or the "
-                 "directory was not writable)\n",
-                 output.c_str());
+    std::fprintf(stderr, "mpidle: no profile in %s: %s\n", output.c_str(),
+                 why_no_profile(output, set).c_str());
     return status;
   }
   try {

@@ -25,7 +25,7 @@ std::string read_text(const std::string& path) {
 }
 
 Outcome run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-            int timeout_s) {
+            int timeout_s, int signal_after_ms, int signal) {
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
@@ -69,9 +69,16 @@ Outcome run(const std::vector<std::string>& argv, const std::map<std::string, st
   }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::seconds(timeout_s);
+  const auto signal_at = start + std::chrono::milliseconds(signal_after_ms);
+  bool signalled = signal_after_ms <= 0;
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (!signalled && std::chrono::steady_clock::now() > signal_at) {
+      kill(pid, signal);
+      signalled = true;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -93,6 +100,13 @@ bool testing_open_mpi() {
 
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
                 std::map<std::string, std::string> env, bool preload) {
+  const auto argv = mpi_command(ranks, program, args, env, preload);
+  return run(argv, env);
+}
+
+std::vector<std::string> mpi_command(int ranks, const std::string& program,
+                                     const std::vector<std::string>& args,
+                                     std::map<std::string, std::string>& env, bool preload) {
   if (preload) env["LD_PRELOAD"] = MPIDLE_LIB;
   std::vector<std::string> argv = {MPIEXEC};
   if (testing_open_mpi()) {
@@ -107,7 +121,7 @@ Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::st
   }
   argv.insert(argv.end(), {"-n", std::to_string(ranks), program});
   argv.insert(argv.end(), args.begin(), args.end());
-  return run(argv, env);
+  return argv;
 }
 
 std::string scratch_dir(const std::string& name) {

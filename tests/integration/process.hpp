@@ -16,8 +16,11 @@ struct Outcome {
   std::string err;
 };
 
+// With `signal_after_ms` > 0, `signal` goes to the command (the launcher) that long
+// after its start, as a user or a batch system would send it.
 Outcome run(const std::vector<std::string>& argv,
-            const std::map<std::string, std::string>& env = {}, int timeout_s = 60);
+            const std::map<std::string, std::string>& env = {}, int timeout_s = 60,
+            int signal_after_ms = 0, int signal = 0);
 
 // Whether the tests run against Open MPI (else an MPI whose launcher forwards the
 // environment, such as MPICH's).
@@ -26,6 +29,10 @@ bool testing_open_mpi();
 // mpiexec -n N program args..., with libmpidle.so preloaded unless `preload` is false.
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
                 std::map<std::string, std::string> env, bool preload = true);
+// The same command line, for run() with its further options.
+std::vector<std::string> mpi_command(int ranks, const std::string& program,
+                                     const std::vector<std::string>& args,
+                                     std::map<std::string, std::string>& env, bool preload = true);
 
 // The whole file ("" when it cannot be read).
 std::string read_text(const std::string& path);

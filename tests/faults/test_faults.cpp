@@ -1,0 +1,312 @@
+// The fault suite: each case runs a program bare and under mpidle and checks that
+// the application cannot tell (same exit status, same stdout), that nothing
+// hangs (a run past its deadline is killed and fails the comparison), and what
+// mpidle says or keeps.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "model/settings.hpp"
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+
+std::size_t count_lines_with(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+// A status the test harness gave a run it killed at its deadline.
+constexpr int kKilledAtDeadline = 128 + SIGKILL;
+
+struct Pair {
+  Outcome bare, profiled;
+};
+
+// The same program, bare then under mpidle with `env`.
+Pair both(int ranks, const std::string& program, const std::vector<std::string>& args,
+          const std::map<std::string, std::string>& env) {
+  Pair p;
+  p.bare = run_mpi(ranks, program, args, {}, false);
+  p.profiled = run_mpi(ranks, program, args, env);
+  return p;
+}
+
+// Stdout as the application wrote it: launchers add banners naming process ids
+// when a rank dies (MPICH's "PID 1234 RUNNING AT host").
+std::string without_pids(const std::string& text) {
+  static const std::regex pid(R"(PID \d+)");
+  return std::regex_replace(text, pid, "PID _");
+}
+
+void check_same_for_the_application(const Pair& p) {
+  INFO("bare stderr: " << p.bare.err);
+  INFO("profiled stderr: " << p.profiled.err);
+  CHECK(p.bare.status != kKilledAtDeadline);
+  CHECK(p.profiled.status == p.bare.status);
+  CHECK(without_pids(p.profiled.out) == without_pids(p.bare.out));
+}
+
+// Every line mpidle adds to stderr is its own, one line each (no crash report).
+void check_only_mpidle_lines(const std::string& err) {
+  std::istringstream in(err);
+  for (std::string line; std::getline(in, line);) CHECK(line.rfind("mpidle", 0) == 0);
+}
+
+// The JSON objects a program printed one per line (on stderr here).
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded()) lines.push_back(std::move(j));
+  }
+  return lines;
+}
+
+std::map<std::string, long> peak_rss_by_rank(const std::string& out) {
+  std::map<std::string, long> peaks;
+  static const std::regex line(R"(rank (\d+) peak_rss_kib (\d+))");
+  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
+    peaks[(*it)[1]] = std::stol((*it)[2]);
+  }
+  return peaks;
+}
+
+long max_value(const std::map<std::string, long>& m) {
+  long v = 0;
+  for (const auto& [k, x] : m) v = std::max(v, x);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("an unwritable output directory: the run goes on, one message says why", "[mpi]") {
+  const auto p = both(2, program("fault_dies"), {"exit7"},
+                      {{"MPIDLE_OUTPUT", "/proc/mpidle-cannot-write-here"}});
+  check_same_for_the_application(p);
+  CHECK(p.bare.status == 7);
+  CHECK(count_lines_with(p.profiled.err, "mpidle") == 1);
+  CHECK_THAT(p.profiled.err, Catch::Contains("cannot write"));
+  check_only_mpidle_lines(p.profiled.err);
+}
+
+TEST_CASE("MPI_Abort in one rank ends the job as it does bare", "[mpi]") {
+  const auto dir = scratch_dir("fault_abort");
+  const auto p = both(2, program("fault_dies"), {"abort"}, {{"MPIDLE_OUTPUT", dir}});
+  check_same_for_the_application(p);
+  CHECK(p.bare.status != 0);
+  CHECK_THAT(p.bare.out, Catch::Contains("started abort"));
+}
+
+TEST_CASE("SIGSEGV in one rank ends the job as it does bare", "[mpi]") {
+  const auto dir = scratch_dir("fault_segv");
+  const auto p = both(2, program("fault_dies"), {"segv"}, {{"MPIDLE_OUTPUT", dir}});
+  check_same_for_the_application(p);
+  CHECK(p.bare.status != 0);
+}
+
+TEST_CASE("exit() without MPI_Finalize ends the job as it does bare", "[mpi]") {
+  const auto dir = scratch_dir("fault_exit");
+  const auto p = both(2, program("fault_dies"), {"exit"}, {{"MPIDLE_OUTPUT", dir}});
+  check_same_for_the_application(p);
+  CHECK(p.bare.status != 0);
+}
+
+TEST_CASE("exit status 7 after MPI_Finalize is kept, and the profile is whole", "[mpi]") {
+  const auto dir = scratch_dir("fault_exit7");
+  const auto p = both(3, program("fault_dies"), {"exit7"}, {{"MPIDLE_OUTPUT", dir}});
+  check_same_for_the_application(p);
+  CHECK(p.bare.status == 7);
+  CHECK(p.bare.out == "started exit7, sum 6.0\nfinished\n");
+  const auto profile = model::read_profile(dir);
+  CHECK(calls_of(profile, "MPI_Allreduce") == 3 * 10);
+}
+
+TEST_CASE("SIGTERM to the launcher mid-run ends the job as it does bare", "[mpi]") {
+  const auto dir = scratch_dir("fault_sigterm");
+  const std::vector<std::string> args = {"linger", "30"};
+  std::map<std::string, std::string> none, profiled_env = {{"MPIDLE_OUTPUT", dir}};
+  const auto bare_argv = mpi_command(2, program("fault_dies"), args, none, false);
+  const auto profiled_argv = mpi_command(2, program("fault_dies"), args, profiled_env);
+  const auto start = std::chrono::steady_clock::now();
+  const auto bare = run(bare_argv, none, 60, 3000, SIGTERM);
+  const auto bare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start);
+  const auto profiled = run(profiled_argv, profiled_env, 60, 3000, SIGTERM);
+  const auto both_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start);
+  INFO("bare: status " << bare.status << ", stdout " << bare.out);
+  INFO("profiled: status " << profiled.status << ", stdout " << profiled.out);
+  // The launcher races its ranks to the signal: bare, MPICH's mpiexec ends with 0
+  // or 15 from run to run. Under mpidle the job must end the same ways, at once.
+  const auto ended_by_signal = [](int status) {
+    return status == 0 || status == SIGTERM || status == 128 + SIGTERM;
+  };
+  CHECK(ended_by_signal(bare.status));
+  CHECK(ended_by_signal(profiled.status));
+  const std::string first_line = "started linger, sum 3.0\n";
+  CHECK(bare.out.rfind(first_line, 0) == 0);
+  CHECK(profiled.out.rfind(first_line, 0) == 0);
+  CHECK(profiled.out.find("finished") == std::string::npos);
+  // Both jobs ended at the signal, not at the end of their 30 s.
+  CHECK(bare_s.count() < 25);
+  CHECK(both_s.count() - bare_s.count() < 25);
+}
+
+TEST_CASE("MPI_THREAD_MULTIPLE: 4 threads per rank on duplicated communicators, exact counts",
+          "[mpi]") {
+  const auto dir = scratch_dir("fault_threads");
+  const auto p = both(2, program("fault_thread_hammer"), {}, {{"MPIDLE_OUTPUT", dir}});
+  check_same_for_the_application(p);
+  REQUIRE(p.bare.status == 0);
+  const auto truth = truth_of(p.profiled.out);
+  if (truth.contains("skipped")) {
+    WARN("skipped: " << truth["skipped"].get<std::string>());
+    return;
+  }
+  const auto profile = model::read_profile(dir);
+  for (const auto& [name, per_rank] : truth["per_rank"].items()) {
+    INFO(name);
+    CHECK(calls_of(profile, name) == 2 * per_rank.get<std::uint64_t>());
+  }
+}
+
+TEST_CASE("10^7 calls in profile mode: exact count, memory does not grow with calls", "[mpi]") {
+  const auto small_dir = scratch_dir("fault_calls_small");
+  const auto large_dir = scratch_dir("fault_calls_large");
+  const auto bare_small = run_mpi(2, program("many_calls"), {"100000", "peak"}, {}, false);
+  const auto bare_large = run_mpi(2, program("many_calls"), {"10000000", "peak"}, {}, false);
+  const auto small =
+      run_mpi(2, program("many_calls"), {"100000", "peak"}, {{"MPIDLE_OUTPUT", small_dir}});
+  const auto large =
+      run_mpi(2, program("many_calls"), {"10000000", "peak"}, {{"MPIDLE_OUTPUT", large_dir}});
+  REQUIRE(bare_large.status == 0);
+  REQUIRE(large.status == 0);
+  CHECK(calls_of(model::read_profile(large_dir), "MPI_Iprobe") == 2 * 10000000ull);
+  const long bare_growth =
+      max_value(peak_rss_by_rank(bare_large.out)) - max_value(peak_rss_by_rank(bare_small.out));
+  const long profiled_growth =
+      max_value(peak_rss_by_rank(large.out)) - max_value(peak_rss_by_rank(small.out));
+  INFO("peak RSS growth from 10^5 to 10^7 calls: bare " << bare_growth << " KiB, profiled "
+                                                        << profiled_growth << " KiB");
+  CHECK(profiled_growth - bare_growth < 1024);
+}
+
+TEST_CASE("trace mode with a spill directory that cannot be written: the run goes on", "[mpi]") {
+  // 1 MiB of trace memory: the records of 10^6 calls must spill, and cannot.
+  const auto p = both(2, program("many_calls"), {"1000000"},
+                      {{"MPIDLE_OUTPUT", "/proc/mpidle-cannot-spill-here"},
+                       {"MPIDLE_TRACE", "1"},
+                       {"MPIDLE_TRACE_MEM", "1"}});
+  check_same_for_the_application(p);
+  REQUIRE(p.bare.status == 0);
+  CHECK_THAT(p.profiled.err, Catch::Contains("trace records lost"));
+  check_only_mpidle_lines(p.profiled.err);
+}
+
+TEST_CASE("every MPIDLE_* setting set to garbage: defaults, one warning each at most", "[mpi]") {
+  const auto dir = scratch_dir("fault_garbage");
+  std::map<std::string, std::string> env = {{"MPIDLE_OUTPUT", dir}};
+  const std::string garbage = "\x01garbage-" + std::string(300, 'x') + "\x7f";
+  for (const auto& spec : model::setting_specs()) {
+    if (std::string(spec.env) != "MPIDLE_OUTPUT") env[spec.env] = garbage;
+  }
+  const auto p = both(2, program("fault_dies"), {"exit7"}, env);
+  check_same_for_the_application(p);
+  CHECK(p.bare.status == 7);
+  for (const auto& spec : model::setting_specs()) {
+    INFO(spec.env);
+    CHECK(count_lines_with(p.profiled.err, std::string(spec.env) + "=") <= 1);
+  }
+  check_only_mpidle_lines(p.profiled.err);
+  std::istringstream lines(p.profiled.err);
+  for (std::string line; std::getline(lines, line);) CHECK(line.size() < 250);  // value cut
+  // Text settings take any text; the flags, counts and choices fall back to their
+  // defaults, among them MPIDLE_ENABLE (on): the run is profiled.
+  const auto profile = model::read_profile(dir);
+  CHECK(calls_of(profile, "MPI_Allreduce") == 2 * 10);
+  CHECK(profile.run.callsite_depth == 1);
+  CHECK(profile.run.mode == "profile");
+}
+
+TEST_CASE("10,000 communicators split and freed: mpidle's memory stays bounded", "[mpi]") {
+  const auto dir = scratch_dir("fault_comm_churn");
+  const auto p = both(2, program("fault_comm_churn"), {"10000"}, {{"MPIDLE_OUTPUT", dir}});
+  check_same_for_the_application(p);
+  REQUIRE(p.bare.status == 0);
+  const auto bare = json_lines(p.bare.err);
+  const auto profiled = json_lines(p.profiled.err);
+  REQUIRE(bare.size() == 2);
+  REQUIRE(profiled.size() == 2);
+  long long bare_growth = 0, profiled_growth = 0;
+  for (const auto& j : bare)
+    bare_growth = std::max(bare_growth, j["heap_growth_bytes"].get<long long>());
+  for (const auto& j : profiled) {
+    profiled_growth = std::max(profiled_growth, j["heap_growth_bytes"].get<long long>());
+  }
+  // 9,000 communicators kept at ~100 bytes each would add ~900 KB.
+  INFO("heap growth over the last 9,000 cycles: bare " << bare_growth << " B, profiled "
+                                                       << profiled_growth << " B");
+  CHECK(profiled_growth - bare_growth < 128 * 1024);
+  const auto profile = model::read_profile(dir);
+  CHECK(calls_of(profile, "MPI_Comm_split") == 2 * 10000ull);
+  CHECK(calls_of(profile, "MPI_Comm_free") == 2 * 10000ull);
+}
+
+TEST_CASE("a program with MPI linked statically: mpidle run says nothing was intercepted",
+          "[mpi]") {
+  const std::string program_path = STATIC_MPI_PROGRAM;
+  if (program_path.empty()) {
+    WARN("skipped: this MPI ships no static library");
+    return;
+  }
+  const auto dir = scratch_dir("fault_static");
+  std::map<std::string, std::string> none;
+  const auto bare = run(mpi_command(2, program_path, {}, none, false), none);
+  std::vector<std::string> argv = {MPIDLE_BIN, "run", "--output", dir, "--"};
+  const auto launch = mpi_command(2, program_path, {}, none, false);
+  argv.insert(argv.end(), launch.begin(), launch.end());
+  const auto r = run(argv, none);
+  CHECK(bare.status == 3);
+  CHECK(r.status == bare.status);
+  CHECK(r.out == bare.out);
+  CHECK(count_lines_with(r.err, "mpidle") == 1);
+  CHECK_THAT(r.err, Catch::Contains("nothing was intercepted"));
+  CHECK_FALSE(std::filesystem::exists(dir));
+}
+
+TEST_CASE("libmpidle preloaded into a program of another MPI passes through with one line",
+          "[mpi]") {
+  const std::string program_path = OTHER_MPI_PROGRAM;
+  if (program_path.empty() || !std::filesystem::exists(program_path)) {
+    WARN("skipped: no " << OTHER_MPI << " installed");
+    return;
+  }
+  const auto dir = scratch_dir("fault_other_mpi");
+  // That MPI's own launcher, with its own way of passing the environment.
+  std::vector<std::string> argv = {OTHER_MPIEXEC};
+  if (std::string(OTHER_MPI) == "openmpi") {
+    argv.insert(argv.end(), {"--oversubscribe", "-x", "LD_PRELOAD", "-x", "MPIDLE_OUTPUT"});
+    if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  }
+  argv.insert(argv.end(), {"-n", "2", program_path});
+  const auto bare = run(argv, {});
+  const auto r = run(argv, {{"LD_PRELOAD", MPIDLE_LIB}, {"MPIDLE_OUTPUT", dir}});
+  CHECK(bare.status == 3);
+  CHECK(r.status == bare.status);
+  CHECK(r.out == bare.out);
+  INFO(r.err);
+  CHECK(count_lines_with(r.err, "mpidle") == 1);
+  CHECK_THAT(r.err, Catch::Contains("built for " MPIDLE_TEST_MPI));
+  CHECK_FALSE(std::filesystem::exists(dir + "/profile.json"));
+}
