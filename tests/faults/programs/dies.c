@@ -45,7 +45,12 @@ int main(int argc, char** argv) {
       MPI_Allreduce(&mine, &done, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     }
   }
+  if (rank == 0) {
+    /* Before MPI_Finalize: after it, a launcher that sees another rank's status
+     * 7 may end rank 0 before it prints (Open MPI does). */
+    printf("finished\n");
+    fflush(stdout);
+  }
   MPI_Finalize();
-  if (rank == 0) printf("finished\n");
   return strcmp(how, "exit7") == 0 ? 7 : 0;
 }
