@@ -2,9 +2,17 @@
 BUILD_DIR ?= build
 # A second build against Open MPI, side by side with the MPICH one (docs/building.md).
 OPENMPI_BUILD_DIR ?= build-openmpi
+# Checked builds: clang with ASan + UBSan and the fuzz harnesses (the tools, no
+# profiler), and ThreadSanitizer on the profiler's thread-shared tables.
+SANITIZE_BUILD_DIR ?= build-sanitize
+TSAN_BUILD_DIR ?= build-tsan
 JOBS ?= 2
+# make fuzz: each reader's harness for this many executions (or seconds).
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 7200
+FUZZ_READERS = profile trace summary analysis machine prediction
 
-.PHONY: all setup build build-openmpi demo test bench install clean format
+.PHONY: all setup build build-openmpi build-sanitize build-tsan demo test fuzz bench install clean format
 
 all: build
 
@@ -29,11 +37,37 @@ $(OPENMPI_BUILD_DIR)/CMakeCache.txt: | setup
 build-openmpi: setup $(OPENMPI_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(OPENMPI_BUILD_DIR) -j $(JOBS)
 
-# The whole suite against MPICH, then everything that runs MPI against Open MPI.
-test: build build-openmpi
+$(SANITIZE_BUILD_DIR)/CMakeCache.txt: | setup
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DMPIDLE_ENABLE_PROFILER=OFF -DMPIDLE_ENABLE_BENCH=OFF -DMPIDLE_SANITIZE=address,undefined \
+	  -DMPIDLE_FUZZ=ON -DMPIDLE_REGULAR_BUILD=$(abspath $(BUILD_DIR))
+
+build-sanitize: setup $(SANITIZE_BUILD_DIR)/CMakeCache.txt
+	cmake --build $(SANITIZE_BUILD_DIR) -j $(JOBS)
+
+$(TSAN_BUILD_DIR)/CMakeCache.txt: | setup
+	cmake -S . -B $(TSAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPIDLE_SANITIZE=thread \
+	  -DMPIDLE_ENABLE_BENCH=OFF
+
+build-tsan: setup $(TSAN_BUILD_DIR)/CMakeCache.txt
+	cmake --build $(TSAN_BUILD_DIR) -j $(JOBS) --target test_profiler
+
+# The whole suite against MPICH, then everything that runs MPI against Open MPI,
+# then the unit tests, fuzz smoke runs and every command under ASan + UBSan, and
+# the profiler's tables under ThreadSanitizer.
+test: build build-openmpi build-sanitize build-tsan
 	@sh scripts/setup.sh --test
 	cd $(BUILD_DIR) && ctest --output-on-failure -j 1
 	cd $(OPENMPI_BUILD_DIR) && ctest --output-on-failure -j 1 -L mpi
+	cd $(SANITIZE_BUILD_DIR) && ctest --output-on-failure -j 1 -R '^(model|sync|compress|analysis|report|fuzz|sanitize):'
+	cd $(TSAN_BUILD_DIR) && ctest --output-on-failure -j 1 -LE mpi -R '^profiler:'
+
+# Long fuzzing of every reader (FUZZ_RUNS executions or FUZZ_SECONDS each).
+fuzz: build-sanitize
+	@for reader in $(FUZZ_READERS); do \
+	  sh scripts/fuzz.sh --runs $(FUZZ_RUNS) --seconds $(FUZZ_SECONDS) \
+	    $(SANITIZE_BUILD_DIR)/bin/fuzz_$$reader tests/fuzz/corpus/$$reader || exit 1; \
+	done
 
 bench: build
 	@sh scripts/bench.sh $(BUILD_DIR)
@@ -47,4 +81,4 @@ format:
 	@sh scripts/check-format.sh --fix
 
 clean:
-	rm -rf $(BUILD_DIR) $(OPENMPI_BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(OPENMPI_BUILD_DIR) $(SANITIZE_BUILD_DIR) $(TSAN_BUILD_DIR)

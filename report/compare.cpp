@@ -116,7 +116,6 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   // Callsites by (function, source location); several callsites of one run that
   // share a location (deeper stacks) add up.
   std::map<std::pair<std::string, std::string>, SiteComparison> sites;
-  Pair bytes;
   auto add = [&](const model::Profile& p, bool is_a) {
     for (const auto& row : p.callsites) {
       auto& s = sites[{row.function, callsite_location(row)}];

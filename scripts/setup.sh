@@ -6,7 +6,7 @@
 # installed, the browser test says so and the rest runs.
 set -eu
 
-packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev"
+packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev"
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""

@@ -1,0 +1,40 @@
+// trace.mpidle as `mpidle sync`, `analyze`, `export` and `summary` read it: the
+// in-memory decoder, every rank's consistency check, and the file reader (which
+// seeks through the rank index).
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "model/trace_file.hpp"
+
+namespace {
+const std::filesystem::path& scratch_file() {
+  static const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("mpidle-fuzz-trace-" + std::to_string(getpid()));
+  return file;
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto trace = mpidle::model::decode_trace(bytes);
+    for (const auto& rank : trace.ranks) mpidle::model::check_rank_trace(trace, rank);
+  } catch (const std::exception&) {
+  }
+  {
+    std::ofstream out(scratch_file(), std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  try {
+    const auto trace = mpidle::model::read_trace(scratch_file());
+    for (const auto& rank : trace.ranks) mpidle::model::check_rank_trace(trace, rank);
+  } catch (const std::exception&) {
+  }
+  return 0;
+}
