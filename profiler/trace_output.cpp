@@ -11,6 +11,7 @@
 #include "compress/trace_symbols.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
+#include "model/stage_log.hpp"
 #include "model/table_merge.hpp"
 #include "model/trace_file.hpp"
 #include "offset_tree.hpp"
@@ -236,6 +237,11 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   }
   model::RankTrace& own = mine.ranks.at(0);
   own.rank = rank;
+  // Rank 0 says what takes long in a big trace's finalize (stderr only).
+  std::uint64_t events = own.records.size();
+  PMPI_Allreduce(MPI_IN_PLACE, &events, 1, MPI_UINT64_T, MPI_SUM, comm);
+  const model::StageLog progress("mpidle(0): finalize", rank == 0 ? events : 0);
+  progress("synchronizing the clocks of");
   compose_offsets(comm, own);
   // Half the shortest round trip a rank measured to its parent bounds the one-way
   // latency; rank 0 measured none.
@@ -250,13 +256,16 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
   auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
       comm, {&own}, sync::block_directory(world, size), params, tables.min_latency_ns);
+  progress("writing the trace of");
   replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
                                {&own});
+  progress("finding the wait states of");
   auto waits =
       replay::gather_wait_states(comm, tables, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
                                  complete_collectives, [](const std::string& what) { warn(what); });
 
   // Loop summaries, from the renumbered records.
+  progress("summarizing the loops of");
   compress::SummarySet summary;
   const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
   try {
@@ -297,6 +306,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
                 static_cast<int>(k), MPI_INT64_T, 0, comm);
   }
   if (rank != 0 || !merged) return std::nullopt;
+  progress("done with");
 
   if (result.unmatched_sends + result.unmatched_receives > 0) {
     warn(std::to_string(result.unmatched_sends) + " sends and " +

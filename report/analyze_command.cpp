@@ -8,8 +8,8 @@
 #include "analysis_text.hpp"
 #include "command.hpp"
 #include "model/profile_reader.hpp"
+#include "model/stage_log.hpp"
 #include "model/trace_file.hpp"
-#include "progress.hpp"
 
 namespace mpidle::report {
 
@@ -28,7 +28,7 @@ int analyze_command(Args args) {
   if (run.empty()) throw UsageError("which run? (mpidle analyze RUN_DIR)");
   const auto dir = run_directory(run);
   const auto profile = read_trace_run(dir);
-  const StageLog progress("mpidle analyze", profile.trace->events);
+  const model::StageLog progress("mpidle analyze", profile.trace->events);
   progress("reading");
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
   progress("analyzing");

@@ -8,9 +8,9 @@
 #include "chrome_export.hpp"
 #include "command.hpp"
 #include "model/profile_reader.hpp"
+#include "model/stage_log.hpp"
 #include "model/trace_file.hpp"
 #include "otf2_export.hpp"
-#include "progress.hpp"
 
 namespace mpidle::report {
 
@@ -75,7 +75,7 @@ int export_command(Args args) {
   }
   const auto dir = run_directory(run);
   const auto profile = read_trace_run(dir);
-  const StageLog progress("mpidle export", profile.trace->events);
+  const model::StageLog progress("mpidle export", profile.trace->events);
   progress("reading");
   // Only the selected ranks' records are read (a trace can be larger than memory);
   // the trace holds its ranks in rank order.

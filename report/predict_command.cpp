@@ -10,8 +10,8 @@
 #include "model/json_fields.hpp"
 #include "model/machine_model.hpp"
 #include "model/profile_reader.hpp"
+#include "model/stage_log.hpp"
 #include "model/trace_file.hpp"
-#include "progress.hpp"
 #include "sync/trace_matching.hpp"
 #include "text_format.hpp"
 
@@ -139,7 +139,7 @@ int predict_command(Args args) {
 
   const auto dir = run_directory(o.run);
   const auto profile = read_trace_run(dir);
-  const StageLog progress("mpidle predict", profile.trace->events);
+  const model::StageLog progress("mpidle predict", profile.trace->events);
   progress("reading");
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
   progress("replaying");

@@ -11,8 +11,8 @@
 #include "compress/summary_text.hpp"
 #include "compress/trace_symbols.hpp"
 #include "model/profile_reader.hpp"
+#include "model/stage_log.hpp"
 #include "model/trace_file.hpp"
-#include "progress.hpp"
 
 namespace mpidle::report {
 namespace {
@@ -75,7 +75,7 @@ int summary_command(Args args) {
     std::fprintf(stderr, "mpidle summary: summarizing %s by %s\n",
                  (dir / profile.trace->file).c_str(),
                  compress::symbol_options_name(*symbols).c_str());
-    const StageLog progress("mpidle summary", profile.trace->events);
+    const model::StageLog progress("mpidle summary", profile.trace->events);
     progress("reading");
     const model::Trace trace = model::read_trace(dir / profile.trace->file);
     progress("summarizing");

@@ -5,8 +5,8 @@
 
 #include "command.hpp"
 #include "model/profile_reader.hpp"
+#include "model/stage_log.hpp"
 #include "model/trace_file.hpp"
-#include "progress.hpp"
 #include "sync/sync_report.hpp"
 
 namespace mpidle::report {
@@ -40,7 +40,7 @@ int sync_command(Args args) {
   const fs::path dir = run_directory(run);
   const auto profile = read_trace_run(dir);
 
-  const StageLog progress("mpidle sync", profile.trace->events);
+  const model::StageLog progress("mpidle sync", profile.trace->events);
   progress("reading");
   model::Trace trace = model::read_trace(dir / profile.trace->file);
   progress("synchronizing");

@@ -218,6 +218,14 @@ TEST_CASE("trace: at finalize each rank holds its own trace only, rank 0 too", "
   CHECK(p.trace->events_by_rank.at(1) == p.ranks.at(1).calls);
   CHECK(p.ranks.at(1).calls >= 1000000);
   CHECK(p.ranks.at(0).calls < 2000);
+  // A million events: rank 0 says on stderr what the finalize is doing; the
+  // small run says nothing of it.
+  CHECK_THAT(big.err,
+             Catch::Contains("mpidle(0): finalize: synchronizing the clocks of 1.0 M events"));
+  CHECK_THAT(big.err, Catch::Contains("mpidle(0): finalize: writing the trace of 1.0 M events"));
+  CHECK_THAT(big.err, Catch::Contains("mpidle(0): finalize: done with 1.0 M events"));
+  CHECK(small.err.find("finalize:") == std::string::npos);
+  CHECK(big.out.find("finalize") == std::string::npos);
   const long trace_kib = static_cast<long>(p.ranks.at(1).calls * sizeof(model::TraceRecord) / 1024);
   const long rank0_growth = peak.at(0) - base.at(0), rank1_growth = peak.at(1) - base.at(1);
   INFO("rank 0 grew by " << rank0_growth << " KiB, rank 1 by " << rank1_growth

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <string>
 
-#include "progress.hpp"
+#include "model/stage_log.hpp"
 
-using namespace mpidle::report;
+using namespace mpidle::model;
 
 namespace {
 

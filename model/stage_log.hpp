@@ -1,14 +1,16 @@
 #pragma once
-// Progress of a long post-mortem command on stderr (never stdout, which holds the
-// command's result): one line per stage, with the time so far, for traces of a
-// million events and more. Smaller traces take under a second and print nothing.
+// Progress of long work on a trace on stderr (never stdout, which holds a
+// command's result or the application's output): one line per stage, with the
+// time so far, for traces of a million events and more, from the post-mortem
+// commands and from rank 0 of a traced run's finalize. Smaller traces take under
+// a second and print nothing.
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
-namespace mpidle::report {
+namespace mpidle::model {
 
 inline constexpr std::uint64_t kProgressEvents = 1'000'000;
 
@@ -37,4 +39,4 @@ class StageLog {
   std::chrono::steady_clock::time_point m_start;
 };
 
-}  // namespace mpidle::report
+}  // namespace mpidle::model
