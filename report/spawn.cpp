@@ -1,6 +1,7 @@
 #include "spawn.hpp"
 
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,20 @@ extern char** environ;
 namespace mpidle::report {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+volatile sig_atomic_t g_launcher = 0;
+
+void forward_to_launcher(int sig, siginfo_t* info, void*) {
+  // A terminal's Ctrl-C (sent by the kernel) reaches the launcher itself, in the
+  // same foreground process group: forwarded again, it would count twice.
+  const bool from_a_process =
+      info != nullptr && (info->si_code == SI_USER || info->si_code == SI_QUEUE);
+  if (g_launcher > 0 && from_a_process && info->si_pid != g_launcher) kill(g_launcher, sig);
+}
+
+}  // namespace
 
 fs::path self_directory() {
   char buf[PATH_MAX] = {};
@@ -45,12 +60,19 @@ int run_and_wait(const std::vector<std::string>& command,
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
   if (rc != 0) throw UsageError("cannot run " + command[0] + ": " + std::strerror(rc));
-  // The launcher handles Ctrl-C for its ranks; mpidle only waits for it.
-  std::signal(SIGINT, SIG_IGN);
-  std::signal(SIGTERM, SIG_IGN);
+  g_launcher = pid;
+  // A signal sent to mpidle alone (kill, a batch system) goes on to the launcher,
+  // which stops its ranks as it would if it had been sent to it; mpidle then
+  // waits for it and returns its status, as a bare launcher would end.
+  struct sigaction forward {};
+  forward.sa_sigaction = forward_to_launcher;
+  forward.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &forward, nullptr);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_launcher = 0;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;

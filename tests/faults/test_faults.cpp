@@ -177,6 +177,24 @@ TEST_CASE("SIGTERM to the launcher mid-run ends the job as it does bare", "[mpi]
   CHECK(both_s.count() - bare_s.count() < 25);
 }
 
+TEST_CASE("SIGTERM to mpidle run reaches the launcher: the job ends as it does bare", "[mpi]") {
+  const auto dir = scratch_dir("fault_run_sigterm");
+  std::map<std::string, std::string> none;
+  const auto launch = mpi_command(2, program("fault_dies"), {"linger", "30"}, none, false);
+  std::vector<std::string> argv = {MPIDLE_BIN, "run", "--output", dir, "--"};
+  argv.insert(argv.end(), launch.begin(), launch.end());
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run(argv, none, 60, 3000, SIGTERM);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO("status " << r.status << ", stdout " << r.out << ", stderr " << r.err);
+  CHECK(took < 25);                      // at the signal, not at the end of the program's 30 s
+  CHECK(r.status != kKilledAtDeadline);  // 0 or 15 with MPICH, as bare (see above)
+  CHECK(r.out.rfind("started linger, sum 3.0\n", 0) == 0);
+  CHECK(r.out.find("finished") == std::string::npos);
+  CHECK_THAT(r.err, Catch::Contains("did not reach MPI_Finalize"));
+}
+
 TEST_CASE("MPI_THREAD_MULTIPLE: 4 threads per rank on duplicated communicators, exact counts",
           "[mpi]") {
   const auto dir = scratch_dir("fault_threads");
