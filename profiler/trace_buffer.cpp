@@ -46,10 +46,7 @@ TraceBuffer::TraceBuffer(std::size_t memory_mib, std::string spill_path)
 }
 
 TraceBuffer::~TraceBuffer() {
-  if (m_spill_fd >= 0) {
-    ::close(m_spill_fd);
-    ::unlink(m_spill_path.c_str());
-  }
+  if (m_spill_fd >= 0) ::close(m_spill_fd);
 }
 
 void TraceBuffer::next_chunk() {
@@ -64,6 +61,9 @@ void TraceBuffer::next_chunk() {
     // Over the cap: the full chunk goes to disk whole and its memory is reused.
     if (m_spill_fd < 0) {
       m_spill_fd = ::open(m_spill_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+      // Read back through this descriptor only: without a name, the file goes
+      // with the process however it ends (MPI_Abort, a signal), never left behind.
+      if (m_spill_fd >= 0) ::unlink(m_spill_path.c_str());
     }
     if (m_spill_fd >= 0 && write_all(m_spill_fd, m_current.get(), kChunkBytes)) {
       ++m_spilled;

@@ -123,6 +123,21 @@ TEST_CASE("MPI_Abort in one rank ends the job as it does bare", "[mpi]") {
   CHECK_THAT(p.bare.out, Catch::Contains("started abort"));
 }
 
+TEST_CASE("MPI_Abort in trace mode leaves no spilled trace chunks on disk", "[mpi]") {
+  const auto dir = scratch_dir("fault_abort_spill");
+  // 1 MiB of trace memory: 300,000 calls spill about 9 MiB per rank.
+  const auto p = both(2, program("fault_dies"), {"abort", "300000"},
+                      {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TRACE_MEM", "1"}});
+  check_same_for_the_application(p);
+  REQUIRE(std::filesystem::is_directory(dir));
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    left.push_back(entry.path().filename().string());
+  }
+  INFO("left in the run directory: " << left.size() << " files");
+  for (const auto& name : left) CHECK(name.rfind("spill", 0) != 0);
+}
+
 TEST_CASE("SIGSEGV in one rank ends the job as it does bare", "[mpi]") {
   const auto dir = scratch_dir("fault_segv");
   const auto p = both(2, program("fault_dies"), {"segv"}, {{"MPIDLE_OUTPUT", dir}});

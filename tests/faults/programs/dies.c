@@ -1,6 +1,7 @@
 /* Dies in the way argv[1] names, after a few collectives, so that the fault suite
  * can compare how the job ends bare and under mpidle:
- *   abort     rank 1 calls MPI_Abort(MPI_COMM_WORLD, 5) while rank 0 waits
+ *   abort [N] rank 1 calls MPI_Abort(MPI_COMM_WORLD, 5) while rank 0 waits, after
+ *             N MPI_Iprobe calls on every rank (many trace records)
  *   segv      rank 1 raises SIGSEGV while rank 0 waits
  *   exit      every rank calls exit(4) without MPI_Finalize
  *   exit7     MPI_Finalize, then exit status 7
@@ -28,6 +29,11 @@ int main(int argc, char** argv) {
     fflush(stdout);
   }
   if (strcmp(how, "abort") == 0) {
+    const long probes = argc > 2 ? atol(argv[2]) : 0;
+    int flag = 0;
+    for (long i = 0; i < probes; ++i)
+      MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1) MPI_Abort(MPI_COMM_WORLD, 5);
     MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(how, "segv") == 0) {
