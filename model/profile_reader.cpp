@@ -129,6 +129,14 @@ Profile parse_profile(const json& doc) {
     Fields f(doc.at("trace"), "trace");
     TraceSection t;
     t.file = f.get<std::string>("file");
+    // Commands open, and `mpidle sync` rewrites, this file: it must be one in the
+    // run directory, never a path that leads out of it.
+    if (t.file.empty() || t.file == "." || t.file == ".." ||
+        t.file.find_first_of("/\\") != std::string::npos ||
+        t.file.find('\0') != std::string::npos) {
+      throw ProfileError("trace.file must name a file in the run directory, not \"" +
+                         t.file.substr(0, 80) + "\"");
+    }
     t.events = f.get<std::uint64_t>("events");
     for (const auto& n : f.array("events_by_rank")) {
       if (!n.is_number_unsigned()) throw ProfileError("trace.events_by_rank holds a non-count");

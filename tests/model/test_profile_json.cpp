@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "fixtures.hpp"
+#include "model/json_fields.hpp"
 #include "model/profile_reader.hpp"
 #include "model/profile_writer.hpp"
 #include "model/table_merge.hpp"
@@ -156,6 +157,26 @@ TEST_CASE("bad profile input gives one clear error", "[model]") {
   std::ofstream(dir / "profile.json")
       << model::build_profile(two_ranks(), run_info()).profile.dump();
   CHECK(model::read_profile(dir).ranks.size() == 2);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("trace.file cannot lead out of the run directory", "[model]") {
+  namespace fs = std::filesystem;
+  // A real traced run's profile.json (the fuzzers' seed).
+  std::ifstream in(fs::path(MPIDLE_SOURCE_DIR) / "tests/fuzz/corpus/profile/loop_nest.json");
+  auto doc = model::read_json(in);
+  REQUIRE(doc.contains("trace"));
+  const fs::path dir = fs::temp_directory_path() / "mpidle-test-trace-file";
+  fs::create_directories(dir);
+  std::ofstream(dir / "profile.json") << doc.dump();
+  CHECK(model::read_profile(dir).trace->file == "trace.mpidle");
+  for (const char* file : {"../../../../etc/passwd", "/etc/passwd", "..", "", "sub/trace.mpidle"}) {
+    INFO(file);
+    doc["trace"]["file"] = file;
+    std::ofstream(dir / "profile.json") << doc.dump();
+    CHECK_THROWS_WITH(model::read_profile(dir),
+                      Catch::Contains("trace.file must name a file in the run directory"));
+  }
   fs::remove_all(dir);
 }
 
