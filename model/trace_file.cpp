@@ -224,11 +224,26 @@ void check_rank_trace(const Trace& t, const RankTrace& r) {
   if (!r.synced.empty() && r.synced.size() != 2 * r.records.size()) {
     throw TraceError(rank + " has synchronized times for some records only");
   }
+  const auto sane = [](std::int64_t ns) { return ns >= -kMaxTraceTimeNs && ns <= kMaxTraceTimeNs; };
   for (const auto& rec : r.records) {
     if (rec.function >= t.functions.size() || rec.callsite >= t.callsites.size() ||
         rec.exit_ns < rec.enter_ns) {
       throw TraceError(rank + " has a malformed record");
     }
+    if (!sane(rec.enter_ns) || !sane(rec.exit_ns)) {
+      throw TraceError(rank + " has a timestamp out of range (corrupted trace?)");
+    }
+  }
+  for (const std::int64_t ns : r.synced) {
+    if (!sane(ns)) throw TraceError(rank + " has a synchronized time out of range");
+  }
+  for (const ClockMeasurement* m : {&r.init, &r.final}) {
+    if (!sane(m->offset_ns) || !sane(m->at_ns) || m->rtt_ns < 0 || m->rtt_ns > kMaxTraceTimeNs) {
+      throw TraceError(rank + " has a clock measurement out of range");
+    }
+  }
+  if (t.min_latency_ns < 0 || t.min_latency_ns > kMaxTraceTimeNs) {
+    throw TraceError("the trace's minimum latency is out of range");
   }
 }
 

@@ -62,8 +62,14 @@ Trace read_trace(const std::filesystem::path& file);
 std::string encode_trace(const Trace& trace);
 Trace decode_trace(const std::string& bytes);  // throws TraceError
 
+// Timestamps, clock offsets and round trips a trace may hold: ±2^60 ns (36
+// years). Sums and differences of a few such values stay far inside int64, so
+// no arithmetic on an accepted trace can overflow.
+inline constexpr std::int64_t kMaxTraceTimeNs = std::int64_t{1} << 60;
+
 // Throws TraceError unless `rank`'s records name functions and callsites of
-// `trace`, end after they begin, and its counters and synchronized times match.
+// `trace`, end after they begin, and its counters and synchronized times match;
+// every time and clock measurement within ±kMaxTraceTimeNs.
 void check_rank_trace(const Trace& trace, const RankTrace& rank);
 
 // One rank's section of the file, as the pieces a writer places one after the

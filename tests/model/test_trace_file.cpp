@@ -79,6 +79,31 @@ TEST_CASE("missing, foreign, truncated or malformed traces are refused", "[model
   write_trace(scratch("bad.trace"), bad);
   CHECK_THROWS_WITH(read_trace(scratch("bad.trace")), Catch::Contains("malformed record"));
 
+  // Corrupted times (a flipped high bit): refused before any arithmetic on them.
+  bad = sample_trace();
+  bad.ranks[1].records[0].exit_ns = INT64_MAX - 5;
+  write_trace(scratch("bad.trace"), bad);
+  CHECK_THROWS_WITH(read_trace(scratch("bad.trace")), Catch::Contains("timestamp out of range"));
+  bad = sample_trace();
+  bad.ranks[0].records[0].enter_ns = INT64_MIN;
+  write_trace(scratch("bad.trace"), bad);
+  CHECK_THROWS_WITH(read_trace(scratch("bad.trace")), Catch::Contains("timestamp out of range"));
+  bad = sample_trace();
+  bad.ranks[1].synced[1] = kMaxTraceTimeNs + 1;
+  write_trace(scratch("bad.trace"), bad);
+  CHECK_THROWS_WITH(read_trace(scratch("bad.trace")),
+                    Catch::Contains("synchronized time out of range"));
+  bad = sample_trace();
+  bad.ranks[1].final.rtt_ns = -1;
+  write_trace(scratch("bad.trace"), bad);
+  CHECK_THROWS_WITH(read_trace(scratch("bad.trace")), Catch::Contains("clock measurement"));
+  // The largest accepted times still read.
+  auto edge = sample_trace();
+  edge.ranks[1].records[0].enter_ns = -kMaxTraceTimeNs;
+  edge.ranks[1].records[0].exit_ns = kMaxTraceTimeNs;
+  write_trace(scratch("edge.trace"), edge);
+  CHECK(read_trace(scratch("edge.trace")).ranks[1].records[0].exit_ns == kMaxTraceTimeNs);
+
   {
     std::fstream f(good, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(8);
