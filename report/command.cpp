@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "text_report.hpp"
+
 namespace mpidle::report {
 
 const std::vector<Command>& commands() {
@@ -165,6 +167,9 @@ double number_option(const std::string& name, const std::string& text) {
 model::Profile read_trace_run(const std::filesystem::path& dir) {
   auto profile = model::read_profile(dir);
   if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+  if (const auto lost = lost_records_text(profile); !lost.empty()) {
+    std::fprintf(stderr, "mpidle: warning: %s\n", lost.c_str());
+  }
   return profile;
 }
 

@@ -8,6 +8,7 @@
 #include "html_page.hpp"
 #include "rank_bins.hpp"
 #include "text_format.hpp"
+#include "text_report.hpp"
 
 namespace mpidle::report {
 namespace {
@@ -43,6 +44,7 @@ std::string run_section(const model::Profile& p, Estimate e) {
              format("%s per call, %.3f%% of the run", seconds(r.overhead_per_call_s).c_str(),
                     100 * r.overhead_fraction)) +
          row("profiler set-up", seconds(r.setup_s) + " in MPI_Init, not in the wall time") +
+         (lost_records_text(p).empty() ? std::string() : row("warning", lost_records_text(p))) +
          "</table></section>\n";
 }
 

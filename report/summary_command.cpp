@@ -81,6 +81,7 @@ int summary_command(Args args) {
     progress("summarizing");
     set = compress::summarize_trace(trace, *symbols);
   } else {
+    (void)read_trace_run(dir);  // says so when records were lost: the summary is short
     set = compress::summary_from_json(summary_section(dir));
   }
   if (options.rank) {

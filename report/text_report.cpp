@@ -106,6 +106,7 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
       out += format("%s%llu", r ? ", " : "", static_cast<unsigned long long>(t.events_by_rank[r]));
     }
     out += format(" per rank), %llu chunks spilled\n", static_cast<unsigned long long>(t.spills));
+    if (const auto lost = lost_records_text(p); !lost.empty()) out += "  warning: " + lost + "\n";
     if (!t.papi_events.empty() && !t.papi_available) {
       out += "  no PAPI counters: " + t.papi_reason + "\n";
     }
@@ -202,6 +203,13 @@ std::string format_summary(const model::Profile& p, const std::string& where) {
   }
   out += format("  details: mpidle report %s\n", where.c_str());
   return out;
+}
+
+std::string lost_records_text(const model::Profile& profile) {
+  if (!profile.trace || profile.trace->lost_records == 0) return "";
+  return std::to_string(profile.trace->lost_records) +
+         " trace records were lost during the run (their spill file could not be written): "
+         "the trace and every result drawn from it are incomplete";
 }
 
 }  // namespace mpidle::report

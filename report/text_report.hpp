@@ -28,4 +28,8 @@ std::string format_summary(const model::Profile& profile, const std::string& whe
 // "file.c:42 (main)" where debug information exists, else "main+0x1a2 (app)".
 std::string callsite_location(const model::CallsiteRow& callsite);
 
+// "N trace records were lost during the run ...", or "" when none were: every
+// command that reads the trace says it, as do the text and HTML reports.
+std::string lost_records_text(const model::Profile& profile);
+
 }  // namespace mpidle::report

@@ -124,3 +124,38 @@ TEST_CASE("mpidle run passes the exit status of a command that is not MPI", "[re
   CHECK_THAT(r.output, Catch::Contains("no profile"));
   CHECK_THAT(r.output, Catch::Contains("nothing was intercepted"));
 }
+
+TEST_CASE("lost trace records: every command that reads the trace says so in one line",
+          "[report]") {
+  namespace fs = std::filesystem;
+  // A real traced run (the fuzzers' seeds), marked as having lost records.
+  const fs::path corpus = fs::path(MPIDLE_SOURCE_DIR) / "tests/fuzz/corpus";
+  const fs::path dir = fs::temp_directory_path() / "mpidle-test-cli-lost";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(corpus / "trace/loop_nest.mpidle", dir / "trace.mpidle");
+  std::ifstream in(corpus / "profile/loop_nest.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string field = "\"lost_records\": 0";
+  REQUIRE(text.find(field) != std::string::npos);
+  text.replace(text.find(field), field.size(), "\"lost_records\": 1998848");
+  std::ofstream(dir / "profile.json") << text;
+  const std::string lost = "1998848 trace records were lost during the run";
+  for (const std::string command : {"sync", "analyze", "summary", "export"}) {
+    INFO(command);
+    const auto r = mpidle(command + " " + dir.string() +
+                          (command == "export" ? " --chrome " + (dir / "c.json").string() : ""));
+    CHECK(r.status == 0);
+    std::istringstream lines_of(r.output);
+    std::size_t saying = 0;
+    for (std::string line; std::getline(lines_of, line);)
+      saying += line.find(lost) != std::string::npos;
+    CHECK(saying == 1);
+  }
+  CHECK_THAT(mpidle("report " + dir.string()).output, Catch::Contains("warning: " + lost));
+  REQUIRE(mpidle("report " + dir.string() + " --html " + (dir / "r.html").string()).status == 0);
+  std::ifstream html(dir / "r.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  CHECK_THAT(page, Catch::Contains(lost));
+  fs::remove_all(dir);
+}
