@@ -274,7 +274,10 @@ void amortize_rank_backward(std::span<const std::pair<std::uint64_t, std::int64_
     // The ramp rises linearly over [start, before], before = where event j would
     // have been; a cause in the ramp may not pass its effects.
     const std::int64_t before = lc[j] - delta;
-    std::int64_t start = before - static_cast<std::int64_t>(static_cast<double>(delta) / slope);
+    // A gentle slope makes the ramp long; past 2^62 ns it reaches before any
+    // event of an accepted trace (model::kMaxTraceTimeNs) and stays in range.
+    const double ramp_ns = std::min(static_cast<double>(delta) / slope, 0x1p62);
+    std::int64_t start = before - static_cast<std::int64_t>(ramp_ns);
     // The bounded events before j, walked down with i.
     std::size_t k = static_cast<std::size_t>(
         std::lower_bound(bounds.events.begin(), bounds.events.end(), j) - bounds.events.begin());
@@ -288,12 +291,16 @@ void amortize_rank_backward(std::span<const std::pair<std::uint64_t, std::int64_
       // delta·(L − T)/(B − T) ≤ slack  ⇔  T ≥ (delta·L − slack·B)/(delta − slack)
       const double limit =
           (d * static_cast<double>(lc[i]) - s * static_cast<double>(before)) / (d - s);
-      start = std::max(start, static_cast<std::int64_t>(std::ceil(limit)));
+      // Past `before` the ramp is empty either way; the bound keeps the cast exact.
+      start = std::max(start, static_cast<std::int64_t>(
+                                  std::min(std::ceil(limit), static_cast<double>(before))));
     }
     if (start >= before) continue;
     const double per_ns = static_cast<double>(delta) / static_cast<double>(before - start);
     for (std::size_t i = j; i-- > 0 && lc[i] > start;) {
-      const auto ramp = static_cast<std::int64_t>(per_ns * static_cast<double>(lc[i] - start));
+      // An event at or past `before` takes the whole jump, never more.
+      const auto ramp = static_cast<std::int64_t>(
+          std::min(per_ns * static_cast<double>(lc[i] - start), static_cast<double>(delta)));
       shift[i] = std::max(shift[i], ramp);
       any = true;
     }
