@@ -107,6 +107,10 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
     }
     out += format(" per rank), %llu chunks spilled\n", static_cast<unsigned long long>(t.spills));
     if (const auto lost = lost_records_text(p); !lost.empty()) out += "  warning: " + lost + "\n";
+    if (dropped > 0) {
+      out += format("  the trace also holds the %llu calls the full call table did not count\n",
+                    static_cast<unsigned long long>(dropped));
+    }
     if (!t.papi_events.empty() && !t.papi_available) {
       out += "  no PAPI counters: " + t.papi_reason + "\n";
     }

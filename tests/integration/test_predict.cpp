@@ -12,6 +12,10 @@
 // about start-up state that differs between runs.
 #include <catch2/catch.hpp>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -107,6 +111,45 @@ bool undisturbed(const Traced& t, double ideal) {
   INFO("wall " << t.wall << " s, ideal " << ideal << " s, stolen " << t.stolen << " s");
   return t.stolen < 0.01 * t.wall + 1e-3 && t.wall < 1.2 * ideal + 0.02;
 }
+
+// CPU the node spent on processes other than this test and the children it has
+// waited for, since construction, in cores: load that competes with what a test
+// times. From /proc/stat (every CPU's busy time) minus getrusage of this process
+// and its children (mpiexec, the probes and ranks under it, once reaped).
+class OtherLoad {
+ public:
+  OtherLoad() : m_start(now()) {}
+  double cores() const {
+    const Sample end = now();
+    const double elapsed = end.wall_s - m_start.wall_s;
+    if (elapsed <= 0) return 0;
+    const double others = (end.node_busy_s - m_start.node_busy_s) - (end.ours_s - m_start.ours_s);
+    return std::max(0.0, others / elapsed);
+  }
+
+ private:
+  struct Sample {
+    double wall_s, node_busy_s, ours_s;
+  };
+  static Sample now() {
+    Sample s{};
+    s.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    std::ifstream stat("/proc/stat");
+    std::string cpu;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    s.node_busy_s = (user + nice + system + irq + softirq + steal) / sysconf(_SC_CLK_TCK);
+    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+      rusage u{};
+      getrusage(who, &u);
+      s.ours_s +=
+          u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    }
+    return s;
+  }
+  Sample m_start;
+};
 
 // Runs `attempt` (which runs what it compares, checks, and returns false without
 // checking when a run was disturbed) up to 3 times.
@@ -326,6 +369,10 @@ TEST_CASE("predict: NetPIPE, a packaged program, within the range two probes pre
   int attempt = 0;
   on_a_quiet_node([&] {
     ++attempt;
+    // The probes and NetPIPE run one after another: other load that comes and goes
+    // between them makes them measure different machines (seen: probes at 12 us,
+    // NetPIPE at 24 us per message, with both cores busy elsewhere).
+    const OtherLoad load;
     const auto a = probe("predict_netpipe_model_a", 2);
     const auto b = probe("predict_netpipe_model_b", 2);
     const auto dir = scratch_dir("predict_netpipe");
@@ -352,6 +399,11 @@ TEST_CASE("predict: NetPIPE, a packaged program, within the range two probes pre
     const double spanned = p.at("targets").at(0).at("measured_wall_s").get<double>() / messages;
     const double jitter = std::max(0.0, spanned / reported - 1);
     if (jitter > 0.10) return false;  // a trial was disturbed
+    if (load.cores() > 0.3) {
+      WARN("attempt " << attempt << ": other processes used " << load.cores()
+                      << " cores meanwhile; measuring again");
+      return false;
+    }
     INFO("predicted " << low / messages * 1e6 << " to " << high / messages * 1e6
                       << " us per message, NetPIPE reported " << reported * 1e6
                       << " us, the run spanned " << spanned * 1e6 << " us");

@@ -240,6 +240,29 @@ TEST_CASE("trace: at finalize each rank holds its own trace only, rank 0 too", "
   CHECK(t.ranks[1].synced.size() == 2 * t.ranks[1].records.size());
 }
 
+TEST_CASE("trace: a full call table: the trace has every call, the report says how many more",
+          "[mpi]") {
+  const auto dir = scratch_dir("trace_full_table");
+  // 80 callsites, 64 table entries.
+  const auto r =
+      run_mpi(2, program("many_callsites"), {},
+              {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TABLE_ENTRIES", "64"}});
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.trace);
+  REQUIRE(p.trace->events_by_rank.size() == 2);
+  for (std::size_t rank = 0; rank < 2; ++rank) {
+    INFO("rank " << rank);
+    CHECK(p.ranks[rank].dropped_calls > 0);
+    CHECK(p.trace->events_by_rank[rank] == p.ranks[rank].calls + p.ranks[rank].dropped_calls);
+  }
+  const auto report = run({MPIDLE_BIN, "report", dir});
+  CHECK_THAT(report.out,
+             Catch::Contains("the trace also holds the " +
+                             std::to_string(p.ranks[0].dropped_calls + p.ranks[1].dropped_calls) +
+                             " calls the full call table did not count"));
+}
+
 TEST_CASE("mpidle sync re-synchronizes a trace run post-mortem", "[mpi]") {
   const auto dir = scratch_dir("trace_resync");
   REQUIRE(
