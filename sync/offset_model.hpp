@@ -3,6 +3,7 @@
 // offset(t) = init_offset + drift × (t − init_time). Converts a rank's local
 // timestamps to the reference (rank 0) timeline.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "clock_offset.hpp"
@@ -21,9 +22,11 @@ struct OffsetModel {
   double offset_at(std::int64_t local_ns) const {
     return init_offset_ns + drift * static_cast<double>(local_ns - init_time_ns);
   }
+  // The offset is bounded by ±2^60 ns (model::kMaxTraceTimeNs): measurements a
+  // corrupted trace holds may give any drift, and the result must stay an int64.
   std::int64_t to_reference(std::int64_t local_ns) const {
-    return local_ns -
-           static_cast<std::int64_t>(offset_at(local_ns) + (offset_at(local_ns) >= 0 ? 0.5 : -0.5));
+    const double offset = std::clamp(offset_at(local_ns), -0x1p60, 0x1p60);
+    return local_ns - static_cast<std::int64_t>(offset + (offset >= 0 ? 0.5 : -0.5));
   }
 };
 
