@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "../model/fixtures.hpp"
+#include "analysis_text.hpp"
 #include "model/profile_reader.hpp"
 #include "model/profile_writer.hpp"
 #include "model/table_merge.hpp"
@@ -53,4 +54,22 @@ TEST_CASE("the report points out startup skew when first calls dominate the wait
   for (auto& r : p.ranks) r.first_call_wait_s = r.wait_s;
   const auto text = report::format_report(p, {10, report::Estimate::local});
   CHECK_THAT(text, Catch::Contains("startup skew"));
+}
+
+TEST_CASE("an analysis.json missing a section is refused with an exception", "[report]") {
+  const auto full = nlohmann::json::parse(R"({"events": 4, "messages": 2, "collectives": 0,
+    "totals": {"late_sender": 0.5}, "callsites": [],
+    "accuracy": {"trace_s": 0.5, "minimum_local_s": 0.5, "agreement_local": 1,
+                 "minimum_global_s": 0.5, "agreement_global": 1, "by_pattern": {},
+                 "callsites": []}})");
+  CHECK_THAT(mpidle::report::analysis_text(full, 10), Catch::Contains("late_sender"));
+  for (const char* section : {"totals", "callsites", "accuracy", "events"}) {
+    INFO(section);
+    auto doc = full;
+    doc.erase(section);
+    CHECK_THROWS_AS(mpidle::report::analysis_text(doc, 10), nlohmann::json::exception);
+  }
+  auto doc = full;
+  doc["accuracy"].erase("by_pattern");
+  CHECK_THROWS_AS(mpidle::report::analysis_text(doc, 10), nlohmann::json::exception);
 }
