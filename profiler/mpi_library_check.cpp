@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -84,11 +83,13 @@ std::string preload_without(std::string_view preload, const std::string& self_pa
 // started again without libmpidle, so that it runs exactly as it would bare.
 // glibc passes argc, argv and envp to a shared library's constructors.
 __attribute__((constructor)) void leave_programs_of_another_mpi(int, char** argv, char**) {
-  const auto foreign = foreign_mpi_library();
+  // Only a preloaded libmpidle can leave: the scan of the loaded objects is not
+  // done in processes that linked it.
   const char* preload = getenv("LD_PRELOAD");
+  if (preload == nullptr || argv == nullptr) return;
+  const auto foreign = foreign_mpi_library();
   Dl_info self{};
-  if (!foreign || preload == nullptr || argv == nullptr ||
-      dladdr(reinterpret_cast<void*>(&leave_programs_of_another_mpi), &self) == 0) {
+  if (!foreign || dladdr(reinterpret_cast<void*>(&leave_programs_of_another_mpi), &self) == 0) {
     return;
   }
   char self_path[PATH_MAX];

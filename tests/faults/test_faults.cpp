@@ -20,13 +20,6 @@ using namespace mpidle::test;
 
 namespace {
 
-std::size_t count_lines_with(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
-  return n;
-}
-
 // A status the test harness gave a run it killed at its deadline.
 constexpr int kKilledAtDeadline = 128 + SIGKILL;
 
@@ -88,16 +81,7 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
   return lines;
 }
 
-std::map<std::string, long> peak_rss_by_rank(const std::string& out) {
-  std::map<std::string, long> peaks;
-  static const std::regex line(R"(rank (\d+) peak_rss_kib (\d+))");
-  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
-    peaks[(*it)[1]] = std::stol((*it)[2]);
-  }
-  return peaks;
-}
-
-long max_value(const std::map<std::string, long>& m) {
+long max_value(const std::map<int, long>& m) {
   long v = 0;
   for (const auto& [k, x] : m) v = std::max(v, x);
   return v;
@@ -240,10 +224,10 @@ TEST_CASE("10^7 calls in profile mode: exact count, memory does not grow with ca
   REQUIRE(bare_large.status == 0);
   REQUIRE(large.status == 0);
   CHECK(calls_of(model::read_profile(large_dir), "MPI_Iprobe") == 2 * 10000000ull);
-  const long bare_growth =
-      max_value(peak_rss_by_rank(bare_large.out)) - max_value(peak_rss_by_rank(bare_small.out));
+  const long bare_growth = max_value(peak_rss_kib_by_rank(bare_large.out)) -
+                           max_value(peak_rss_kib_by_rank(bare_small.out));
   const long profiled_growth =
-      max_value(peak_rss_by_rank(large.out)) - max_value(peak_rss_by_rank(small.out));
+      max_value(peak_rss_kib_by_rank(large.out)) - max_value(peak_rss_kib_by_rank(small.out));
   INFO("peak RSS growth from 10^5 to 10^7 calls: bare " << bare_growth << " KiB, profiled "
                                                         << profiled_growth << " KiB");
   CHECK(profiled_growth - bare_growth < 1024);

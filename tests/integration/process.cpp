@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -92,6 +93,22 @@ Outcome run(const std::vector<std::string>& argv, const std::map<std::string, st
   fs::remove(out_file);
   fs::remove(err_file);
   return o;
+}
+
+std::size_t count_lines_with(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
+  return n;
+}
+
+std::map<int, long> peak_rss_kib_by_rank(const std::string& out) {
+  std::map<int, long> peaks;
+  static const std::regex line(R"(rank (\d+) peak_rss_kib (\d+))");
+  for (std::sregex_iterator it(out.begin(), out.end(), line), end; it != end; ++it) {
+    peaks[std::stoi((*it)[1])] = std::stol((*it)[2]);
+  }
+  return peaks;
 }
 
 bool testing_open_mpi() {

@@ -37,6 +37,13 @@ std::vector<std::string> mpi_command(int ranks, const std::string& program,
 // The whole file ("" when it cannot be read).
 std::string read_text(const std::string& path);
 
+// How many lines of `text` contain `needle`.
+std::size_t count_lines_with(const std::string& text, const std::string& needle);
+
+// The "rank R peak_rss_kib K" lines programs print after MPI_Finalize (many_calls
+// with "peak"): K by R.
+std::map<int, long> peak_rss_kib_by_rank(const std::string& out);
+
 // A fresh, empty directory for one test's output.
 std::string scratch_dir(const std::string& name);
 

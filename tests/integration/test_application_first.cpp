@@ -3,21 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <sstream>
 
 #include "process.hpp"
 
 using namespace mpidle;
 using namespace mpidle::test;
-
-namespace {
-std::size_t count_lines_with(const std::string& text, const std::string& needle) {
-  std::size_t n = 0;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) n += line.find(needle) != std::string::npos;
-  return n;
-}
-}  // namespace
 
 TEST_CASE("stdout and exit status are those of the bare program", "[mpi]") {
   for (const char* name : {"late_sender", "imbalance_allreduce", "nonblocking_halo"}) {

@@ -171,19 +171,6 @@ TEST_CASE("trace: a small memory cap spills whole chunks and loses nothing", "[m
   }
 }
 
-namespace {
-// What each rank of many_calls printed as its own peak resident memory, in KiB.
-std::map<int, long> peaks_kib(const std::string& out) {
-  std::map<int, long> peaks;
-  std::istringstream in(out);
-  std::string word, key;
-  int rank = 0;
-  long kib = 0;
-  while (in >> word >> rank >> key >> kib) peaks[rank] = kib;
-  return peaks;
-}
-}  // namespace
-
 TEST_CASE("trace: at finalize each rank holds its own trace only, rank 0 too", "[mpi]") {
   // Rank 1 records 10^6 calls (61 MiB of records) under a 4 MiB cap, rank 0 a
   // thousand. At finalize each rank synchronizes its own events in the parallel
@@ -205,7 +192,7 @@ TEST_CASE("trace: at finalize each rank holds its own trace only, rank 0 too", "
       run_mpi(2, program("many_calls"), {"1000000", "peak", "last"}, with_output(big_dir));
   REQUIRE(small.status == 0);
   REQUIRE(big.status == 0);
-  const auto base = peaks_kib(small.out), peak = peaks_kib(big.out);
+  const auto base = peak_rss_kib_by_rank(small.out), peak = peak_rss_kib_by_rank(big.out);
   INFO(small.out << big.out);
   REQUIRE(base.count(0) == 1);
   REQUIRE(base.count(1) == 1);
