@@ -93,6 +93,7 @@ Profile parse_profile(const json& doc) {
                 f.get<std::uint64_t>("dropped_calls"),
                 f.get<std::uint64_t>("memory_bytes")};
     row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
+    row.finalize_memory_bytes = f.get_or<std::uint64_t>("finalize_memory_bytes", 0);
     return row;
   });
   p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {

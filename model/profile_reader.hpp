@@ -42,8 +42,9 @@ struct RankRow {
   double wall_s = 0, mpi_s = 0, wait_s = 0, wait_s_global_min = 0, first_call_wait_s = 0;
   std::uint64_t calls = 0;
   std::uint64_t dropped_calls = 0;
-  std::uint64_t memory_bytes = 0;
+  std::uint64_t memory_bytes = 0;  // the tables and what the finalize added at its peak
   std::uint64_t untracked_requests = 0;
+  std::uint64_t finalize_memory_bytes = 0;
 };
 
 struct FunctionRow {

@@ -84,7 +84,8 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
                      {"calls", rank.calls},
                      {"dropped_calls", rank.dropped_calls},
                      {"memory_bytes", rank.memory_bytes},
-                     {"untracked_requests", rank.untracked_requests}});
+                     {"untracked_requests", rank.untracked_requests},
+                     {"finalize_memory_bytes", rank.finalize_memory_bytes}});
   }
 
   json function_rows = json::array();

@@ -199,6 +199,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
 }  // namespace
 
 void finalize_profile(Context& context) {
+  FinalizeMemory memory;
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
@@ -246,11 +247,20 @@ void finalize_profile(Context& context) {
     const std::uint64_t trace_start = monotonic_ns();
     try {
       trace.finished = finish_trace(context, dir, context.papi(), kDefaultGamma,
-                                    context.config().summary_detail == "high");
+                                    context.config().summary_detail == "high", memory);
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());
     }
     trace.seconds = static_cast<double>(monotonic_ns() - trace_start) * 1e-9;
+  }
+  if (merged && trace.finished) {
+    const auto& added = trace.finished->finalize_memory_by_rank;
+    for (auto& row : merged->ranks) {
+      const auto r = static_cast<std::size_t>(row.rank);
+      if (row.rank < 0 || r >= added.size()) continue;
+      row.finalize_memory_bytes = added[r];
+      row.memory_bytes += added[r];
+    }
   }
   if (merged) {
     write_run_directory(context, *merged, per_call_s, dir, dir_error,

@@ -153,7 +153,7 @@ struct RankFacts {
   std::int32_t rank = 0;
   std::int32_t unused = 0;
   model::ClockMeasurement init, final;
-  std::uint64_t spilled_chunks = 0, lost_records = 0, events = 0;
+  std::uint64_t spilled_chunks = 0, lost_records = 0, events = 0, finalize_memory_bytes = 0;
 };
 
 nlohmann::json sections_of(const std::vector<RankFacts>& facts,
@@ -211,7 +211,8 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
 }  // namespace
 
 std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
-                                          const PapiStatus& papi, double gamma, bool detail_high) {
+                                          const PapiStatus& papi, double gamma, bool detail_high,
+                                          FinalizeMemory& memory) {
   MPI_Comm comm = context.own_comm();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -225,6 +226,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   std::string failure;
   try {
     mine = own_trace(context, final);
+    memory.sample();
     tables = common_tables(context, mine);
   } catch (const std::exception& e) {
     failure = e.what();
@@ -256,15 +258,18 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
   auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
       comm, {&own}, sync::block_directory(world, size), params, tables.min_latency_ns);
+  memory.sample();
   progress("writing the trace of");
   replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
                                {&own});
+  memory.sample();
   progress("finding the wait states of");
   auto waits =
       replay::gather_wait_states(comm, tables, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
                                  complete_collectives, [](const std::string& what) { warn(what); });
 
   // Loop summaries, from the renumbered records.
+  memory.sample();
   progress("summarizing the loops of");
   compress::SummarySet summary;
   const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
@@ -293,6 +298,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   facts.spilled_chunks = own.spilled_chunks;
   facts.lost_records = own.lost_records;
   for (const auto& rec : own.records) facts.events += rec.extra == 0;
+  facts.finalize_memory_bytes = memory.peak_added_bytes();
   std::vector<RankFacts> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
   PMPI_Gather(&facts, sizeof facts, MPI_BYTE, all.data(), sizeof facts, MPI_BYTE, 0, comm);
   const std::size_t k = tables.counter_names.size();
@@ -323,6 +329,12 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   FinishedTrace finished;
   finished.sections = sections_of(all, all_totals, tables, result, *merged, papi, finished.headers);
   if (waits) finished.waits = std::move(*waits);
+  for (const auto& f : all) {
+    const auto r = static_cast<std::size_t>(f.rank);
+    if (r >= finished.finalize_memory_by_rank.size())
+      finished.finalize_memory_by_rank.resize(r + 1);
+    finished.finalize_memory_by_rank[r] = f.finalize_memory_bytes;
+  }
   return finished;
 }
 

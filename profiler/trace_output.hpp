@@ -24,6 +24,7 @@
 
 #include "analysis/wait_states.hpp"
 #include "context.hpp"
+#include "finalize_memory.hpp"
 #include "model/trace_file.hpp"
 #include "papi_probe.hpp"
 
@@ -36,12 +37,16 @@ struct FinishedTrace {
   nlohmann::json sections;     // "trace", "sync", "summary"
   model::Trace headers;        // the trace's tables and its ranks' headers
   analysis::WaitStates waits;  // the whole run's
+  // What each rank's finalize added to its memory at its peak, by rank.
+  std::vector<std::uint64_t> finalize_memory_by_rank;
 };
 
 // Collective over the profiler's communicator. `dir`: the run directory, the same
 // on every rank and reachable from every rank. Rank 0 gets the result (or nothing
 // when the trace could not be written: every rank then warned or agreed).
+// `memory` is sampled between the stages.
 std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
-                                          const PapiStatus& papi, double gamma, bool detail_high);
+                                          const PapiStatus& papi, double gamma, bool detail_high,
+                                          FinalizeMemory& memory);
 
 }  // namespace mpidle::profiler

@@ -107,6 +107,16 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
     }
     out += format(" per rank), %llu chunks spilled\n", static_cast<unsigned long long>(t.spills));
     if (const auto lost = lost_records_text(p); !lost.empty()) out += "  warning: " + lost + "\n";
+    const auto largest =
+        std::max_element(p.ranks.begin(), p.ranks.end(), [](const auto& a, const auto& b) {
+          return a.finalize_memory_bytes < b.finalize_memory_bytes;
+        });
+    if (largest != p.ranks.end() && largest->finalize_memory_bytes > 0) {
+      out +=
+          format("  the ranks' memory includes the trace finalize's peak (at most %s, rank %lld)\n",
+                 bytes_text(static_cast<double>(largest->finalize_memory_bytes)).c_str(),
+                 static_cast<long long>(largest->rank));
+    }
     if (dropped > 0) {
       out += format("  the trace also holds the %llu calls the full call table did not count\n",
                     static_cast<unsigned long long>(dropped));

@@ -220,6 +220,14 @@ TEST_CASE("trace: at finalize each rank holds its own trace only, rank 0 too", "
   CHECK(rank0_growth < 16 * 1024);
   CHECK(rank0_growth < trace_kib / 4);
   CHECK(rank1_growth < trace_kib * 80 / 64 + 16 * 1024);
+  // The profile counts that finalize peak in the rank's memory: at least the records
+  // it held, and what the program saw its own peak grow by.
+  const long finalize_kib = static_cast<long>(p.ranks.at(1).finalize_memory_bytes / 1024);
+  INFO("rank 1's finalize added " << finalize_kib << " KiB by the profile");
+  CHECK(finalize_kib >= trace_kib);
+  CHECK(finalize_kib >= rank1_growth - 4 * 1024);
+  CHECK(finalize_kib <= rank1_growth + rank1_growth / 4 + 4 * 1024);
+  CHECK(p.ranks.at(1).memory_bytes > p.ranks.at(1).finalize_memory_bytes);
   // The whole trace is in the file all the same, synchronized.
   const auto t = model::read_trace(std::filesystem::path(big_dir) / "trace.mpidle");
   REQUIRE(t.ranks.size() == 2);

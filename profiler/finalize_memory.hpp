@@ -1,0 +1,24 @@
+#pragma once
+// How much memory MPI_Finalize's own work added on this rank at its peak: the
+// trace finalize holds every record of the rank in memory, which the tables'
+// fixed size (memory_bytes) does not show. Measured from the resident set, so it
+// reads nothing of the application: the growth over the resident set at the
+// start of the finalize, sampled between stages, and the process' high-water mark
+// when the finalize raised it (catching peaks inside a stage). A lower bound when
+// the finalize reuses memory the application freed.
+
+#include <cstdint>
+
+namespace mpidle::profiler {
+
+class FinalizeMemory {
+ public:
+  FinalizeMemory();  // the start of the finalize
+  void sample();     // between stages: not on any per-call path
+  std::uint64_t peak_added_bytes();
+
+ private:
+  std::uint64_t m_start_rss = 0, m_start_high_water = 0, m_largest_rss = 0;
+};
+
+}  // namespace mpidle::profiler
