@@ -34,7 +34,9 @@ FinalizeMemory::FinalizeMemory()
       m_start_high_water(high_water_bytes()),
       m_largest_rss(m_start_rss) {}
 
-void FinalizeMemory::sample() { m_largest_rss = std::max(m_largest_rss, resident_bytes()); }
+void FinalizeMemory::sample() {
+  m_largest_rss = std::max(m_largest_rss, resident_bytes());
+}
 
 std::uint64_t FinalizeMemory::peak_added_bytes() {
   sample();

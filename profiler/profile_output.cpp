@@ -169,7 +169,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
     if (out) out << json.dump(1) << '\n';
     if (!out) {
       warn("cannot write " + file.string() + (ec ? " (" + ec.message() + ")" : std::string()) +
-           "; no profile for this run");
+           (trace ? "; no profile or trace for this run" : "; no profile for this run"));
       return;
     }
   }
@@ -243,11 +243,16 @@ void finalize_profile(Context& context) {
   TraceSections trace;
   if (context.config().trace) {
     TreeTraffic traffic;
-    dir = text_of(tree_broadcast(bytes_of(dir.string()), context.own_comm(), traffic));
+    // A directory rank 0 could not create cannot hold the trace either: the ranks
+    // skip it together, and the profile's one line says why.
+    const fs::path shared = text_of(tree_broadcast(
+        bytes_of(dir_error ? std::string() : dir.string()), context.own_comm(), traffic));
     const std::uint64_t trace_start = monotonic_ns();
     try {
-      trace.finished = finish_trace(context, dir, context.papi(), kDefaultGamma,
-                                    context.config().summary_detail == "high", memory);
+      if (!shared.empty()) {
+        trace.finished = finish_trace(context, shared, context.papi(), kDefaultGamma,
+                                      context.config().summary_detail == "high", memory);
+      }
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "mpi_replay_network.hpp"
 
@@ -21,6 +22,20 @@ bool write_at(MPI_File fh, std::uint64_t offset, std::span<const std::byte> byte
     bytes = bytes.subspan(n);
   }
   return true;
+}
+
+// The error's class in words: short, and the same words in every MPI (an error's
+// own string can be a multi-line stack).
+std::string error_class_text(int code) {
+  int error_class = 0;
+  if (PMPI_Error_class(code, &error_class) != MPI_SUCCESS)
+    return "MPI error " + std::to_string(code);
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  if (PMPI_Error_string(error_class, text, &length) != MPI_SUCCESS) {
+    return "MPI error class " + std::to_string(error_class);
+  }
+  return std::string(text, static_cast<std::size_t>(std::max(0, length)));
 }
 
 }  // namespace
@@ -43,13 +58,15 @@ void write_trace_parallel(MPI_Comm comm, const std::filesystem::path& file,
   const std::uint64_t index_at = head.size() + total;
 
   MPI_File fh = MPI_FILE_NULL;
-  int ok = PMPI_File_open(comm, file.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
-                          &fh) == MPI_SUCCESS;
+  const int opened =
+      PMPI_File_open(comm, file.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  int ok = opened == MPI_SUCCESS;
   int all_ok = 0;
   PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
   if (!all_ok) {
     if (fh != MPI_FILE_NULL) PMPI_File_close(&fh);
-    throw MpiError("cannot create " + file.string());
+    throw MpiError("cannot create " + file.string() +
+                   (ok ? " on some ranks" : ": " + error_class_text(opened)));
   }
   ok = PMPI_File_set_size(fh, static_cast<MPI_Offset>(index_at + model::trace_index_size(ranks))) ==
        MPI_SUCCESS;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "model/trace_file.hpp"
 #include "text_report.hpp"
 
 namespace mpidle::report {
@@ -164,9 +165,15 @@ double number_option(const std::string& name, const std::string& text) {
   return v;
 }
 
-model::Profile read_trace_run(const std::filesystem::path& dir) {
+model::Profile read_trace_run(const std::filesystem::path& dir, TraceFile trace_file) {
   auto profile = model::read_profile(dir);
   if (!profile.trace) throw UsageError(dir.string() + " is not a trace run (mpidle run --trace)");
+  if (trace_file == TraceFile::checked) {
+    // The head and the index only (the records are skipped): a truncated or damaged
+    // file is refused in one line before any progress or warning line.
+    (void)model::read_trace_ranks(dir / profile.trace->file,
+                                  [](std::size_t, std::size_t) { return false; });
+  }
   if (const auto lost = lost_records_text(profile); !lost.empty()) {
     std::fprintf(stderr, "mpidle: warning: %s\n", lost.c_str());
   }

@@ -52,10 +52,13 @@ std::size_t top_option(const std::string& text);
 // The directory of a run named on the command line (a run directory, or a
 // file in it such as its profile.json); throws UsageError if it does not exist.
 std::filesystem::path run_directory(const std::string& run);
-// The profile of a trace run; throws UsageError for a profile-mode run. When the
-// run lost trace records, says so on stderr in one line: every result drawn from
-// the trace is incomplete.
-model::Profile read_trace_run(const std::filesystem::path& dir);
+// The profile of a trace run; throws UsageError for a profile-mode run, and
+// model::TraceError for a trace file whose head or index is damaged or cut
+// (TraceFile::checked). When the run lost trace records, says so on stderr in one
+// line: every result drawn from the trace is incomplete.
+enum class TraceFile { checked, unread };
+model::Profile read_trace_run(const std::filesystem::path& dir,
+                              TraceFile trace_file = TraceFile::checked);
 
 // True if args hold -h/--help; then prints the command's help.
 bool wants_help(const Command& command, Args args);

@@ -72,16 +72,15 @@ int summary_command(Args args) {
   compress::SummarySet set;
   if (symbols) {
     const auto profile = read_trace_run(dir);
-    std::fprintf(stderr, "mpidle summary: summarizing %s by %s\n",
-                 (dir / profile.trace->file).c_str(),
-                 compress::symbol_options_name(*symbols).c_str());
     const model::StageLog progress("mpidle summary", profile.trace->events);
     progress("reading");
     const model::Trace trace = model::read_trace(dir / profile.trace->file);
     progress("summarizing");
     set = compress::summarize_trace(trace, *symbols);
   } else {
-    (void)read_trace_run(dir);  // says so when records were lost: the summary is short
+    // Says so when records were lost: the summary is short. The summary is in
+    // profile.json: the trace file is not needed.
+    (void)read_trace_run(dir, TraceFile::unread);
     set = compress::summary_from_json(summary_section(dir));
   }
   if (options.rank) {

@@ -118,4 +118,21 @@ TEST_CASE("summary: bad input gets one line and status 2; settings", "[mpi]") {
   const std::string text = read_text(dir2 + "/summary.txt");
   CHECK(text.find("Symbols: callsite") != std::string::npos);
   CHECK(text.find("count/rank") != std::string::npos);  // MPIDLE_SUMMARY_DETAIL=high
+
+  // A trace cut in half: every command that reads it refuses it in one line, with
+  // nothing said before; `summary` without --symbols reads profile.json only.
+  std::filesystem::resize_file(dir2 + "/trace.mpidle",
+                               std::filesystem::file_size(dir2 + "/trace.mpidle") / 2);
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"summary", dir2, "--symbols", "peer"},
+        std::vector<std::string>{"sync", dir2}, std::vector<std::string>{"analyze", dir2}}) {
+    std::vector<std::string> argv{MPIDLE_BIN};
+    argv.insert(argv.end(), command.begin(), command.end());
+    const auto cut = run(argv);
+    INFO(command.front() << ": " << cut.err);
+    CHECK(cut.status != 0);
+    CHECK(count_lines_with(cut.err, "") == 1);
+    CHECK(cut.err.find("truncated trace") != std::string::npos);
+  }
+  CHECK(run({MPIDLE_BIN, "summary", dir2}).status == 0);
 }
