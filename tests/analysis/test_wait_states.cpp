@@ -170,3 +170,19 @@ TEST_CASE("a trace without synchronized times is refused") {
   t.ranks[0].synced.clear();
   CHECK_THROWS_AS(analysis::analyze_wait_states(t), model::TraceError);
 }
+
+TEST_CASE("times at the trace reader's limits: waits without overflow") {
+  // The reader accepts ±2^60 ns; a late sender across that whole range waits 2^61 ns,
+  // and a collective's latest entry is taken over it too (UBSan in build-sanitize
+  // stops on any overflow).
+  constexpr std::int64_t far = model::kMaxTraceTimeNs;
+  auto t = ranks(2);
+  add(t, 1, Recv, TraceRole::recv, -far, far - 6, 0);
+  add(t, 0, Send, TraceRole::send, far - 10, far - 5, 1);
+  collective(t, Allreduce, CollectiveKind::n_to_n, -1, {{far - 4, far}, {far - 2, far}});
+  for (const auto& r : t.ranks) CHECK_NOTHROW(model::check_rank_trace(t, r));
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(w.totals[static_cast<std::size_t>(Pattern::late_sender)] ==
+        Approx(static_cast<double>(2 * far - 10) * 1e-9));
+  CHECK(total(w, Pattern::wait_nxn) == Approx(2));
+}
