@@ -26,6 +26,10 @@ RunSummary parse_run(const Fields& f) {
   r.timer = f.get<std::string>("timer");
   r.timer_resolution_s = f.get<double>("timer_resolution_s");
   r.mode = f.get<std::string>("mode");
+  r.ended = f.get_or<std::string>("ended", "MPI_Finalize");
+  if (r.ended != "MPI_Finalize" && r.ended != "MPI_Abort" && r.ended != "exit") {
+    throw ProfileError("run.ended is not MPI_Finalize, MPI_Abort or exit");
+  }
   r.minimum = f.get<std::string>("minimum");
   if (r.minimum != "local" && r.minimum != "global") {
     throw ProfileError("run.minimum is neither \"local\" nor \"global\"");

@@ -28,6 +28,7 @@ struct RunSummary {
   std::string timer;
   double timer_resolution_s = 0;
   std::string mode;
+  std::string ended = "MPI_Finalize";  // or "MPI_Abort", "exit": one rank's partial profile
   std::string minimum;
   std::int64_t callsite_depth = 1;
   double overhead_per_call_s = 0;

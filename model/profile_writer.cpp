@@ -29,6 +29,7 @@ json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t t
           {"timer", run.timer},
           {"timer_resolution_s", run.timer_resolution_s},
           {"mode", run.mode},
+          {"ended", run.ended},
           {"minimum", run.global_minimum ? "global" : "local"},
           {"callsite_depth", run.callsite_depth},
           {"mpidle", {{"version", mpidle_version()}, {"built_for", run.built_for_mpi}}},

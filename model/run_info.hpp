@@ -37,6 +37,9 @@ struct RunInfo {
   double per_call_overhead_s = 0;  // measured cost of one intercepted call's bookkeeping
   double setup_s = 0;              // rank 0's profiler set-up inside MPI_Init, outside wall_s
   std::string built_for_mpi;       // the MPI libmpidle was built for ("mpich", "openmpi")
+  // How the profiled ranks ended: "MPI_Finalize" (the whole run), or for one rank's
+  // partial profile "MPI_Abort" or "exit" (exit without MPI_Finalize).
+  std::string ended = "MPI_Finalize";
 };
 
 }  // namespace mpidle::model

@@ -27,6 +27,7 @@ using model::TraceRole;
 
 void on_init(int rc);
 void on_finalize();
+void on_abort();  // MPI_Abort: this rank's partial profile, before the job ends
 void on_pcontrol(int level);
 void on_type_change();
 

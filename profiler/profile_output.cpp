@@ -112,7 +112,7 @@ struct TraceSections {
 // `dir` was created already; `ec` says why not, if it could not be.
 void write_run_directory(Context& context, model::ProfileSummary& summary, double per_call_s,
                          const fs::path& dir, std::error_code ec, const TraceSections* trace,
-                         const FinalizeCost& cost) {
+                         const FinalizeCost& cost, const char* ended = "MPI_Finalize") {
   const auto args = command_line();
   const std::string executable = executable_path();
 
@@ -135,6 +135,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
   run.setup_s = context.setup_s();
   run.built_for_mpi = MPIDLE_BUILT_FOR_MPI;
   if (trace) run.mode = "trace";
+  run.ended = ended;
   auto document = model::build_profile(summary, run);
   auto& json = document.profile;
   json["run"]["finalize"] = {
@@ -183,7 +184,12 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
          (dir / (matrix_written ? model::kRankMinimaFile : model::kRankMatrixFile)).string() +
          "; the profile lacks that per-rank detail");
   }
-  warn("profile written to " + file.string());
+  if (run.ended == "MPI_Finalize") {
+    warn("profile written to " + file.string());
+  } else {
+    warn("this rank ended without MPI_Finalize (" + run.ended + "): its partial profile is in " +
+         dir.string());
+  }
   if (trace && trace->finished) {
     // The exact wait states next to the minimum method's estimates: analysis.json,
     // as `mpidle analyze` writes it.
@@ -271,6 +277,25 @@ void finalize_profile(Context& context) {
     write_run_directory(context, *merged, per_call_s, dir, dir_error,
                         context.config().trace ? &trace : nullptr, cost);
   }
+}
+
+void write_partial_profile(Context& context, const char* ended) {
+  const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
+  context.tick_rate().finish();
+  const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
+  const auto local =
+      collect_local_tables(context.threads(), context.tick_rate(),
+                           RankIdentity{context.rank(), context.host(), wall_s, untracked});
+  // The rank's own minima stand for the global ones: no other rank can be asked.
+  const model::GlobalMinima minima = model::minima_of(local);
+  model::ProfileSummary summary = model::summarize_rank(local, minima);
+  summary.minima = minima;
+  const fs::path dir = run_directory(context, executable_path()) / "partial" /
+                       ("rank-" + std::to_string(context.rank()));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  write_run_directory(context, summary, per_call_overhead_s(context.tick_rate()), dir, ec, nullptr,
+                      FinalizeCost{}, ended);
 }
 
 }  // namespace mpidle::profiler

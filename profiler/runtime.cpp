@@ -1,4 +1,7 @@
-// MPI_Init, MPI_Finalize and MPI_Pcontrol: where the Context starts and ends.
+// MPI_Init, MPI_Finalize, MPI_Abort and MPI_Pcontrol: where the Context starts and
+// ends, and what a rank that ends without MPI_Finalize leaves.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -77,7 +80,38 @@ void start(int rank, int size) {
   installed->mark_setup_done();
 }
 
+// A rank that ends without MPI_Finalize writes what it has, alone. The Context is
+// never destroyed: another thread may still be inside a wrapper, and the process
+// is ending anyway.
+void write_partial(const char* ended, bool speak) {
+  Context* context = Context::uninstall().release();
+  if (!context) return;
+  if (speak) set_log_rank(context->rank(), false);
+  try {
+    write_partial_profile(*context, ended);
+  } catch (const std::exception& e) {
+    warn(std::string("could not write this rank's partial profile: ") + e.what());
+  } catch (...) {
+    warn("could not write this rank's partial profile");
+  }
+}
+
+pid_t g_rank_process = 0;
+
+// exit() before MPI_Finalize (after it, the Context is gone and this does nothing).
+// A child the program forked and that exits is not the rank.
+void at_exit() {
+  if (Context::current() && getpid() == g_rank_process) {
+    write_partial("exit", false);  // every rank exits: rank 0 says
+  }
+}
+
 }  // namespace
+
+// Usually one rank aborts: it says where its profile is, whatever its number.
+void on_abort() {
+  write_partial("MPI_Abort", true);
+}
 
 void on_init(int rc) {
   if (rc != MPI_SUCCESS || Context::current() != nullptr) return;
@@ -92,6 +126,9 @@ void on_init(int rc) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     start(rank, size);
+    static bool exit_hook = false;
+    g_rank_process = getpid();
+    if (Context::current() && !exit_hook) exit_hook = std::atexit(at_exit) == 0;
   } catch (const std::exception& e) {
     warn(std::string("could not start profiling: ") + e.what());
   } catch (...) {

@@ -111,6 +111,17 @@ std::vector<std::string> variables_to_forward(const std::map<std::string, std::s
 // Rank 0 makes the output directory at MPI_Init: without it, no rank started.
 std::string why_no_profile(const fs::path& output, const std::map<std::string, std::string>& set) {
   std::error_code ec;
+  if (fs::is_directory(output / "partial", ec)) {
+    std::size_t ranks = 0;
+    for (const auto& entry : fs::directory_iterator(output / "partial", ec)) {
+      ranks += fs::exists(entry.path() / "profile.json", ec);
+    }
+    return "the program did not reach MPI_Finalize; " +
+           (ranks == 1 ? std::string("1 rank left a partial profile")
+                       : std::to_string(ranks) + " ranks left partial profiles") +
+           " in " + (output / "partial").string() + " (mpidle report " +
+           (output / "partial").string() + "/rank-N)";
+  }
   if (fs::is_directory(output, ec)) {
     return "the program did not reach MPI_Finalize, or the profile could not be written "
            "(see the messages above)";

@@ -63,6 +63,12 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
   out += format("  wait = time above the %s minimum of each (function, message size class%s)\n\n",
                 e == Estimate::global ? "global (all ranks)" : "local (per rank)",
                 e == Estimate::global ? "" : ", peer");
+  if (p.run.ended != "MPI_Finalize") {
+    out += format(
+        "  partial profile: rank %lld ended without MPI_Finalize (%s); it holds this rank's "
+        "calls\n  up to then, with its own minima (no other rank could be asked)\n\n",
+        p.ranks.empty() ? -1LL : static_cast<long long>(p.ranks.front().rank), p.run.ended.c_str());
+  }
   if (p.rank_matrix_missing) {
     out +=
         "  note: callsite_ranks.bin is missing or unreadable: no per-rank breakdown of "

@@ -57,7 +57,7 @@ KIND_ROLES = {
     "type_change": [],
     "time_only": [],
 }
-SPECIAL_KINDS = {"init", "finalize", "pcontrol"}
+SPECIAL_KINDS = {"init", "finalize", "abort", "pcontrol"}
 ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "recvbytes": "std::uint64_t{0}",
                  "root": "mpidle::profiler::kNoRoot",
                  "coll": "mpidle::model::CollectiveKind::none"}
@@ -267,6 +267,9 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
         out.append("  return rc;")
     elif kind == "finalize":
         out.append("  if (scope.outermost()) mpidle::profiler::hooks::on_finalize();")
+        out.append(f"  return real({forward});")
+    elif kind == "abort":
+        out.append("  if (scope.outermost()) mpidle::profiler::hooks::on_abort();")
         out.append(f"  return real({forward});")
     elif kind == "pcontrol":
         out.append(f"  if (scope.outermost()) mpidle::profiler::hooks::on_pcontrol({args[0]});")

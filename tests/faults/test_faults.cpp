@@ -99,12 +99,26 @@ TEST_CASE("an unwritable output directory: the run goes on, one message says why
   check_only_mpidle_lines(p.bare.err, p.profiled.err);
 }
 
-TEST_CASE("MPI_Abort in one rank ends the job as it does bare", "[mpi]") {
+TEST_CASE("MPI_Abort in one rank ends the job as it does bare, and leaves its partial profile",
+          "[mpi]") {
   const auto dir = scratch_dir("fault_abort");
-  const auto p = both(2, program("fault_dies"), {"abort"}, {{"MPIDLE_OUTPUT", dir}});
+  const auto p = both(2, program("fault_dies"), {"abort", "1000"}, {{"MPIDLE_OUTPUT", dir}});
   check_same_for_the_application(p);
   CHECK(p.bare.status != 0);
   CHECK_THAT(p.bare.out, Catch::Contains("started abort"));
+  // Rank 1 aborts after 10 Allreduce, 1000 Iprobe and a Barrier; it says where its
+  // calls are, in one line.
+  CHECK(count_lines_with(p.profiled.err, "mpidle") == 1);
+  CHECK_THAT(p.profiled.err, Catch::Contains("mpidle(1): this rank ended without MPI_Finalize"));
+  const auto partial = model::read_profile(dir + "/partial/rank-1");
+  CHECK(partial.run.ended == "MPI_Abort");
+  REQUIRE(partial.ranks.size() == 1);
+  CHECK(partial.ranks[0].rank == 1);
+  CHECK(calls_of(partial, "MPI_Allreduce") == 10);
+  CHECK(calls_of(partial, "MPI_Iprobe") == 1000);
+  CHECK(calls_of(partial, "MPI_Barrier") == 1);
+  CHECK_FALSE(std::filesystem::exists(dir + "/partial/rank-0"));  // killed by the launcher
+  CHECK_FALSE(std::filesystem::exists(dir + "/profile.json"));
 }
 
 TEST_CASE("MPI_Abort in trace mode leaves no spilled trace chunks on disk", "[mpi]") {
@@ -129,11 +143,47 @@ TEST_CASE("SIGSEGV in one rank ends the job as it does bare", "[mpi]") {
   CHECK(p.bare.status != 0);
 }
 
-TEST_CASE("exit() without MPI_Finalize ends the job as it does bare", "[mpi]") {
+TEST_CASE("exit() without MPI_Finalize ends the job as it does bare; each rank leaves its profile",
+          "[mpi]") {
   const auto dir = scratch_dir("fault_exit");
   const auto p = both(2, program("fault_dies"), {"exit"}, {{"MPIDLE_OUTPUT", dir}});
   check_same_for_the_application(p);
   CHECK(p.bare.status != 0);
+  check_only_mpidle_lines(p.bare.err, p.profiled.err);
+  // The first rank to exit can make the launcher kill the other before it wrote
+  // its profile: at least one is there, each one whole.
+  int written = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    INFO("rank " << rank);
+    const std::string partial_dir = dir + "/partial/rank-" + std::to_string(rank);
+    if (!std::filesystem::exists(partial_dir + "/profile.json")) continue;
+    ++written;
+    const auto partial = model::read_profile(partial_dir);
+    CHECK(partial.run.ended == "exit");
+    REQUIRE(partial.ranks.size() == 1);
+    CHECK(partial.ranks[0].rank == rank);
+    CHECK(calls_of(partial, "MPI_Allreduce") == 10);
+  }
+  CHECK(written >= 1);
+  // mpidle run says where they are, and the report says what they are.
+  const auto via_run = scratch_dir("fault_exit_run");
+  std::map<std::string, std::string> none;
+  std::vector<std::string> argv = {MPIDLE_BIN, "run", "--output", via_run, "--"};
+  const auto launch = mpi_command(2, program("fault_dies"), {"exit"}, none, false);
+  argv.insert(argv.end(), launch.begin(), launch.end());
+  const auto r = run(argv, none);
+  CHECK(r.status == p.bare.status);
+  CHECK(std::regex_search(r.err, std::regex("did not reach MPI_Finalize; (1 rank left a partial "
+                                            "profile|2 ranks left partial profiles) in " +
+                                            via_run + "/partial")));
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string partial_dir = via_run + "/partial/rank-" + std::to_string(rank);
+    if (!std::filesystem::exists(partial_dir + "/profile.json")) continue;
+    const auto report = run({MPIDLE_BIN, "report", partial_dir});
+    CHECK(report.status == 0);
+    CHECK_THAT(report.out, Catch::Contains("partial profile: rank " + std::to_string(rank) +
+                                           " ended without MPI_Finalize (exit)"));
+  }
 }
 
 TEST_CASE("exit status 7 after MPI_Finalize is kept, and the profile is whole", "[mpi]") {
