@@ -92,8 +92,12 @@ TEST_CASE("analyze: wait at NxN within 5% of the imbalance the program measured"
   bool imbalance_explained = false;
   for (const auto& row : a["accuracy"]["callsites"]) {
     if (row["function"] == "MPI_Allreduce") {
-      imbalance_explained = row["reason"].get<std::string>().rfind("static imbalance", 0) == 0 ||
-                            row["reason"] == "agree";
+      // Where the program saw other load take its cores inside the Allreduces, the
+      // minimum method counts that time too, and calling it jitter is right.
+      const auto reason = row["reason"].get<std::string>();
+      imbalance_explained = reason.rfind("static imbalance", 0) == 0 || reason == "agree" ||
+                            (excess >= 2e-3 && reason.rfind("jitter", 0) == 0);
+      INFO("reason: " << reason);
       // The minimum method's estimates take lost cores for waiting; the trace's
       // exact wait does not. Which estimate is closer says something only where
       // the program saw no such loss.
