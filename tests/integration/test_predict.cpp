@@ -176,12 +176,21 @@ TEST_CASE("predict: the machine a run was traced on predicts its wall time withi
     return true;
   });
   // The examples: their synchronized trace's span, replayed on their own machine.
+  // Other load inside their MPI calls lengthens the span and not the replay: no
+  // comparison then (seen with a second make test running: 0.35 against 0.41 s).
   for (const char* name : {"late_sender", "imbalance_allreduce", "nonblocking_halo"}) {
     const auto dir = scratch_dir(std::string("predict_") + name);
+    const OtherLoad load;
     REQUIRE(run_mpi(2, example(name), {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}}).status ==
             0);
+    const double others = load.cores();
     const auto e = predict(dir, {"--machine", here});
     INFO(name);
+    CHECK(predicted_wall(e) > 0);
+    if (others > 0.3) {
+      WARN(name << ": other processes used " << others << " cores meanwhile: not compared");
+      continue;
+    }
     CHECK(predicted_wall(e) ==
           Approx(e.at("targets").at(0).at("measured_wall_s").get<double>()).epsilon(0.05));
   }
