@@ -241,7 +241,7 @@ TEST_CASE("predict: a CPU scale matches a run whose compute really was scaled", 
   }
 }
 
-TEST_CASE("predict: several machines give one ranking; bad input gives one error", "[mpi]") {
+TEST_CASE("predict: several machines give one ranking, and bad input gives one error", "[mpi]") {
   const auto here = probe("predict_rank_model", 2);
   const auto run = traced_workload("predict_rank", {"--iterations", "20", "--compute-us", "1000"});
   // A hand-written model of a machine with a CPU twice as slow and a slow network.

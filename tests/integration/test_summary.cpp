@@ -93,7 +93,7 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
   CHECK(by_peer.out.find("@-1)[" + std::to_string(inner) + "]") != std::string::npos);
 }
 
-TEST_CASE("summary: bad input gets one line and status 2; settings", "[mpi]") {
+TEST_CASE("summary: bad input gets one line and status 2, and settings", "[mpi]") {
   const auto missing = run({MPIDLE_BIN, "summary", "/nonexistent/run"});
   CHECK(missing.status == 2);
   CHECK(missing.err.rfind("mpidle summary: no such run directory", 0) == 0);
