@@ -19,6 +19,13 @@ static inline double example_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Seconds of CPU time this thread used: what a busy wait really got of a core. */
+static inline double example_cpu_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* Spins for `seconds`. */
 static inline void example_busy_wait(double seconds) {
   const double start = example_now();

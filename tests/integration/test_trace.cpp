@@ -110,17 +110,21 @@ TEST_CASE("trace: PAPI counts each compute burst (software event, so it works in
     WARN("skipped: PAPI cannot count perf::TASK-CLOCK here: " << p.trace->papi_reason);
     return;
   }
-  // The sender busy-waits the scheduled delays between its sends: its bursts'
-  // CPU time (TASK-CLOCK, in ns) is that much; the receiver's is nearly nothing.
-  const double busy_s = truth_of(r.out)["scheduled_wait_s"].get<double>();
+  // The sender busy-waits the scheduled delays between its sends: its bursts' CPU
+  // time (TASK-CLOCK, in ns) is at least the CPU time its busy waits got, as the
+  // program measured it (less than the delays when other load shares the cores);
+  // the receiver's is nearly nothing.
+  const auto truth = truth_of(r.out);
+  const double busy_s = truth["scheduled_wait_s"].get<double>();
+  const double busy_cpu_s = truth["sender_busy_cpu_s"].get<double>();
   REQUIRE(p.trace->papi_burst_totals.size() == 2);
   const double sender_s = static_cast<double>(p.trace->papi_burst_totals[0][0]) * 1e-9;
   const double receiver_s = static_cast<double>(p.trace->papi_burst_totals[1][0]) * 1e-9;
   INFO("sender bursts " << sender_s << " s, receiver bursts " << receiver_s << " s, busy-wait "
-                        << busy_s << " s");
+                        << busy_s << " s, of which the sender got " << busy_cpu_s << " s CPU");
   // TASK-CLOCK is CPU time; now and then it also takes in time of the MPI
   // library's own helper threads, hence the looser upper bound.
-  CHECK(sender_s > 0.8 * busy_s);
+  CHECK(sender_s > 0.9 * busy_cpu_s);
   CHECK(sender_s < 1.5 * busy_s);
   CHECK(receiver_s < 0.1 * busy_s);
   // The trace carries one count per record.
@@ -300,7 +304,11 @@ TEST_CASE("trace: the profiler's set-up in MPI_Init is profiler time, not the ap
   // were counted as the application computing before.
   CHECK(p.run.setup_s > 2e-3);
   CHECK(p.ranks.at(0).wall_s >= elapsed);
-  CHECK(p.ranks.at(0).wall_s - elapsed < p.run.setup_s / 2);
+  // Were the set-up counted, the profile's wall would exceed the program's time by all
+  // of it; what it exceeds it by is the few instructions between MPI_Init's end and
+  // the program's clock read (and the same before MPI_Finalize), more only when other
+  // load takes the core right there (8.9 ms of a 16 ms set-up once, under load).
+  CHECK(p.ranks.at(0).wall_s - elapsed < p.run.setup_s);
   // Whatever the clocks did, synchronization never leaves more violations than
   // the raw clocks had; offsets it rejected made more.
   CHECK(p.sync->violations_before <= p.sync->violations_raw);
