@@ -159,10 +159,14 @@ int run_command(Args args) {
   check_launcher_matches_build(family, o.command[0]);
   const std::vector<std::string> command =
       forward_environment(o.command, family, variables_to_forward(set), geteuid() == 0);
+  // Partial profiles and a profile.json left by an earlier run into the same directory
+  // must not be taken for this run's.
+  std::error_code ec;
+  fs::remove_all(output / "partial", ec);
+  const auto launched = fs::file_time_type::clock::now();
   const int status = run_and_wait(command, set);
   const fs::path profile = output / "profile.json";
-  std::error_code ec;
-  if (!fs::exists(profile, ec)) {
+  if (!fs::exists(profile, ec) || fs::last_write_time(profile, ec) < launched) {
     std::fprintf(stderr, "mpidle: no profile in %s: %s\n", output.c_str(),
                  why_no_profile(output, set).c_str());
     return status;

@@ -200,10 +200,14 @@ std::string format_summary(const model::Profile& p, const std::string& where) {
   const Estimate e = estimate_of(p);
   const Totals t = totals(p, e);
   std::string out = format("mpidle: profile in %s\n", where.c_str());
-  out += format("  %lld ranks, wall %s: MPI %s (%.1f%%), wait %s (%.1f%%, %s minimum)\n",
+  // MPI and wait are the ranks' mean, so they compare with the run's wall time (their
+  // sums over ranks read as more than the wall time).
+  const double ranks = p.ranks.empty() ? 1.0 : static_cast<double>(p.ranks.size());
+  out += format("  %lld ranks, wall %s; per rank: MPI %s (%.1f%%), wait %s (%.1f%%, %s minimum)\n",
                 static_cast<long long>(p.run.ranks), seconds(p.run.wall_s).c_str(),
-                seconds(t.mpi).c_str(), percent(t.mpi, t.wall), seconds(t.wait).c_str(),
-                percent(t.wait, t.wall), e == Estimate::global ? "global" : "local");
+                seconds(t.mpi / ranks).c_str(), percent(t.mpi, t.wall),
+                seconds(t.wait / ranks).c_str(), percent(t.wait, t.wall),
+                e == Estimate::global ? "global" : "local");
   const model::RankRow* worst = nullptr;
   for (const auto& r : p.ranks) {
     const double w = wait_of(r, e);

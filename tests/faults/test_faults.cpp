@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -143,8 +144,9 @@ TEST_CASE("SIGSEGV in one rank ends the job as it does bare", "[mpi]") {
   CHECK(p.bare.status != 0);
 }
 
-TEST_CASE("exit() without MPI_Finalize ends the job as it does bare; each rank leaves its profile",
-          "[mpi]") {
+TEST_CASE(
+    "exit() without MPI_Finalize ends the job as it does bare, and each rank leaves its profile",
+    "[mpi]") {
   const auto dir = scratch_dir("fault_exit");
   const auto p = both(2, program("fault_dies"), {"exit"}, {{"MPIDLE_OUTPUT", dir}});
   check_same_for_the_application(p);
@@ -166,7 +168,12 @@ TEST_CASE("exit() without MPI_Finalize ends the job as it does bare; each rank l
   }
   CHECK(written >= 1);
   // mpidle run says where they are, and the report says what they are.
+  // An earlier run into the same directory left a profile and a partial profile: neither
+  // is taken for this run's.
   const auto via_run = scratch_dir("fault_exit_run");
+  std::filesystem::create_directories(via_run + "/partial/rank-7");
+  std::ofstream(via_run + "/profile.json") << "{\"earlier run\": true}\n";
+  std::ofstream(via_run + "/partial/rank-7/profile.json") << "{}\n";
   std::map<std::string, std::string> none;
   std::vector<std::string> argv = {MPIDLE_BIN, "run", "--output", via_run, "--"};
   const auto launch = mpi_command(2, program("fault_dies"), {"exit"}, none, false);
@@ -176,6 +183,7 @@ TEST_CASE("exit() without MPI_Finalize ends the job as it does bare; each rank l
   CHECK(std::regex_search(r.err, std::regex("did not reach MPI_Finalize; (1 rank left a partial "
                                             "profile|2 ranks left partial profiles) in " +
                                             via_run + "/partial")));
+  CHECK_FALSE(std::filesystem::exists(via_run + "/partial/rank-7"));
   for (int rank = 0; rank < 2; ++rank) {
     const std::string partial_dir = via_run + "/partial/rank-" + std::to_string(rank);
     if (!std::filesystem::exists(partial_dir + "/profile.json")) continue;

@@ -49,6 +49,21 @@ TEST_CASE("the run summary is five lines", "[report]") {
   CHECK_THAT(text, Catch::Contains("mpidle report /tmp/run"));
 }
 
+TEST_CASE("the run summary gives MPI and wait per rank, so they compare with the wall time",
+          "[report]") {
+  auto p = sample(false);
+  REQUIRE(p.ranks.size() == 2);
+  p.run.wall_s = 1.0;
+  for (auto& r : p.ranks) r.wall_s = 1.0;
+  p.ranks[0].mpi_s = 0.8;  // summed over the ranks this would be 1.4 s of a 1 s run
+  p.ranks[1].mpi_s = 0.6;
+  p.ranks[0].wait_s = 0.5;
+  p.ranks[1].wait_s = 0.1;
+  const auto text = report::format_summary(p, "/tmp/run");
+  CHECK_THAT(text, Catch::Contains("2 ranks, wall 1.00 s; per rank: MPI 700.00 ms (70.0%), "
+                                   "wait 300.00 ms (30.0%, local minimum)"));
+}
+
 TEST_CASE("the report points out startup skew when first calls dominate the wait", "[report]") {
   auto p = sample(false);
   for (auto& r : p.ranks) r.first_call_wait_s = r.wait_s;
