@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "rank_matrix.hpp"
 #include "run_info.hpp"
@@ -27,8 +28,10 @@ RunSummary parse_run(const Fields& f) {
   r.timer_resolution_s = f.get<double>("timer_resolution_s");
   r.mode = f.get<std::string>("mode");
   r.ended = f.get_or<std::string>("ended", "MPI_Finalize");
-  if (r.ended != "MPI_Finalize" && r.ended != "MPI_Abort" && r.ended != "exit") {
-    throw ProfileError("run.ended is not MPI_Finalize, MPI_Abort or exit");
+  static const std::set<std::string> endings = {"MPI_Finalize", "MPI_Abort", "exit",   "SIGTERM",
+                                                "SIGINT",       "SIGHUP",    "SIGXCPU"};
+  if (endings.count(r.ended) == 0) {
+    throw ProfileError("run.ended is not MPI_Finalize, MPI_Abort, exit or a signal's name");
   }
   r.minimum = f.get<std::string>("minimum");
   if (r.minimum != "local" && r.minimum != "global") {

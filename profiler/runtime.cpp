@@ -15,6 +15,7 @@
 #include "offset_tree.hpp"
 #include "papi_counters.hpp"
 #include "profile_output.hpp"
+#include "termination_signals.hpp"
 
 namespace mpidle::profiler::hooks {
 namespace {
@@ -98,6 +99,11 @@ void write_partial(const char* ended, bool speak) {
 
 pid_t g_rank_process = 0;
 
+// A signal that ends the job (every rank gets it: rank 0 says).
+void write_partial_on_signal(const char* signal) {
+  write_partial(signal, false);
+}
+
 // exit() before MPI_Finalize (after it, the Context is gone and this does nothing).
 // A child the program forked and that exits is not the rank.
 void at_exit() {
@@ -129,6 +135,10 @@ void on_init(int rc) {
     static bool exit_hook = false;
     g_rank_process = getpid();
     if (Context::current() && !exit_hook) exit_hook = std::atexit(at_exit) == 0;
+    static bool signal_hook = false;
+    if (Context::current() && !signal_hook && Context::current()->config().partial_on_signal) {
+      signal_hook = watch_termination_signals(write_partial_on_signal);
+    }
   } catch (const std::exception& e) {
     warn(std::string("could not start profiling: ") + e.what());
   } catch (...) {

@@ -118,7 +118,13 @@ TEST_CASE("MPI_Abort in one rank ends the job as it does bare, and leaves its pa
   CHECK(calls_of(partial, "MPI_Allreduce") == 10);
   CHECK(calls_of(partial, "MPI_Iprobe") == 1000);
   CHECK(calls_of(partial, "MPI_Barrier") == 1);
-  CHECK_FALSE(std::filesystem::exists(dir + "/partial/rank-0"));  // killed by the launcher
+  // Rank 0 is ended by the launcher: by SIGKILL it leaves nothing, by SIGTERM its calls.
+  if (std::filesystem::exists(dir + "/partial/rank-0/profile.json")) {
+    const auto ended_by_launcher = model::read_profile(dir + "/partial/rank-0");
+    CHECK(ended_by_launcher.run.ended == "SIGTERM");
+    CHECK(calls_of(ended_by_launcher, "MPI_Allreduce") == 10);
+    CHECK(calls_of(ended_by_launcher, "MPI_Iprobe") == 1000);
+  }
   CHECK_FALSE(std::filesystem::exists(dir + "/profile.json"));
 }
 
@@ -204,12 +210,47 @@ TEST_CASE("exit status 7 after MPI_Finalize is kept, and the profile is whole", 
   CHECK(calls_of(profile, "MPI_Allreduce") == 3 * 10);
 }
 
-TEST_CASE("SIGTERM to the launcher mid-run ends the job as it does bare", "[mpi]") {
+// The loop steps rank `rank` of `dies linger S FILE` finished, as it counted them.
+long linger_steps(const std::string& file, int rank) {
+  std::ifstream in(file + "." + std::to_string(rank), std::ios::binary);
+  long steps = -1;
+  in.read(reinterpret_cast<char*>(&steps), sizeof steps);
+  return in ? steps : -1;
+}
+
+// A rank of `dies linger` ended by `signal` left its partial profile with every call
+// it made: 10 Allreduce, then 2 per loop step it counted, and up to 2 of the step
+// the signal interrupted. Returns whether it left one.
+bool check_linger_partial(const std::string& dir, const std::string& steps_file, int rank,
+                          const std::string& signal) {
+  INFO("rank " << rank);
+  const std::string partial_dir = dir + "/partial/rank-" + std::to_string(rank);
+  if (!std::filesystem::exists(partial_dir + "/profile.json")) return false;
+  const auto partial = model::read_profile(partial_dir);
+  CHECK(partial.run.ended == signal);
+  REQUIRE(partial.ranks.size() == 1);
+  CHECK(partial.ranks[0].rank == rank);
+  const long steps = linger_steps(steps_file, rank);
+  REQUIRE(steps >= 0);
+  const long calls = static_cast<long>(calls_of(partial, "MPI_Allreduce"));
+  INFO(steps << " steps counted by the program, " << calls << " Allreduce in the profile");
+  CHECK(calls >= 10 + 2 * steps);
+  CHECK(calls <= 10 + 2 * steps + 2);
+  return true;
+}
+
+TEST_CASE(
+    "SIGTERM to the launcher mid-run ends the job as it does bare, and each rank leaves "
+    "its partial profile",
+    "[mpi]") {
   const auto dir = scratch_dir("fault_sigterm");
-  const std::vector<std::string> args = {"linger", "30"};
+  const auto steps = scratch_dir("fault_sigterm_steps");
+  std::filesystem::create_directories(steps);
   std::map<std::string, std::string> none, profiled_env = {{"MPIDLE_OUTPUT", dir}};
-  const auto bare_argv = mpi_command(2, program("fault_dies"), args, none, false);
-  const auto profiled_argv = mpi_command(2, program("fault_dies"), args, profiled_env);
+  const auto bare_argv =
+      mpi_command(2, program("fault_dies"), {"linger", "30", steps + "/bare"}, none, false);
+  const auto profiled_argv =
+      mpi_command(2, program("fault_dies"), {"linger", "30", steps + "/profiled"}, profiled_env);
   const auto start = std::chrono::steady_clock::now();
   const auto bare = run(bare_argv, none, 60, 3000, SIGTERM);
   const auto bare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start);
@@ -232,12 +273,23 @@ TEST_CASE("SIGTERM to the launcher mid-run ends the job as it does bare", "[mpi]
   // Both jobs ended at the signal, not at the end of their 30 s.
   CHECK(bare_s.count() < 25);
   CHECK(both_s.count() - bare_s.count() < 25);
+  // Both launchers pass SIGTERM on to every rank, and each writes its calls first;
+  // but the first rank to end makes MPICH's launcher kill the others at once.
+  int written = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    written += check_linger_partial(dir, steps + "/profiled", rank, "SIGTERM");
+  }
+  CHECK(written >= 1);
+  CHECK_FALSE(std::filesystem::exists(dir + "/profile.json"));
 }
 
 TEST_CASE("SIGTERM to mpidle run reaches the launcher: the job ends as it does bare", "[mpi]") {
   const auto dir = scratch_dir("fault_run_sigterm");
+  const auto steps = scratch_dir("fault_run_sigterm_steps");
+  std::filesystem::create_directories(steps);
   std::map<std::string, std::string> none;
-  const auto launch = mpi_command(2, program("fault_dies"), {"linger", "30"}, none, false);
+  const auto launch =
+      mpi_command(2, program("fault_dies"), {"linger", "30", steps + "/run"}, none, false);
   std::vector<std::string> argv = {MPIDLE_BIN, "run", "--output", dir, "--"};
   argv.insert(argv.end(), launch.begin(), launch.end());
   const auto start = std::chrono::steady_clock::now();
@@ -249,7 +301,13 @@ TEST_CASE("SIGTERM to mpidle run reaches the launcher: the job ends as it does b
   CHECK(r.status != kKilledAtDeadline);  // 0 or 15 with MPICH, as bare (see above)
   CHECK(r.out.rfind("started linger, sum 3.0\n", 0) == 0);
   CHECK(r.out.find("finished") == std::string::npos);
-  CHECK_THAT(r.err, Catch::Contains("did not reach MPI_Finalize"));
+  CHECK(std::regex_search(r.err, std::regex("did not reach MPI_Finalize; (1 rank left a partial "
+                                            "profile|2 ranks left partial profiles)")));
+  int written = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    written += check_linger_partial(dir, steps + "/run", rank, "SIGTERM");
+  }
+  CHECK(written >= 1);
 }
 
 TEST_CASE("MPI_THREAD_MULTIPLE: 4 threads per rank on duplicated communicators, exact counts",
