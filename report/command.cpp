@@ -39,7 +39,8 @@ const std::vector<Command>& commands() {
        "then the controlled logical clock) and rewrites the trace's synchronized\n"
        "timestamps and the \"sync\" section of profile.json. Offsets that make more\n"
        "clock-condition violations than the raw clocks had are rejected, and a\n"
-       "measured latency is never longer than the shortest matched message.\n\n"
+       "measured latency is never longer than the shortest matched message or\n"
+       "collective (from its last arrival to a member's exit).\n\n"
        "  --gamma G     clock speed after a forward jump, 0 < G <= 1 (default 0.99999)\n"
        "  --latency S   minimum message latency in seconds (default: as measured)\n"
        "  --raw-clocks  no offset correction: the raw local clocks\n",

@@ -52,9 +52,8 @@ TraceSyncResult synchronize_with_plan(
   }
   result.latency_reason = params.min_latency_ns < measured
                               ? "the measured " + duration(measured) +
-                                    " is longer than the shortest matched message (" +
-                                    duration(params.min_latency_ns) +
-                                    "): that message's time is used"
+                                    " is longer than the shortest matched message or collective (" +
+                                    duration(params.min_latency_ns) + "): that time is used"
                               : (latency_given ? "as asked" : "as measured");
   return result;
 }

@@ -4,8 +4,9 @@
 // wrong by milliseconds; the trace's own messages tell:
 //  - offsets that make more clock-condition violations than the raw clocks had
 //    are rejected, and the raw clocks kept (ranks on one host read one clock);
-//  - a minimum latency longer than the shortest matched message took is not a
-//    latency: the controlled logical clock then uses that message's time instead.
+//  - a minimum latency longer than the shortest matched message took, or a
+//    collective from its last arrival to a member's exit, is not a latency: the
+//    controlled logical clock then uses that time instead.
 // The sequential synchronization and every parallel replay decide the same way,
 // so that their results stay equal.
 

@@ -758,7 +758,14 @@ struct ParallelSync::Impl {
         for (; i < r.incoming.size() && r.incoming[i].event == e; ++i) {
           const auto& in = r.incoming[i];
           if (in.collective) {
-            if (r.check_replied[in.index]) cause = max_of(cause, r.check_reply[in.index]);
+            if (r.check_replied[in.index]) {
+              const Triple& latest_enter = r.check_reply[in.index];
+              cause = max_of(cause, latest_enter);
+              if (latest_enter != kNoCause) {
+                note_gap(stats.min_gap_raw_ns, r.raw(e) - latest_enter[0]);
+                note_gap(stats.min_gap_corrected_ns, r.interp(e) - latest_enter[1]);
+              }
+            }
           } else if (in.number < r.check_arrived[in.index].size()) {
             const Triple& send = r.check_arrived[in.index][in.number];
             cause = max_of(cause, send);

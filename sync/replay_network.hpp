@@ -64,8 +64,9 @@ struct ReplayStats {
   std::int64_t max_shift_ns = 0;
   double shift_sum_ns = 0;
   double interval_change_sum_ns = 0;
-  // The shortest matched message, receive exit − send enter, in raw and in
-  // corrected times (messages that violate the clock condition left out).
+  // The shortest matched message (receive exit − send enter) or collective (a
+  // member's exit − the latest enter it waits for), in raw and in corrected times
+  // (those that violate the clock condition left out).
   std::int64_t min_gap_raw_ns = INT64_MAX;
   std::int64_t min_gap_corrected_ns = INT64_MAX;
 };

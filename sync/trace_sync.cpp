@@ -1,6 +1,7 @@
 #include "trace_sync.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "clock_plan.hpp"
@@ -53,6 +54,63 @@ void add_collective(EventGraph& g, const CollectiveMatch& c) {
       g.scan(enters, scan_exits, c.kind == CollectiveKind::exscan);
       break;
     }
+    case CollectiveKind::none:
+      break;
+  }
+}
+
+// Each member exit that waits for other members (as add_collective puts it in the
+// graph, and the parallel replay's hubs answer it): its time minus the latest
+// enter it waits for, when not negative. A collective whose members did not all
+// arrive in the trace is left out, as the replay's hub never answers it.
+void note_collective_gaps(const CollectiveMatch& c, const RankTimes& t, std::int64_t& smallest) {
+  if (c.members.size() < 2) return;
+  auto enter = [&](const CollectiveMember& m) { return t[m.enter.rank][2 * m.enter.record]; };
+  auto exit = [&](const CollectiveMember& m) { return t[m.exit.rank][2 * m.exit.record + 1]; };
+  auto note = [&](const CollectiveMember& m, std::int64_t cause) {
+    if (!m.has_exit) return;
+    const std::int64_t gap = exit(m) - cause;
+    if (gap >= 0) smallest = std::min(smallest, gap);
+  };
+  for (const auto& m : c.members) {
+    if (!m.has_enter) return;
+  }
+  std::int64_t latest = std::numeric_limits<std::int64_t>::min();
+  switch (c.kind) {
+    case CollectiveKind::n_to_n:
+      for (const auto& m : c.members) latest = std::max(latest, enter(m));
+      for (const auto& m : c.members) note(m, latest);
+      break;
+    case CollectiveKind::one_to_n:
+      for (const auto& root : c.members) {
+        if (root.rank != c.root) continue;
+        for (const auto& m : c.members) {
+          if (m.rank != c.root) note(m, enter(root));
+        }
+      }
+      break;
+    case CollectiveKind::n_to_one:
+      for (const auto& m : c.members) {
+        if (m.rank != c.root) latest = std::max(latest, enter(m));
+      }
+      for (const auto& m : c.members) {
+        if (m.rank == c.root) note(m, latest);
+      }
+      break;
+    case CollectiveKind::scan:
+      // Members are in communicator order: member n waits for the enters of 0..n.
+      for (const auto& m : c.members) {
+        latest = std::max(latest, enter(m));
+        note(m, latest);
+      }
+      break;
+    case CollectiveKind::exscan:
+      // Member n waits for the enters of 0..n−1; member 0 for nobody.
+      for (const auto& m : c.members) {
+        if (&m != &c.members.front()) note(m, latest);
+        latest = std::max(latest, enter(m));
+      }
+      break;
     case CollectiveKind::none:
       break;
   }
@@ -148,6 +206,10 @@ TraceSyncResult synchronize_trace_once(model::Trace& trace, const ClcParams& par
     };
     gap(raw, result.min_gap_raw_ns);
     gap(times, result.min_gap_corrected_ns);
+  }
+  for (const auto& c : matching.collectives) {
+    note_collective_gaps(c, raw, result.min_gap_raw_ns);
+    note_collective_gaps(c, times, result.min_gap_corrected_ns);
   }
   result.clc = synchronize(graph, times, params);
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) trace.ranks[r].synced = std::move(times[r]);

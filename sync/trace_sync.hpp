@@ -45,9 +45,9 @@ struct TraceSyncResult {
   std::uint64_t unmatched_sends = 0;
   std::uint64_t unmatched_receives = 0;
   std::uint64_t cancelled = 0;
-  // The shortest matched message (receive exit − send enter) in raw and in
-  // corrected times, messages that violate the clock condition left out;
-  // INT64_MAX without any.
+  // The shortest matched message (receive exit − send enter), or collective (a
+  // member's exit − the latest enter it waits for), in raw and in corrected
+  // times, those that violate the clock condition left out; INT64_MAX without any.
   std::int64_t min_gap_raw_ns = INT64_MAX;
   std::int64_t min_gap_corrected_ns = INT64_MAX;
   // What sync/clock_plan decided, and why.
