@@ -291,9 +291,10 @@ void amortize_rank_backward(std::span<const std::pair<std::uint64_t, std::int64_
       // delta·(L − T)/(B − T) ≤ slack  ⇔  T ≥ (delta·L − slack·B)/(delta − slack)
       const double limit =
           (d * static_cast<double>(lc[i]) - s * static_cast<double>(before)) / (d - s);
-      // Past `before` the ramp is empty either way; the bound keeps the cast exact.
-      start = std::max(start, static_cast<std::int64_t>(
-                                  std::min(std::ceil(limit), static_cast<double>(before))));
+      // Past `before` the ramp is empty either way, and below `start` the limit does
+      // not bind (a corrupted trace put it at -3.8e19): cast only in between.
+      const double upper = std::min(std::ceil(limit), static_cast<double>(before));
+      if (upper > static_cast<double>(start)) start = static_cast<std::int64_t>(upper);
     }
     if (start >= before) continue;
     const double per_ns = static_cast<double>(delta) / static_cast<double>(before - start);
