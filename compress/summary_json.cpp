@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "model/json_fields.hpp"
+#include "model/trace_file.hpp"
 #include "summary_text.hpp"
 
 namespace mpidle::compress {
@@ -22,13 +23,21 @@ json timing_json(const Timing& t) {
           {"max_s", static_cast<double>(t.max_ns) * 1e-9}};
 }
 
+// Seconds as nanoseconds, within the times a trace can hold: a corrupted file's
+// 2.65e116 s would not convert.
+std::int64_t ns_of(const Fields& f, const char* key) {
+  const double ns = f.get<double>(key) * 1e9 + 0.5;
+  constexpr auto limit = static_cast<double>(model::kMaxTraceTimeNs);
+  if (!(ns >= -limit && ns <= limit)) throw model::ProfileError(f.where(key) + " is out of range");
+  return static_cast<std::int64_t>(ns);
+}
+
 Timing timing_from(const Fields& f) {
   Timing t;
   t.count = f.get<std::uint64_t>("count");
-  t.total_ns = static_cast<std::int64_t>(f.get<double>("total_s") * 1e9 + 0.5);
-  t.min_ns =
-      t.count ? static_cast<std::int64_t>(f.get<double>("min_s") * 1e9 + 0.5) : Timing{}.min_ns;
-  t.max_ns = static_cast<std::int64_t>(f.get<double>("max_s") * 1e9 + 0.5);
+  t.total_ns = ns_of(f, "total_s");
+  t.min_ns = t.count ? ns_of(f, "min_s") : Timing{}.min_ns;
+  t.max_ns = ns_of(f, "max_s");
   return t;
 }
 

@@ -4,14 +4,23 @@
 
 namespace mpidle::report {
 
+namespace {
+
+// A count: get_ref throws a type error for anything but an unsigned integer, where
+// get<unsigned long long>() converts any number (8.2e88 would not convert).
+unsigned long long count_of(const nlohmann::json& a, const char* key) {
+  return a.at(key).get_ref<const nlohmann::json::number_unsigned_t&>();
+}
+
+}  // namespace
+
 // at() throughout: a missing key throws (the caller reports the file as
 // incomplete), where operator[] on a const object reads past its end.
 std::string analysis_text(const nlohmann::json& a, std::size_t top) {
   std::string out = format(
       "wait states from the synchronized trace (%llu events, %llu messages, "
       "%llu collectives)\n",
-      a.at("events").get<unsigned long long>(), a.at("messages").get<unsigned long long>(),
-      a.at("collectives").get<unsigned long long>());
+      count_of(a, "events"), count_of(a, "messages"), count_of(a, "collectives"));
   for (const auto& [key, value] : a.at("totals").items()) {
     out += format("  %-16s %12.6f s\n", key.c_str(), value.get<double>());
   }
