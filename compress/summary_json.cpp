@@ -253,7 +253,7 @@ SummarySet summary_from_json(const json& section) {
     for (std::size_t e = 0; e < sequence.size(); ++e) {
       Fields ef(sequence[e], gf.where("sequence") + "[" + std::to_string(e) + "]");
       const std::uint32_t node = reader.read(Fields(ef.at("tree"), ef.where("tree")));
-      s.sequence.push_back({node, static_cast<std::int64_t>(ef.get<double>("time_s") * 1e9 + 0.5)});
+      s.sequence.push_back({node, ns_of(ef, "time_s")});
     }
     set.groups.push_back(std::move(group));
   }
