@@ -108,8 +108,8 @@ TEST_CASE("MPI_Abort in one rank ends the job as it does bare, and leaves its pa
   CHECK(p.bare.status != 0);
   CHECK_THAT(p.bare.out, Catch::Contains("started abort"));
   // Rank 1 aborts after 10 Allreduce, 1000 Iprobe and a Barrier; it says where its
-  // calls are, in one line. Rank 0 is ended by the launcher: by SIGKILL (MPICH) it
-  // leaves nothing, by SIGTERM (Open MPI) its calls, and one line too.
+  // calls are, in one line. Rank 0 is ended by the launcher: under MPICH's it leaves
+  // nothing, by Open MPI's SIGTERM its calls, and one line too.
   const bool rank0_left = std::filesystem::exists(dir + "/partial/rank-0/profile.json");
   CHECK(count_lines_with(p.profiled.err, "mpidle") == (rank0_left ? 2 : 1));
   CHECK_THAT(p.profiled.err, Catch::Contains("mpidle(1): this rank ended without MPI_Finalize "
