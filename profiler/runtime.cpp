@@ -132,12 +132,13 @@ void on_init(int rc) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
     start(rank, size);
-    static bool exit_hook = false;
+    static bool exit_hook = false, signal_hook = false;
     g_rank_process = getpid();
-    if (Context::current() && !exit_hook) exit_hook = std::atexit(at_exit) == 0;
-    static bool signal_hook = false;
-    if (Context::current() && !signal_hook && Context::current()->config().partial_on_signal) {
-      signal_hook = watch_termination_signals(write_partial_on_signal);
+    if (const Context* context = Context::current()) {
+      if (!exit_hook) exit_hook = std::atexit(at_exit) == 0;
+      if (!signal_hook && context->config().partial_on_signal) {
+        signal_hook = watch_termination_signals(write_partial_on_signal);
+      }
     }
   } catch (const std::exception& e) {
     warn(std::string("could not start profiling: ") + e.what());

@@ -8,33 +8,33 @@
 
 #include <atomic>
 #include <cerrno>
+#include <iterator>
 
 namespace mpidle::profiler {
 namespace {
 
-constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGXCPU};
+struct TerminationSignal {
+  int number;
+  const char* name;  // as run.ended records it
+};
+constexpr TerminationSignal kSignals[] = {
+    {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"}, {SIGHUP, "SIGHUP"}, {SIGXCPU, "SIGXCPU"}};
 // How long the interrupted thread waits for the partial profile: far below the
 // grace a batch system gives (Slurm's KillWait is 30 s), far above the milliseconds
 // the write takes.
 constexpr int kWriteDeadlineMs = 2000;
 
 pid_t g_process = 0;
-int g_wake[2] = {-1, -1};  // handler -> writer: the signal's number
+int g_wake[2] = {-1, -1};  // handler -> writer: a signal came (g_signal says which)
 int g_done[2] = {-1, -1};  // writer -> handler: written
 std::atomic<int> g_signal{0};
 void (*g_write_partial)(const char*) = nullptr;
 
 const char* name_of(int signal) {
-  switch (signal) {
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-    case SIGHUP:
-      return "SIGHUP";
-    default:
-      return "SIGXCPU";
+  for (const auto& s : kSignals) {
+    if (s.number == signal) return s.name;
   }
+  return "";  // not reached: the handler is installed for kSignals only
 }
 
 void end_by_default_action(int signal) {
@@ -50,17 +50,18 @@ void end_by_default_action(int signal) {
 void on_signal(int signal) {
   const int saved_errno = errno;
   int none = 0;
-  // A child the program forked has no writer (and must not wake its parent's);
-  // a second signal while the first is handled waits for the first to end the process.
-  if (getpid() == g_process && g_signal.compare_exchange_strong(none, signal)) {
+  // A child the program forked has no writer (and must not wake its parent's): it
+  // ends at once. A second signal while the first is handled waits for the first to
+  // end the process.
+  if (getpid() != g_process) {
+    end_by_default_action(signal);
+  } else if (g_signal.compare_exchange_strong(none, signal)) {
     const char wake = 1;
     if (write(g_wake[1], &wake, 1) == 1) {
       pollfd done{g_done[0], POLLIN, 0};
       while (poll(&done, 1, kWriteDeadlineMs) < 0 && errno == EINTR) {
       }
     }
-    end_by_default_action(signal);
-  } else if (getpid() != g_process) {
     end_by_default_action(signal);
   }
   errno = saved_errno;
@@ -98,30 +99,26 @@ bool start_writer() {
 }  // namespace
 
 bool watch_termination_signals(void (*write_partial)(const char* ended)) {
-  std::size_t at_default = 0;
-  for (const int s : kSignals) {
+  int at_default[std::size(kSignals)];
+  std::size_t count = 0;
+  for (const auto& s : kSignals) {
     struct sigaction current {};
-    if (sigaction(s, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
+    if (sigaction(s.number, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
         current.sa_handler == SIG_DFL) {
-      ++at_default;
+      at_default[count++] = s.number;
     }
   }
-  if (at_default == 0) return false;
+  if (count == 0) return false;
   g_process = getpid();
   g_write_partial = write_partial;
   if (!start_writer()) return false;
   std::size_t installed = 0;
-  for (const int s : kSignals) {
-    struct sigaction current {};
-    if (sigaction(s, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) ||
-        current.sa_handler != SIG_DFL) {
-      continue;
-    }
+  for (std::size_t i = 0; i < count; ++i) {
     struct sigaction handler {};
     handler.sa_handler = on_signal;
     sigemptyset(&handler.sa_mask);
     handler.sa_flags = SA_RESTART;
-    installed += sigaction(s, &handler, nullptr) == 0;
+    installed += sigaction(at_default[i], &handler, nullptr) == 0;
   }
   return installed > 0;
 }
