@@ -28,8 +28,10 @@ RunSummary parse_run(const Fields& f) {
   r.timer_resolution_s = f.get<double>("timer_resolution_s");
   r.mode = f.get<std::string>("mode");
   r.ended = f.get_or<std::string>("ended", "MPI_Finalize");
-  static const std::set<std::string> endings = {"MPI_Finalize", "MPI_Abort", "exit",   "SIGTERM",
-                                                "SIGINT",       "SIGHUP",    "SIGXCPU"};
+  // Never destroyed: libmpidle reads the profile it wrote at MPI_Finalize, which may
+  // come from a static destructor that runs after this one would.
+  static const auto& endings = *new const std::set<std::string>{
+      "MPI_Finalize", "MPI_Abort", "exit", "SIGTERM", "SIGINT", "SIGHUP", "SIGXCPU"};
   if (endings.count(r.ended) == 0) {
     throw ProfileError("run.ended is not MPI_Finalize, MPI_Abort, exit or a signal's name");
   }

@@ -107,7 +107,10 @@ Settings::Settings() {
 }
 
 const std::vector<SettingSpec>& setting_specs() {
-  static const std::vector<SettingSpec> specs = {
+  // Never destroyed: libmpidle reads the settings until the program's last
+  // MPI_Finalize, which may come from a static destructor that runs after this one
+  // would.
+  static const auto& specs = *new const std::vector<SettingSpec>{
 #define MPIDLE_SETTING(member, key, type, def, limits, option, desc) \
   {#member,                                                          \
    "MPIDLE_" #key,                                                   \

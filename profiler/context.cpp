@@ -28,9 +28,9 @@ std::string host_name() {
 
 }  // namespace
 
-Context::Context(model::Settings config, MPI_Comm own_comm, int rank, int size)
+Context::Context(model::Settings config, OwnWorld own, int rank, int size)
     : m_config(std::move(config)),
-      m_own_comm(own_comm),
+      m_own(own),
       m_rank(rank),
       m_size(size),
       m_host(host_name()),
@@ -110,6 +110,26 @@ std::uint32_t Context::comm_id(bool world, const std::vector<std::int32_t>& worl
 void Context::set_paused(bool paused) {
   m_paused = paused;
   detail::g_recording.store(!paused, std::memory_order_release);
+}
+
+bool Context::claim_partial() {
+  Partial state = m_partial.load(std::memory_order_acquire);
+  while (state != Partial::writing) {
+    if (m_partial.compare_exchange_weak(state, Partial::writing, std::memory_order_acq_rel)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void Context::partial_written(std::string dir) {
+  m_partial_dir = std::move(dir);
+  m_partial.store(Partial::written, std::memory_order_release);
+}
+
+std::string Context::partial_dir() const {
+  return m_partial.load(std::memory_order_acquire) == Partial::written ? m_partial_dir
+                                                                       : std::string();
 }
 
 }  // namespace mpidle::profiler

@@ -18,6 +18,7 @@
 #include "handle_table.hpp"
 #include "model/settings.hpp"
 #include "model/trace_file.hpp"
+#include "own_world.hpp"
 #include "papi_probe.hpp"
 #include "thread_state.hpp"
 #include "trace_clock.hpp"
@@ -26,7 +27,7 @@ namespace mpidle::profiler {
 
 class Context {
  public:
-  Context(model::Settings config, MPI_Comm own_comm, int rank, int size);
+  Context(model::Settings config, OwnWorld own, int rank, int size);
 
   static Context* current() { return s_current.load(std::memory_order_acquire); }
   static void install(std::unique_ptr<Context> context);
@@ -35,7 +36,8 @@ class Context {
   const model::Settings& config() const { return m_config; }
   int rank() const { return m_rank; }
   int size() const { return m_size; }
-  MPI_Comm own_comm() const { return m_own_comm; }
+  MPI_Comm own_comm() const { return m_own.comm(); }
+  OwnWorld& own_world() { return m_own; }
   CommTable& comms() { return m_comms; }
   // Pending requests and matched-probe messages of every thread (a request may
   // complete on another thread than the one that started it).
@@ -86,11 +88,20 @@ class Context {
   void set_paused(bool paused);
   bool paused() const { return m_paused; }
 
+  // This rank's partial profile (RUN/partial/rank-N). exit() writes it while
+  // MPI_Finalize may still come (from a static destructor, a library's destructor
+  // or an earlier atexit handler); a signal may want to write it at the same time.
+  // One writer at a time: claim_partial() is false while another one writes.
+  bool claim_partial();
+  void partial_written(std::string dir);
+  // Where the last finished write put it, or empty.
+  std::string partial_dir() const;
+
  private:
   static inline constinit std::atomic<Context*> s_current{nullptr};
 
   model::Settings m_config;
-  MPI_Comm m_own_comm;
+  OwnWorld m_own;
   int m_rank;
   int m_size;
   std::string m_host;
@@ -114,6 +125,10 @@ class Context {
 
   std::mutex m_comm_ids_mutex;
   std::map<std::uint64_t, std::uint32_t> m_comm_groups_seen;
+
+  enum class Partial { none, writing, written };
+  std::atomic<Partial> m_partial{Partial::none};
+  std::string m_partial_dir;  // set before m_partial becomes `written`
 
   mutable std::mutex m_threads_mutex;
   std::vector<std::unique_ptr<ThreadState>> m_threads;

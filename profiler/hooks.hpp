@@ -25,8 +25,13 @@ namespace mpidle::profiler::hooks {
 using model::CollectiveKind;
 using model::TraceRole;
 
+// MPI_Init/MPI_Init_thread and MPI-4 sessions open MPI; the profile starts at the
+// first of them and is written when the last one ends (MPI_Finalize or the last
+// MPI_Session_finalize).
 void on_init(int rc);
 void on_finalize();
+void on_session_init(int rc);
+void on_session_finalize();
 void on_abort();  // MPI_Abort: this rank's partial profile, before the job ends
 void on_pcontrol(int level);
 void on_type_change();

@@ -22,14 +22,16 @@ RealFunction<decltype(&PMPI_Win_get_group)> real_win_get_group{"PMPI_Win_get_gro
 RealFunction<decltype(&PMPI_Get_elements_x)> real_get_elements_x{"PMPI_Get_elements_x"};
 RealFunction<decltype(&PMPI_Test_cancelled)> real_test_cancelled{"PMPI_Test_cancelled"};
 
-// The members of `group` as world ranks (-1 for processes outside MPI_COMM_WORLD).
-std::vector<std::int32_t> world_ranks_of(MPI_Group group) {
+// The members of `group` as world ranks (-1 for processes outside the world). The
+// world is mpidle's own communicator: MPI_COMM_WORLD does not exist in a program
+// that entered MPI through a session.
+std::vector<std::int32_t> world_ranks_of(const Context& context, MPI_Group group) {
   int n = 0;
   call_real(real_group_size, group, &n);
   std::vector<int> local(static_cast<std::size_t>(n)), world(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(i)] = i;
   MPI_Group world_group = MPI_GROUP_NULL;
-  PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  PMPI_Comm_group(context.own_comm(), &world_group);
   call_real(real_group_translate_ranks, group, n, local.data(), world_group, world.data());
   PMPI_Group_free(&world_group);
   std::vector<std::int32_t> ranks(world.begin(), world.end());
@@ -63,7 +65,7 @@ CommInfo* translate(Context& context, MPI_Comm comm) {
   const int rc =
       inter ? call_real(real_comm_remote_group, comm, &group) : PMPI_Comm_group(comm, &group);
   if (rc != MPI_SUCCESS) return nullptr;
-  std::vector<std::int32_t> ranks = world_ranks_of(group);
+  std::vector<std::int32_t> ranks = world_ranks_of(context, group);
   PMPI_Group_free(&group);
   const auto n = static_cast<std::int32_t>(ranks.size());
   int local_size = n;
@@ -98,7 +100,7 @@ CommInfo* build_win_info(MPI_Win win) {
   try {
     MPI_Group group = MPI_GROUP_NULL;
     if (call_real(real_win_get_group, win, &group) != MPI_SUCCESS) return nullptr;
-    std::vector<std::int32_t> ranks = world_ranks_of(group);
+    std::vector<std::int32_t> ranks = world_ranks_of(*context, group);
     PMPI_Group_free(&group);
     const auto n = static_cast<std::int32_t>(ranks.size());
     return context->windows().insert(handle_key(win), std::move(ranks), 0, -1, n);

@@ -112,7 +112,8 @@ struct TraceSections {
 // `dir` was created already; `ec` says why not, if it could not be.
 void write_run_directory(Context& context, model::ProfileSummary& summary, double per_call_s,
                          const fs::path& dir, std::error_code ec, const TraceSections* trace,
-                         const FinalizeCost& cost, const char* ended = "MPI_Finalize") {
+                         const FinalizeCost& cost, const char* ended = "MPI_Finalize",
+                         bool announce = true) {
   const auto args = command_line();
   const std::string executable = executable_path();
 
@@ -186,7 +187,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
   }
   if (run.ended == "MPI_Finalize") {
     warn("profile written to " + file.string());
-  } else {
+  } else if (announce) {
     warn("this rank ended without MPI_Finalize (" + run.ended + "): its partial profile is in " +
          dir.string());
   }
@@ -279,7 +280,7 @@ void finalize_profile(Context& context) {
   }
 }
 
-void write_partial_profile(Context& context, const char* ended) {
+std::string write_partial_profile(Context& context, const char* ended, bool announce) {
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
@@ -295,7 +296,8 @@ void write_partial_profile(Context& context, const char* ended) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   write_run_directory(context, summary, per_call_overhead_s(context.tick_rate()), dir, ec, nullptr,
-                      FinalizeCost{}, ended);
+                      FinalizeCost{}, ended, announce);
+  return dir.string();
 }
 
 }  // namespace mpidle::profiler

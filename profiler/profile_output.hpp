@@ -8,9 +8,10 @@ namespace mpidle::profiler {
 
 void finalize_profile(Context& context);
 
-// When a rank ends without MPI_Finalize (`ended`: "MPI_Abort", or "exit"): this
-// rank's own profile, from its tables alone and without any communication, in
-// <run directory>/partial/rank-<rank>/ (the same files as a run's, one rank).
-void write_partial_profile(Context& context, const char* ended);
+// When a rank ends, or may end, without MPI_Finalize (`ended`: "MPI_Abort", "exit"
+// or a signal's name): this rank's own profile, from its tables alone and without
+// any communication, in <run directory>/partial/rank-<rank>/ (the same files as a
+// run's, one rank). Returns that directory. With `announce`, one line says where.
+std::string write_partial_profile(Context& context, const char* ended, bool announce);
 
 }  // namespace mpidle::profiler

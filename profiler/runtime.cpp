@@ -1,10 +1,12 @@
-// MPI_Init, MPI_Finalize, MPI_Abort and MPI_Pcontrol: where the Context starts and
-// ends, and what a rank that ends without MPI_Finalize leaves.
+// MPI_Init, MPI-4 sessions, MPI_Finalize, MPI_Abort and MPI_Pcontrol: where the
+// Context starts and ends, and what a rank that ends without MPI_Finalize leaves.
+#include <cxxabi.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <mutex>
 
 #include "call_scope.hpp"
 #include "context.hpp"
@@ -26,13 +28,18 @@ std::optional<std::string> from_environment(const char* name) {
   return std::string(value);
 }
 
-void start(int rank, int size) {
+// The settings, with the log set up for this rank (rank 0 speaks); nullopt when
+// profiling is off.
+std::optional<model::Settings> settings_of(int rank) {
   std::vector<std::string> warnings;
   model::Settings config = model::parse_settings(from_environment, warnings);
   set_log_rank(rank, rank != 0 && config.verbose == 0);
   for (const auto& w : warnings) warn(w);
-  if (!config.enable) return;
+  if (!config.enable) return std::nullopt;
+  return config;
+}
 
+void start(model::Settings config, OwnWorld own, int rank, int size) {
   TimerKind timer = TimerKind::monotonic;
   if (config.timer == "tsc" || (config.timer == "auto" && cpu_has_invariant_tsc())) {
     timer = TimerKind::tsc;
@@ -42,12 +49,6 @@ void start(int rank, int size) {
   }
   select_timer(timer);
 
-  // mpidle's own traffic at init and finalize stays off the application's communicators.
-  MPI_Comm own = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(MPI_COMM_WORLD, &own) != MPI_SUCCESS) {
-    warn("could not duplicate MPI_COMM_WORLD; this run is not profiled");
-    return;
-  }
   const bool trace = config.trace;
   // Made now, so that `mpidle run` can tell a run that never reached MPI_Finalize
   // from one where nothing was intercepted (MPI linked statically).
@@ -68,7 +69,7 @@ void start(int rank, int size) {
       context->papi().reason =
           "PAPI could not count from several threads (PAPI_thread_init failed)";
     }
-    context->init_offset() = measure_offset_to_parent(own, context->trace_clock());
+    context->init_offset() = measure_offset_to_parent(own.comm(), context->trace_clock());
   }
   profiler::detail::g_tracing = trace;
   profiler::detail::g_papi = trace && papi_available;
@@ -81,34 +82,175 @@ void start(int rank, int size) {
   installed->mark_setup_done();
 }
 
-// A rank that ends without MPI_Finalize writes what it has, alone. The Context is
-// never destroyed: another thread may still be inside a wrapper, and the process
-// is ending anyway.
-void write_partial(const char* ended, bool speak) {
-  Context* context = Context::uninstall().release();
-  if (!context) return;
-  if (speak) set_log_rank(context->rank(), false);
+pid_t g_rank_process = 0;
+
+// One writer of the partial profile at a time (see Context::claim_partial).
+void write_partial(Context& context, const char* ended, bool announce) {
+  if (!context.claim_partial()) return;
+  std::string dir;
   try {
-    write_partial_profile(*context, ended);
+    dir = write_partial_profile(context, ended, announce);
   } catch (const std::exception& e) {
     warn(std::string("could not write this rank's partial profile: ") + e.what());
   } catch (...) {
     warn("could not write this rank's partial profile");
   }
+  context.partial_written(std::move(dir));
 }
 
-pid_t g_rank_process = 0;
+// A rank that ends now, without MPI_Finalize, writes what it has, alone. The Context
+// is never destroyed: another thread may still be inside a wrapper, and the
+// process is ending anyway.
+void write_partial_and_end(const char* ended, bool speak) {
+  Context* context = Context::uninstall().release();
+  if (!context) return;
+  if (speak) set_log_rank(context->rank(), false);
+  write_partial(*context, ended, true);
+}
 
-// A signal that ends the job (every rank gets it: rank 0 says).
+// A signal that ends the job (every rank gets it: rank 0 says). A rank already in
+// exit() wrote its partial profile there: it ends at once, as it would bare.
 void write_partial_on_signal(const char* signal) {
-  write_partial(signal, false);
+  const Context* context = Context::current();
+  if (context && !context->partial_dir().empty()) return;
+  write_partial_and_end(signal, false);
 }
 
-// exit() before MPI_Finalize (after it, the Context is gone and this does nothing).
-// A child the program forked and that exits is not the rank.
+// exit() before MPI_Finalize. MPI_Finalize may still come: from a static destructor
+// or a library's, from an atexit handler registered before MPI_Init, all of which
+// run after this one. So the partial profile is written now (the process may yet
+// die, or be killed by its launcher), and the Context stays: a later MPI_Finalize
+// writes the whole profile and removes the partial one. Whether it came is said
+// at the very end (say_if_never_finalized). A child the program forked and that
+// exits is not the rank.
 void at_exit() {
+  Context* context = Context::current();
+  if (context && getpid() == g_rank_process) write_partial(*context, "exit", false);
+}
+
+// A rank that still holds its Context at the end of the process never finalized
+// (every rank exits: rank 0 says).
+void say_if_never_finalized(void*) {
+  const Context* context = Context::current();
+  if (!context || getpid() != g_rank_process) return;
+  if (const std::string dir = context->partial_dir(); !dir.empty()) {
+    warn("this rank ended without MPI_Finalize (exit): its partial profile is in " + dir);
+  }
+}
+
+// libmpidle's destructor function runs while the libraries are unloaded, possibly
+// before another library's destructor calls MPI_Finalize. An exit handler
+// registered now runs after every one of them (glibc runs handlers registered
+// during exit once the running one returns), the last code of the process.
+[[gnu::destructor]] void at_unload() {
   if (Context::current() && getpid() == g_rank_process) {
-    write_partial("exit", false);  // every rank exits: rank 0 says
+    abi::__cxa_atexit(say_if_never_finalized, nullptr, nullptr);
+  }
+}
+
+void remove_partial(const std::string& dir) {
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  // partial/ itself, once no rank's is left in it.
+  std::filesystem::remove(std::filesystem::path(dir).parent_path(), ignored);
+}
+
+// Who holds MPI open: the world model (MPI_Init to MPI_Finalize) and the
+// application's sessions. The profile starts with the first and is written when
+// the last ends. Opening and closing MPI is rare: a lock is fine here.
+std::mutex g_openings_mutex;
+bool g_world_open = false;
+int g_sessions_open = 0;
+bool g_profile_written = false;
+
+// With g_openings_mutex held, after MPI was opened.
+void begin(bool by_session) {
+  if (Context::current() != nullptr) return;
+  // Before any MPI call of mpidle's own: with another MPI's constants it would
+  // crash the program. Without a Context every wrapper passes straight through.
+  if (const auto foreign = foreign_mpi_library()) {
+    if (!launcher_says_not_first_rank()) warn(*foreign);
+    return;
+  }
+  if (g_profile_written) {
+    // Sessions let a program open MPI again after closing it; the run's profile
+    // was written when it closed.
+    static bool said = false;
+    if (!said && !launcher_says_not_first_rank()) {
+      warn(
+          "MPI was opened again after this run's profile was written; what follows is not "
+          "profiled");
+    }
+    said = true;
+    return;
+  }
+  int rank = 0, size = 1;
+  if (by_session) {
+    // Where MPI_COMM_WORLD does not exist, mpidle's own session tells the rank.
+    auto own = OwnWorld::from_session();
+    if (!own) {
+      warn("could not make a communicator over mpi://WORLD; this run is not profiled");
+      return;
+    }
+    PMPI_Comm_rank(own->comm(), &rank);
+    PMPI_Comm_size(own->comm(), &size);
+    auto config = settings_of(rank);
+    if (!config) {
+      own->close();
+      return;
+    }
+    start(std::move(*config), *own, rank, size);
+  } else {
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    auto config = settings_of(rank);
+    if (!config) return;
+    const auto own = OwnWorld::from_world_model();
+    if (!own) {
+      warn("could not duplicate MPI_COMM_WORLD; this run is not profiled");
+      return;
+    }
+    start(std::move(*config), *own, rank, size);
+  }
+  static bool exit_hook = false, signal_hook = false;
+  g_rank_process = getpid();
+  if (const Context* context = Context::current()) {
+    if (!exit_hook) exit_hook = std::atexit(at_exit) == 0;
+    if (!signal_hook && context->config().partial_on_signal) {
+      signal_hook = watch_termination_signals(write_partial_on_signal);
+    }
+  }
+}
+
+// With g_openings_mutex held, before MPI is closed: the profile is written when
+// nothing else holds MPI open.
+void end_if_last() {
+  if (g_world_open || g_sessions_open > 0) return;
+  std::unique_ptr<Context> context = Context::uninstall();
+  if (!context) return;
+  g_profile_written = true;
+  try {
+    finalize_profile(*context);
+    if (const std::string partial = context->partial_dir(); !partial.empty()) {
+      remove_partial(partial);
+    }
+  } catch (const std::exception& e) {
+    warn(std::string("could not write the profile: ") + e.what());
+  } catch (...) {
+    warn("could not write the profile");
+  }
+  context->own_world().close();
+}
+
+template <typename Step>
+void guarded(const char* what, Step step) {
+  try {
+    std::lock_guard lock(g_openings_mutex);
+    step();
+  } catch (const std::exception& e) {
+    warn(std::string(what) + e.what());
+  } catch (...) {
+    warn(std::string(what) + "unknown error");
   }
 }
 
@@ -116,49 +258,37 @@ void at_exit() {
 
 // Usually one rank aborts: it says where its profile is, whatever its number.
 void on_abort() {
-  write_partial("MPI_Abort", true);
+  write_partial_and_end("MPI_Abort", true);
 }
 
 void on_init(int rc) {
-  if (rc != MPI_SUCCESS || Context::current() != nullptr) return;
-  try {
-    // Before any MPI call of mpidle's own: with another MPI's constants it would
-    // crash the program. Without a Context every wrapper passes straight through.
-    if (const auto foreign = foreign_mpi_library()) {
-      if (!launcher_says_not_first_rank()) warn(*foreign);
-      return;
-    }
-    int rank = 0, size = 1;
-    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
-    start(rank, size);
-    static bool exit_hook = false, signal_hook = false;
-    g_rank_process = getpid();
-    if (const Context* context = Context::current()) {
-      if (!exit_hook) exit_hook = std::atexit(at_exit) == 0;
-      if (!signal_hook && context->config().partial_on_signal) {
-        signal_hook = watch_termination_signals(write_partial_on_signal);
-      }
-    }
-  } catch (const std::exception& e) {
-    warn(std::string("could not start profiling: ") + e.what());
-  } catch (...) {
-    warn("could not start profiling");
-  }
+  if (rc != MPI_SUCCESS) return;
+  guarded("could not start profiling: ", [] {
+    g_world_open = true;
+    begin(false);
+  });
 }
 
 void on_finalize() {
-  std::unique_ptr<Context> context = Context::uninstall();
-  if (!context) return;
-  try {
-    finalize_profile(*context);
-  } catch (const std::exception& e) {
-    warn(std::string("could not write the profile: ") + e.what());
-  } catch (...) {
-    warn("could not write the profile");
-  }
-  MPI_Comm own = context->own_comm();
-  PMPI_Comm_free(&own);
+  guarded("could not write the profile: ", [] {
+    g_world_open = false;
+    end_if_last();
+  });
+}
+
+void on_session_init(int rc) {
+  if (rc != MPI_SUCCESS) return;
+  guarded("could not start profiling: ", [] {
+    ++g_sessions_open;
+    begin(true);
+  });
+}
+
+void on_session_finalize() {
+  guarded("could not write the profile: ", [] {
+    if (g_sessions_open > 0) --g_sessions_open;
+    end_if_last();
+  });
 }
 
 void on_pcontrol(int level) {

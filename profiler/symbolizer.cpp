@@ -116,7 +116,9 @@ std::string symbolize(std::vector<model::Callsite>& callsites) {
   // Frames named before, by (module, offset): a trace run symbolizes the trace's
   // callsites and then the profile's, mostly the same frames, and each module's
   // DWARF is read once. Only rank 0 symbolizes, at finalize, on one thread.
-  static std::map<std::pair<std::string, std::uint64_t>, model::Frame> named;
+  // Never destroyed, as nothing of libmpidle's is: MPI_Finalize may come from a
+  // static destructor that runs after this one would.
+  static auto& named = *new std::map<std::pair<std::string, std::uint64_t>, model::Frame>;
   std::map<std::string, std::vector<model::Frame*> > by_module;
   for (auto& c : callsites) {
     for (auto& f : c.frames) {

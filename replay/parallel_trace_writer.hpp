@@ -1,6 +1,7 @@
 #pragma once
-// Writes a trace file with MPI-IO, every process its own ranks' sections at their
-// offsets: no process receives another's records. The processes' ranks must be
+// Writes a trace file with MPI-IO (POSIX writes where MPI-IO cannot open it),
+// every process its own ranks' sections at their offsets: no process receives
+// another's records. The processes' ranks must be
 // consecutive blocks in the trace's rank order (process 0 the first block).
 
 #include <mpi.h>

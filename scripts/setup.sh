@@ -2,15 +2,16 @@
 # Installs the Debian packages mpidle needs, only those that are missing.
 # Used by `make demo`, `make test` and CI; safe to run repeatedly.
 # `setup.sh --test` adds what only the tests use: a browser to render the HTML
-# report in, and an image library to look at the render. Where those cannot be
-# installed, the browser test says so and the rest runs.
+# report in, an image library to look at the render, and BAGEL (a packaged C++
+# MPICH program that finalizes MPI at exit). Where those cannot be installed, the
+# tests that need them say so and the rest runs.
 set -eu
 
 packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev"
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""
-  optional="chromium python3-pil"
+  optional="chromium python3-pil bagel"
 fi
 
 missing=""
@@ -39,7 +40,7 @@ export DEBIAN_FRONTEND=noninteractive
 if [ -n "$optional" ]; then
   # shellcheck disable=SC2086
   { apt-get update -qq && apt-get install -y -qq $missing >/dev/null; } ||
-    echo "mpidle: could not install$missing; the browser test will be skipped" >&2
+    echo "mpidle: could not install$missing; the tests that need them will be skipped" >&2
   exit 0
 fi
 apt-get update -qq

@@ -18,7 +18,7 @@ from gen_wrappers import TableError, parse_table  # noqa: E402
 # Which group each hook kind belongs to (model::FunctionGroup).
 KIND_GROUP = {
     "init": "environment", "finalize": "environment", "pcontrol": "environment",
-    "abort": "environment",
+    "abort": "environment", "session_init": "environment", "session_finalize": "environment",
     "send": "point_to_point", "ssend": "point_to_point", "recv": "point_to_point",
     "sendrecv": "point_to_point", "isend": "point_to_point", "issend": "point_to_point",
     "irecv": "point_to_point", "isendrecv": "point_to_point", "send_init": "point_to_point",

@@ -57,7 +57,7 @@ KIND_ROLES = {
     "type_change": [],
     "time_only": [],
 }
-SPECIAL_KINDS = {"init", "finalize", "abort", "pcontrol"}
+SPECIAL_KINDS = {"init", "finalize", "session_init", "session_finalize", "abort", "pcontrol"}
 ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "recvbytes": "std::uint64_t{0}",
                  "root": "mpidle::profiler::kNoRoot",
                  "coll": "mpidle::model::CollectiveKind::none"}
@@ -260,13 +260,13 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
     out.append("  mpidle::profiler::CallScope scope;")
     if kind in SPECIAL_KINDS:
         out.append("  (void)mpidle_callsite;")
-    if kind == "init":
+    if kind in ("init", "session_init"):
         out.append(f"  if (!scope.outermost()) return real({forward});")
         out.append(f"  const int rc = real({forward});")
-        out.append("  mpidle::profiler::hooks::on_init(rc);")
+        out.append(f"  mpidle::profiler::hooks::on_{kind}(rc);")
         out.append("  return rc;")
-    elif kind == "finalize":
-        out.append("  if (scope.outermost()) mpidle::profiler::hooks::on_finalize();")
+    elif kind in ("finalize", "session_finalize"):
+        out.append(f"  if (scope.outermost()) mpidle::profiler::hooks::on_{kind}();")
         out.append(f"  return real({forward});")
     elif kind == "abort":
         out.append("  if (scope.outermost()) mpidle::profiler::hooks::on_abort();")

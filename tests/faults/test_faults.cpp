@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "fault_checks.hpp"
 #include "model/settings.hpp"
 #include "process.hpp"
 
@@ -20,55 +21,6 @@ using namespace mpidle;
 using namespace mpidle::test;
 
 namespace {
-
-// A status the test harness gave a run it killed at its deadline.
-constexpr int kKilledAtDeadline = 128 + SIGKILL;
-
-struct Pair {
-  Outcome bare, profiled;
-};
-
-// The same program, bare then under mpidle with `env`.
-Pair both(int ranks, const std::string& program, const std::vector<std::string>& args,
-          const std::map<std::string, std::string>& env) {
-  Pair p;
-  p.bare = run_mpi(ranks, program, args, {}, false);
-  p.profiled = run_mpi(ranks, program, args, env);
-  return p;
-}
-
-// Stdout as the application wrote it: launchers add banners naming process ids
-// when a rank dies (MPICH's "PID 1234 RUNNING AT host").
-std::string without_pids(const std::string& text) {
-  static const std::regex pid(R"(PID \d+)");
-  return std::regex_replace(text, pid, "PID _");
-}
-
-void check_same_for_the_application(const Pair& p) {
-  INFO("bare stderr: " << p.bare.err);
-  INFO("profiled stderr: " << p.profiled.err);
-  CHECK(p.bare.status != kKilledAtDeadline);
-  CHECK(p.profiled.status == p.bare.status);
-  CHECK(without_pids(p.profiled.out) == without_pids(p.bare.out));
-}
-
-// Every line mpidle adds to stderr is its own, one line each (no crash report).
-// Lines the launcher writes bare too (Open MPI reports a non-zero exit status)
-// are the application's, compared with their numbers (ids, process ids) masked.
-void check_only_mpidle_lines(const std::string& bare_err, const std::string& err) {
-  static const std::regex number(R"(\d+)");
-  std::set<std::string> bare_lines;
-  std::istringstream bare(bare_err);
-  for (std::string line; std::getline(bare, line);) {
-    bare_lines.insert(std::regex_replace(line, number, "N"));
-  }
-  std::istringstream in(err);
-  for (std::string line; std::getline(in, line);) {
-    if (bare_lines.count(std::regex_replace(line, number, "N")) == 0) {
-      CHECK(line.rfind("mpidle", 0) == 0);
-    }
-  }
-}
 
 // The JSON objects a program printed one per line (on stderr here).
 std::vector<nlohmann::json> json_lines(const std::string& text) {
