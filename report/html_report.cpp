@@ -43,7 +43,8 @@ std::string run_section(const model::Profile& p, Estimate e) {
          row("profiler overhead",
              format("%s per call, %.3f%% of the run", seconds(r.overhead_per_call_s).c_str(),
                     100 * r.overhead_fraction)) +
-         row("profiler set-up", seconds(r.setup_s) + " in MPI_Init, not in the wall time") +
+         row("profiler set-up",
+             seconds(r.setup_s) + " in MPI_Init or MPI_Session_init, not in the wall time") +
          (lost_records_text(p).empty() ? std::string() : row("warning", lost_records_text(p))) +
          "</table></section>\n";
 }

@@ -56,7 +56,7 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
                 p.run.start.c_str(), seconds(p.run.wall_s).c_str());
   out += format(
       "  timer %s (resolution %s); callsite depth %lld; profiler overhead ~%s (%.3f%%), "
-      "set-up %s in MPI_Init (not in the wall time)\n",
+      "set-up %s in MPI_Init or MPI_Session_init (not in the wall time)\n",
       p.run.timer.c_str(), seconds(p.run.timer_resolution_s).c_str(),
       static_cast<long long>(p.run.callsite_depth), seconds(p.run.overhead_total_s).c_str(),
       100 * p.run.overhead_fraction, seconds(p.run.setup_s).c_str());

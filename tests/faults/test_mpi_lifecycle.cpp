@@ -92,22 +92,21 @@ void check_exit_orders(const std::string& program_name, const std::vector<ExitOr
 
 }  // namespace
 
-TEST_CASE("C: MPI_Finalize after main returns, in every order, gives the whole profile",
-          "[mpi]") {
+TEST_CASE("C: MPI_Finalize after main returns, in every order, gives the whole profile", "[mpi]") {
   check_exit_orders("fault_exit_orders_c", {{"destructor", "executable destructor"},
-                                      {"library", "library destructor"},
-                                      {"atexit-before", "atexit-before"},
-                                      {"atexit-after", "atexit-after"},
-                                      {"thread", "another thread"}});
+                                            {"library", "library destructor"},
+                                            {"atexit-before", "atexit-before"},
+                                            {"atexit-after", "atexit-after"},
+                                            {"thread", "another thread"}});
 }
 
 TEST_CASE("C++: MPI_Finalize after main returns, in every order, gives the whole profile",
           "[mpi]") {
   check_exit_orders("fault_exit_orders_cxx", {{"static", "executable static destructor"},
-                                        {"library", "library static destructor"},
-                                        {"atexit-before", "atexit-before"},
-                                        {"atexit-after", "atexit-after"},
-                                        {"thread", "another thread"}});
+                                              {"library", "library static destructor"},
+                                              {"atexit-before", "atexit-before"},
+                                              {"atexit-after", "atexit-after"},
+                                              {"thread", "another thread"}});
 }
 
 TEST_CASE("MPI-4 sessions: whole profiles with exact counts, alone, several, mixed with MPI_Init",

@@ -89,8 +89,7 @@ int main(int argc, char** argv) {
 }
 #else
 int main(void) {
-  printf("{\"skipped\": \"this MPI has no sessions (MPI %d.%d)\"}\n", MPI_VERSION,
-         MPI_SUBVERSION);
+  printf("{\"skipped\": \"this MPI has no sessions (MPI %d.%d)\"}\n", MPI_VERSION, MPI_SUBVERSION);
   return 0;
 }
 #endif
