@@ -6,7 +6,9 @@ each (median reported; this machine is noisy, so only differences within one run
 of this script mean anything):
   - ns added per intercepted call: MPI_Iprobe with nothing pending, 2 ranks;
   - 0-byte ping-pong half round trip.
-Also times the parts of one call in isolation (bench/hot_path): a TSC read,
+Counts the instructions of six call patterns, bare, profiled and traced, with
+callgrind (bench/instructions.py: exact, whatever the load). Also times the parts
+of one call in isolation (bench/hot_path): a TSC read,
 clock_gettime, one call-table update; the floor for "two clock reads and a table
 update" on this machine; and the controlled logical clock's throughput on a
 synthetic 10^7-event, 64-rank trace (bench/clc_throughput); the parallel replay
@@ -23,6 +25,8 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+
+import instructions
 
 
 def run_once(args, mode, n, profiled, out_dir, trace=False):
@@ -94,6 +98,7 @@ def main():
     ap.add_argument("--calls", type=int, default=1000000)
     ap.add_argument("--pingpongs", type=int, default=200000)
     ap.add_argument("--mpiexec", default=shutil.which("mpiexec.mpich") or "mpiexec")
+    instructions.add_arguments(ap)
     args = ap.parse_args()
 
     parts = json.loads(subprocess.run([os.path.join(args.build, "bench", "hot_path")],
@@ -108,6 +113,7 @@ def main():
                                         capture_output=True, text=True, check=True).stdout)
     ib, ip, it = measure(args, "iprobe", args.calls)
     pb, pp, pt = measure(args, "pingpong", args.pingpongs)
+    instruction_table = instructions.measure(args)
     merges = trace_merge_times(args)
     replay = replay_scale(args)
     rows = [
@@ -118,6 +124,7 @@ def main():
     print(f"{'measurement':42} {'bare':>9} {'profile':>9} {'+added':>8} {'trace':>9} {'+added':>8}")
     for name, bare, prof, trace in rows:
         print(f"{name:42} {bare:9.1f} {prof:9.1f} {prof - bare:8.1f} {trace:9.1f} {trace - bare:8.1f}")
+    instructions.print_table(instruction_table)
     for example, m in merges.items():
         print(f"trace finalize (offsets + merge) of {example}: {m['events']} events, "
               f"{m['merge_s'] * 1e3:.1f} ms")
@@ -157,6 +164,7 @@ def main():
         "trace_merge": merges,
         "pingpong_half_rtt_bare_ns": round(pb, 2), "pingpong_half_rtt_profiled_ns": round(pp, 2),
         "pingpong_added_ns": round(pp - pb, 2),
+        "instructions_per_iteration": instruction_table,
     }))
 
 

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Instructions per intercepted call pattern, counted by callgrind: bare, profiled
+and traced (issue 27's table).
+
+bench/call_instructions runs one pattern N times; callgrind counts only inside
+measured_step() (--toggle-collect), so neither MPI_Init, MPI_Finalize nor the
+per-iteration preparation is counted. Two runs, N and 2N iterations, differ by
+exactly N iterations: their difference / N is one iteration's cost, free of any
+fixed cost. Instruction counts do not depend on the machine's load, so one run of
+each suffices. Rank 0 is counted (allreduce runs on 2 ranks, the rest on 1).
+
+Run alone it prints the table and one JSON line; run_bench.py includes both.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+# (row, ranks, what it is), in bench/call_instructions.c's order.
+ROWS = [
+    ("iprobe", 1, "MPI_Iprobe, nothing pending"),
+    ("sendrecv", 1, "MPI_Sendrecv to self, 8 B"),
+    ("triplet", 1, "Irecv + Isend + Waitall to self, 8 B"),
+    ("testany", 1, "MPI_Testany over 4 pending receives"),
+    ("allreduce", 2, "MPI_Allreduce, 8 B, 2 ranks"),
+    ("wait_done", 1, "MPI_Wait on a completed receive"),
+]
+MODES = ("bare", "profile", "trace")
+# Rows whose MPI part spins on a partner: their totals vary from run to run.
+TIMING_DEPENDENT = {"allreduce"}
+
+
+def self_cost_by_object(lines):
+    """Instructions executed in each object's own code (callgrind's exclusive cost):
+    the cost line after a calls= line is the call's inclusive cost, not counted."""
+    names, by_object = {}, {}
+    current, after_call = None, False
+    for line in lines:
+        # Objects are named once, where first seen (ob= or cob=), then by number.
+        m = re.match(r"c?ob=\((\d+)\)(?: (.*))?", line.strip())
+        if m:
+            if m.group(2):
+                names[m.group(1)] = os.path.basename(m.group(2))
+            if line.startswith("ob="):
+                current = names.get(m.group(1), m.group(1))
+            continue
+        if line.startswith("calls="):
+            after_call = True
+            continue
+        if line[:1].isdigit() or line[:1] in "+-*":
+            if not after_call and current is not None:
+                fields = line.split()
+                if len(fields) >= 2:
+                    by_object[current] = by_object.get(current, 0) + int(fields[-1])
+            after_call = False
+    return by_object
+
+
+def collected(args, row, ranks, n, mode, out_dir):
+    """Instructions callgrind counted in rank 0's measured_step() over n iterations:
+    (all of them, those in libmpidle's own code)."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    if mode != "bare":
+        env["LD_PRELOAD"] = os.path.join(args.build, "lib", "libmpidle.so")
+        env["MPIDLE_OUTPUT"] = os.path.join(out_dir, f"{row}-{mode}-{n}")
+        env["MPIDLE_SYMBOLIZE"] = "0"
+        env["MPIDLE_TRACE"] = "1" if mode == "trace" else "0"
+    cmd = [args.mpiexec, "-n", str(ranks)]
+    if "openmpi" in os.path.basename(args.mpiexec):
+        cmd += ["--oversubscribe", "-x", "LD_PRELOAD", "-x", "MPIDLE_OUTPUT", "-x", "MPIDLE_TRACE",
+                "-x", "MPIDLE_SYMBOLIZE"]
+        if os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+    cmd += [args.valgrind, "--tool=callgrind", "--toggle-collect=measured_step",
+            f"--callgrind-out-file={out_dir}/cg.%p",
+            os.path.join(args.build, "bench", "call_instructions"), row, str(n)]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, timeout=600)
+    pid = out.stdout.strip().splitlines()[-1]
+    with open(os.path.join(out_dir, f"cg.{pid}")) as f:
+        lines = f.readlines()
+    total = next((int(m.group(2)) for m in (re.match(r"^(summary|totals): (\d+)", l) for l in lines)
+                  if m), None)
+    if total is None:
+        raise RuntimeError(f"no instruction count in callgrind's output for {row}")
+    in_mpidle = sum(v for k, v in self_cost_by_object(lines).items() if k.startswith("libmpidle"))
+    return total, in_mpidle
+
+
+def measure(args):
+    """{row: {mode: instructions per iteration, mode_in_mpidle: those in libmpidle}}."""
+    table = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for row, ranks, _ in ROWS:
+            table[row] = {}
+            for mode in MODES:
+                once = collected(args, row, ranks, args.iterations, mode, tmp)
+                twice = collected(args, row, ranks, 2 * args.iterations, mode, tmp)
+                table[row][mode] = round((twice[0] - once[0]) / args.iterations, 1)
+                if mode != "bare":
+                    table[row][mode + "_in_mpidle"] = round((twice[1] - once[1]) / args.iterations, 1)
+    return table
+
+
+def print_table(table):
+    print("instructions per iteration (callgrind, rank 0, only the measured call pattern);")
+    print("added = profiled minus bare (the MPI library's extra work included), in libmpidle = its own code")
+    print(f"{'pattern':40} {'bare':>7} {'profile':>8} {'in mpidle':>10} {'trace':>8} "
+          f"{'in mpidle':>10} {'trace/profile':>14}")
+    for row, _, what in ROWS:
+        t = table[row]
+        added_p, added_t = t["profile"] - t["bare"], t["trace"] - t["bare"]
+        ratio = t["trace_in_mpidle"] / t["profile_in_mpidle"] if t["profile_in_mpidle"] else 0
+        sign = "~" if row in TIMING_DEPENDENT else "+"
+        print(f"{what:40} {t['bare']:7.0f} {sign + format(added_p, '.0f'):>8} "
+              f"{t['profile_in_mpidle']:10.0f} {sign + format(added_t, '.0f'):>8} "
+              f"{t['trace_in_mpidle']:10.0f} {ratio:14.2f}")
+    print("~: the MPI library's share varies with the partner's timing; only 'in mpidle' is exact")
+
+
+def add_arguments(ap):
+    ap.add_argument("--iterations", type=int, default=2000)
+    ap.add_argument("--valgrind", default=shutil.which("valgrind") or "valgrind")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--mpiexec", default=shutil.which("mpiexec.mpich") or "mpiexec")
+    add_arguments(ap)
+    args = ap.parse_args()
+    table = measure(args)
+    print_table(table)
+    print(json.dumps({"instructions_per_iteration": table}))
+
+
+if __name__ == "__main__":
+    main()
