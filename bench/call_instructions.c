@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 enum Row { kIprobe, kSendrecv, kTriplet, kTestany, kAllreduce, kWaitDone, kRows };
-static const char* const kRowNames[kRows] = {"iprobe",    "sendrecv",  "triplet",
-                                             "testany",   "allreduce", "wait_done"};
+static const char* const kRowNames[kRows] = {"iprobe",  "sendrecv",  "triplet",
+                                             "testany", "allreduce", "wait_done"};
 
 enum { kPending = 4, kTag = 77, kNeverTag = 78 };
 

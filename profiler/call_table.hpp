@@ -35,22 +35,33 @@ class CallTable {
 
   // Adds one visit; false when the key is new and the table is full.
   bool add(const CallKey& key, Ticks duration, std::uint64_t bytes) {
+    CallStats* stats = slot_of(key);
+    if (stats != nullptr) add_visit(*stats, duration, bytes);
+    return stats != nullptr;
+  }
+
+  // The key's statistics, made empty when the key is new; null when the key is new
+  // and the table is full. Slots never move: the pointer stays valid.
+  CallStats* slot_of(const CallKey& key) {
     const std::size_t mask = m_capacity - 1;
     for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
       Slot& s = m_slots[i];
-      if (s.used && s.key == key) {
-        update(s.stats, duration, bytes);
-        return true;
-      }
+      if (s.used && s.key == key) return &s.stats;
       if (!s.used) {
-        if (m_size >= m_limit) return false;
+        if (m_size >= m_limit) return nullptr;
         s.used = true;
         s.key = key;
         ++m_size;
-        update(s.stats, duration, bytes);
-        return true;
+        return &s.stats;
       }
     }
+  }
+
+  static void add_visit(CallStats& s, Ticks duration, std::uint64_t bytes) {
+    ++s.visits;
+    s.total += duration;
+    if (duration < s.minimum) s.minimum = duration;
+    s.bytes += bytes;
   }
 
   template <typename Visit>
@@ -81,13 +92,6 @@ class CallTable {
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
     return h;
-  }
-
-  static void update(CallStats& s, Ticks duration, std::uint64_t bytes) {
-    ++s.visits;
-    s.total += duration;
-    if (duration < s.minimum) s.minimum = duration;
-    s.bytes += bytes;
   }
 
   std::size_t m_capacity;

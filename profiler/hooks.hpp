@@ -150,14 +150,21 @@ inline void trace_completion(Call& call, const Completed& c) {
                    op.receive ? received_bytes(c.status, op.posted_bytes) : op.bytes);
 }
 
-// Requests handed to a completion call, read before MPI nulls them. One request
-// is kept inline; more go to the thread's scratch room (no fixed cap).
+// Requests handed to a completion call, read before MPI nulls them. Up to kInline
+// requests (a polling loop's few) are kept inline; more go to the thread's scratch
+// room (no fixed cap).
 class RequestSnapshot {
  public:
+  static constexpr int kInline = 8;
+
+  RequestSnapshot() = default;
+  RequestSnapshot(const RequestSnapshot&) = delete;  // m_handles may point inside
+  RequestSnapshot& operator=(const RequestSnapshot&) = delete;
+
   void take(int count, const MPI_Request* requests) {
     m_count = count > 0 && requests != nullptr ? count : 0;
-    m_handles = &m_one;
-    if (m_count > 1) {
+    m_handles = m_inline;
+    if (m_count > kInline) {
       ThreadState* state = thread_state();
       try {
         m_handles =
@@ -166,7 +173,7 @@ class RequestSnapshot {
         m_handles = nullptr;
       }
       if (m_handles == nullptr) {
-        m_handles = &m_one;
+        m_handles = m_inline;
         m_count = 0;
       }
     }
@@ -204,8 +211,8 @@ class RequestSnapshot {
 
  private:
   int m_count = 0;
-  std::uint64_t m_one = 0;
-  std::uint64_t* m_handles = &m_one;
+  std::uint64_t m_inline[kInline];
+  std::uint64_t* m_handles = m_inline;
 };
 
 }  // namespace detail
@@ -453,18 +460,24 @@ using RequestOtherInit = RequestOtherOf<true>;
 
 // ---- probe and matched receive -------------------------------------------------------
 
+// Probes are polled: they keep only the peer, not a whole PendingOp.
 struct Probe {
-  PendingOp m_op;
+  std::int32_t m_peer;  // world rank, or kPeerFromStatus for MPI_ANY_SOURCE
   MPI_Comm m_comm;
   MPI_Status m_own_status;
   MPI_Status* m_status;
-  void before(Call&, int source, int tag, MPI_Comm comm, MPI_Status*& status) {
-    m_op = detail::pending(source, tag, comm, true, false);
+  void before(Call&, int source, int, MPI_Comm comm, MPI_Status*& status) {
+    m_peer = source == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(source, comm);
     m_comm = comm;
     status = detail::own_status_if_ignored(status, m_own_status);
     m_status = status;
   }
-  std::int32_t peer() const { return detail::peer_from_status(m_op, m_status, m_comm); }
+  // The posted peer, -1 when it is known only from a status.
+  std::int32_t posted_peer() const { return m_peer == kPeerFromStatus ? -1 : m_peer; }
+  std::int32_t peer() const {
+    if (m_peer != kPeerFromStatus) return m_peer;
+    return m_status != nullptr ? world_peer(m_status->MPI_SOURCE, m_comm) : -1;
+  }
   void after(Call& call, int rc) { call.record(0, rc == MPI_SUCCESS ? peer() : -1); }
 };
 
@@ -477,7 +490,7 @@ struct Iprobe {
   }
   void after(Call& call, int rc) {
     if (rc == MPI_SUCCESS && !*m_flag) {
-      call.record_incomplete(m_probe.m_op.peer == kPeerFromStatus ? -1 : m_probe.m_op.peer);
+      call.record_incomplete(m_probe.posted_peer());
     } else {
       m_probe.after(call, rc);
     }
@@ -517,8 +530,7 @@ struct Improbe {
   }
   void after(Call& call, int rc) {
     if (rc == MPI_SUCCESS && !*m_flag) {
-      const auto& op = m_mprobe.m_probe.m_op;
-      call.record_incomplete(op.peer == kPeerFromStatus ? -1 : op.peer);
+      call.record_incomplete(m_mprobe.m_probe.posted_peer());
     } else {
       m_mprobe.after(call, rc);
     }

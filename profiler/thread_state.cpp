@@ -37,6 +37,37 @@ ThreadState::ThreadState(std::size_t table_entries, int callsite_depth,
       m_trace(std::move(trace_buffer)),
       m_papi(papi && papi->count() > 0 ? std::move(papi) : nullptr) {}
 
+std::uintptr_t ThreadState::record_new_key(MpiFn fn, void* return_address, std::int16_t size_class,
+                                           std::int32_t peer, std::int32_t comm_shape,
+                                           std::uint64_t bytes, Ticks start, Ticks duration) {
+  const auto f = static_cast<std::uint16_t>(fn);
+  const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
+  std::uintptr_t site = returns_to;
+  if (m_stacks) {
+    site = capture_stack(return_address);
+  } else if (m_mpi_code && __builtin_expect(m_mpi_code->contains(site), 0)) {
+    // Called by the MPI library itself (a Fortran binding): the callsite is the
+    // first frame outside it. Costs a short stack walk, only for such calls.
+    site = caller_outside_mpi(return_address);
+  }
+  const CallKey key{site, f, size_class, peer, comm_shape};
+  if (CallStats* stats = m_calls.slot_of(key)) {
+    CallTable::add_visit(*stats, duration, bytes);
+    // Only where the return address is the callsite: a Fortran binding's one
+    // return address serves every callsite of the program.
+    if (site == returns_to && !m_stacks) {
+      m_last[last_call_index(returns_to, f)] = LastCall{returns_to, key, stats};
+    }
+  } else {
+    ++m_dropped;
+  }
+  // The fast path of record() never sees a function's first call: it repeats a
+  // key recorded here before.
+  FirstCallRecord& first = m_first_calls[f];
+  if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer, comm_shape};
+  return site;
+}
+
 std::uintptr_t ThreadState::capture_stack(void* return_address) {
   void* frames[kMaxStackDepth + kMaxOwnFrames + kMaxMpiFrames];
   const int n = walk_stack(frames, m_depth + kMaxOwnFrames + (m_mpi_code ? kMaxMpiFrames : 0));

@@ -46,18 +46,18 @@ class ThreadState {
   std::uintptr_t record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
                         std::int32_t comm_shape, std::uint64_t bytes, Ticks start, Ticks duration) {
     const auto f = static_cast<std::uint16_t>(fn);
-    std::uintptr_t site = reinterpret_cast<std::uintptr_t>(return_address);
-    if (m_stacks) {
-      site = capture_stack(return_address);
-    } else if (m_mpi_code && __builtin_expect(m_mpi_code->contains(site), 0)) {
-      // Called by the MPI library itself (a Fortran binding): the callsite is the
-      // first frame outside it. Costs a short stack walk, only for such calls.
-      site = caller_outside_mpi(return_address);
+    const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
+    // Loops repeat their calls: the same return address and key as the last call
+    // of this thread from there find their slot again without a callsite lookup or
+    // a hash. (Only where the return address is the callsite: record_new_key.)
+    const LastCall& last = m_last[last_call_index(returns_to, f)];
+    if (last.stats != nullptr && last.returns_to == returns_to && last.key.function == f &&
+        last.key.size_class == size_class && last.key.peer == peer &&
+        last.key.comm_shape == comm_shape) {
+      CallTable::add_visit(*last.stats, duration, bytes);
+      return last.key.callsite;
     }
-    if (!m_calls.add(CallKey{site, f, size_class, peer, comm_shape}, duration, bytes)) ++m_dropped;
-    FirstCallRecord& first = m_first_calls[f];
-    if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer, comm_shape};
-    return site;
+    return record_new_key(fn, return_address, size_class, peer, comm_shape, bytes, start, duration);
   }
 
   // Trace mode: one record (times in ticks and the callsite key, converted at finalize).
@@ -133,10 +133,27 @@ class ThreadState {
   }
 
  private:
+  // The callsite (return address, stack or first frame outside the MPI library) and
+  // the table slot of a key that is not the last call's, out of line.
+  [[gnu::noinline]] std::uintptr_t record_new_key(MpiFn fn, void* return_address,
+                                                  std::int16_t size_class, std::int32_t peer,
+                                                  std::int32_t comm_shape, std::uint64_t bytes,
+                                                  Ticks start, Ticks duration);
   std::uintptr_t capture_stack(void* return_address);
   std::uintptr_t caller_outside_mpi(void* return_address);
 
   CallTable m_calls;
+  struct LastCall {
+    std::uintptr_t returns_to = 0;
+    CallKey key;
+    CallStats* stats = nullptr;
+  };
+  // The last call from each place, direct-mapped by return address and function.
+  static constexpr std::size_t kLastCalls = 256;
+  static std::size_t last_call_index(std::uintptr_t returns_to, std::uint16_t function) {
+    return ((returns_to >> 2) ^ function) & (kLastCalls - 1);
+  }
+  std::array<LastCall, kLastCalls> m_last{};
   std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
   std::uint64_t m_dropped = 0;
   // Aligned for any scalar type (operator new's alignment).
