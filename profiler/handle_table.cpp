@@ -75,6 +75,17 @@ std::optional<PendingOp> HandleTable::take(std::uint64_t handle) {
   return op;
 }
 
+std::optional<PendingOp> HandleTable::take_completed(std::uint64_t handle) {
+  Slot* s = slot_of(handle);
+  if (s == nullptr) return std::nullopt;
+  PendingOp op = s->op;
+  if (!op.persistent) {
+    s->key.store(kTombstone, std::memory_order_release);
+    m_size.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return op;
+}
+
 void HandleTable::erase(std::uint64_t handle) {
   (void)take(handle);
 }

@@ -50,6 +50,9 @@ class HandleTable {
   std::optional<PendingOp> find(std::uint64_t handle) const;
   // find() and erase() in one probe.
   std::optional<PendingOp> take(std::uint64_t handle);
+  // A completed request: take() it, but keep a persistent one (it is forgotten at
+  // MPI_Request_free). One probe.
+  std::optional<PendingOp> take_completed(std::uint64_t handle);
   void erase(std::uint64_t handle);
   // Marks a pending operation as cancel-requested; false when unknown.
   bool mark_cancelled(std::uint64_t handle);

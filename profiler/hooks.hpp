@@ -190,9 +190,8 @@ class RequestSnapshot {
     }
     HandleTable* table = requests();
     if (table == nullptr) return c;
-    const auto found = table->find(m_handles[index]);
+    const auto found = table->take_completed(m_handles[index]);
     if (!found) return c;
-    if (!found->persistent) table->erase(m_handles[index]);
     c.op = *found;
     c.known = true;
     c.cancelled = c.op.cancel_requested && was_cancelled(status);
@@ -670,7 +669,9 @@ inline void record_completed_set(Call& call, detail::RequestSnapshot& snapshot, 
   // Each request is completed once and its result kept only long enough to count
   // it: nothing is copied aside. The call's record goes first (trace records of
   // the requests need its callsite), so the bytes are summed in a first pass over
-  // the statuses, before the table entries are consumed.
+  // the statuses, before the table entries are consumed. The first pass only finds:
+  // several requests may share one handle (MPICH gives every send that completed at
+  // once the same one), and each of them counts.
   std::uint64_t bytes = 0;
   std::int32_t peer = -1;
   HandleTable* table = detail::requests();

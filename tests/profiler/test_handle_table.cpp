@@ -28,6 +28,26 @@ TEST_CASE("pending operations are found until erased", "[profiler]") {
   CHECK(t.size() == 0);
 }
 
+TEST_CASE("a completed request is taken in one step, a persistent one stays", "[profiler]") {
+  HandleTable t(16);
+  PendingOp once, persistent;
+  once.peer = 1;
+  persistent.peer = 2;
+  persistent.persistent = true;
+  REQUIRE(t.put(0x2c000001, once));
+  REQUIRE(t.put(0x2c000002, persistent));
+  const auto taken = t.take_completed(0x2c000001);
+  REQUIRE(taken);
+  CHECK(taken->peer == 1);
+  CHECK_FALSE(t.find(0x2c000001));
+  const auto kept = t.take_completed(0x2c000002);
+  REQUIRE(kept);
+  CHECK(kept->peer == 2);
+  CHECK(t.find(0x2c000002));  // forgotten at MPI_Request_free, not at completion
+  CHECK(t.size() == 1);
+  CHECK_FALSE(t.take_completed(0x2c000003));
+}
+
 TEST_CASE("erasing keeps every other entry reachable (random churn)", "[profiler]") {
   HandleTable t(256);
   std::map<std::uint64_t, std::int32_t> live;
