@@ -9,7 +9,6 @@
  * before MPI_Finalize. Rank 0 prints one line in main and one in the exit step. */
 #include <mpi.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,15 +44,6 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   if (strcmp(g_order, "atexit-after") == 0) atexit(finalize_at_exit);
   if (strcmp(g_order, "library") == 0) finalize_when_unloaded();
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  double x = rank + 1, sum = 0;
-  for (int i = 0; i < kMainAllreduces; ++i) {
-    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  }
-  if (rank == 0) {
-    printf("main returns (%s), sum %.1f, thread level %s\n", g_order, sum,
-           provided == MPI_THREAD_MULTIPLE ? "multiple" : "lower");
-  }
+  main_steps(g_order, provided);
   return 0;
 }

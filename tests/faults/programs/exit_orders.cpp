@@ -11,7 +11,6 @@
 #include <mpi.h>
 
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -73,15 +72,6 @@ int main(int argc, char** argv) {
   if (g_order == "static") g_guard.armed = true;
   if (g_order == "library") finalize_when_library_guard_ends();
   if (g_order == "thread") g_finalizer.start();
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  double x = rank + 1, sum = 0;
-  for (int i = 0; i < kMainAllreduces; ++i) {
-    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  }
-  if (rank == 0) {
-    std::printf("main returns (%s), sum %.1f, thread level %s\n", g_order.c_str(), sum,
-                provided == MPI_THREAD_MULTIPLE ? "multiple" : "lower");
-  }
+  main_steps(g_order.c_str(), provided);
   return 0;
 }

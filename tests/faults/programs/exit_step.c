@@ -7,6 +7,19 @@
 
 static int g_finalize_when_unloaded = 0;
 
+void main_steps(const char* order, int provided) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  double x = rank + 1, sum = 0;
+  for (int i = 0; i < kMainAllreduces; ++i) {
+    MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  }
+  if (rank == 0) {
+    printf("main returns (%s), sum %.1f, thread level %s\n", order, sum,
+           provided == MPI_THREAD_MULTIPLE ? "multiple" : "lower");
+  }
+}
+
 void exit_step(const char* where) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -8,6 +8,9 @@ extern "C" {
 /* Allreduce calls main makes before it returns; exit_step adds one. */
 enum { kMainAllreduces = 10 };
 
+/* What main does between MPI_Init_thread and returning: kMainAllreduces Allreduce,
+ * and rank 0's line naming the order and the thread level `provided`. */
+void main_steps(const char* order, int provided);
 void exit_step(const char* where);
 /* Arms the library's destructor function to call exit_step("library destructor"). */
 void finalize_when_unloaded(void);
