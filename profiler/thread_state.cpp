@@ -56,7 +56,7 @@ std::uintptr_t ThreadState::record_new_key(MpiFn fn, void* return_address, std::
     // Only where the return address is the callsite: a Fortran binding's one
     // return address serves every callsite of the program.
     if (site == returns_to && !m_stacks) {
-      m_last[last_call_index(returns_to, f)] = LastCall{returns_to, key, stats};
+      m_last[last_call_index(returns_to, f)] = LastCall{key, stats};
     }
   } else {
     ++m_dropped;

@@ -51,7 +51,7 @@ class ThreadState {
     // of this thread from there find their slot again without a callsite lookup or
     // a hash. (Only where the return address is the callsite: record_new_key.)
     const LastCall& last = m_last[last_call_index(returns_to, f)];
-    if (last.stats != nullptr && last.returns_to == returns_to && last.key.function == f &&
+    if (last.stats != nullptr && last.key.callsite == returns_to && last.key.function == f &&
         last.key.size_class == size_class && last.key.peer == peer &&
         last.key.comm_shape == comm_shape) {
       CallTable::add_visit(*last.stats, duration, bytes);
@@ -144,8 +144,7 @@ class ThreadState {
 
   CallTable m_calls;
   struct LastCall {
-    std::uintptr_t returns_to = 0;
-    CallKey key;
+    CallKey key;  // its callsite is the return address
     CallStats* stats = nullptr;
   };
   // The last call from each place, direct-mapped by return address and function.
