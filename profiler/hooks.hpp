@@ -71,8 +71,9 @@ inline PendingOp pending(int rank, int tag, MPI_Comm comm, bool receive, bool pe
 }
 
 // The sender named by a status of a receive or probe on `comm`.
-inline std::int32_t peer_from_status(const PendingOp& op, const MPI_Status* status, MPI_Comm comm) {
-  if (op.peer != kPeerFromStatus) return op.peer;
+// `posted`: the world rank posted, or kPeerFromStatus.
+inline std::int32_t peer_from_status(std::int32_t posted, const MPI_Status* status, MPI_Comm comm) {
+  if (posted != kPeerFromStatus) return posted;
   if (status == nullptr || status == MPI_STATUS_IGNORE) return -1;
   return world_peer(status->MPI_SOURCE, comm);
 }
@@ -259,7 +260,7 @@ struct Recv {
   void after(Call& call, int rc) {
     if (tracing()) call.trace().tag = detail::tag_of(m_op.tag, m_status);
     call.record(rc == MPI_SUCCESS ? received() : m_op.posted_bytes,
-                rc == MPI_SUCCESS ? detail::peer_from_status(m_op, m_status, m_comm) : -1);
+                rc == MPI_SUCCESS ? detail::peer_from_status(m_op.peer, m_status, m_comm) : -1);
   }
 };
 
@@ -283,7 +284,7 @@ struct Sendrecv {
     const std::uint64_t received = rc == MPI_SUCCESS ? m_recv.received() : 0;
     call.record(m_sent + received,
                 rc == MPI_SUCCESS
-                    ? detail::peer_from_status(m_recv.m_op, m_recv.m_status, m_recv.m_comm)
+                    ? detail::peer_from_status(m_recv.m_op.peer, m_recv.m_status, m_recv.m_comm)
                     : -1);
     if (!tracing()) return;
     TraceInfo send = call.trace();
@@ -473,10 +474,7 @@ struct Probe {
   }
   // The posted peer, -1 when it is known only from a status.
   std::int32_t posted_peer() const { return m_peer == kPeerFromStatus ? -1 : m_peer; }
-  std::int32_t peer() const {
-    if (m_peer != kPeerFromStatus) return m_peer;
-    return m_status != nullptr ? world_peer(m_status->MPI_SOURCE, m_comm) : -1;
-  }
+  std::int32_t peer() const { return detail::peer_from_status(m_peer, m_status, m_comm); }
   void after(Call& call, int rc) { call.record(0, rc == MPI_SUCCESS ? peer() : -1); }
 };
 
