@@ -64,7 +64,6 @@ class Context {
   PapiStatus& papi() { return m_papi; }
 
   // Bumped by MPI_Type_free/commit so that cached datatype sizes are re-read.
-  std::atomic<std::uint32_t>& type_generation() { return m_type_generation; }
 
   // Slow path of the first recorded call of a thread.
   ThreadState* create_thread_state();
@@ -119,7 +118,6 @@ class Context {
   HandleTable m_messages;
   CommTable m_windows;
   CodeRanges m_mpi_code;
-  std::atomic<std::uint32_t> m_type_generation{1};
   bool m_paused = false;
   std::atomic<std::uint32_t> m_request_serial{0};
 

@@ -58,18 +58,6 @@ inline std::uint32_t next_serial() {
   return context ? context->next_request_serial() : 0;
 }
 
-// A peer given as a rank in `comm`; ANY_SOURCE is resolved from the status later,
-// through the communicator's translation (looked up only once it is needed).
-inline PendingOp pending(int rank, int tag, MPI_Comm comm, bool receive, bool persistent) {
-  PendingOp op;
-  op.receive = receive;
-  op.send = !receive;
-  op.persistent = persistent;
-  op.peer = rank == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(rank, comm);
-  op.tag = tag;
-  return op;
-}
-
 // The sender named by a status of a receive or probe on `comm`.
 // `posted`: the world rank posted, or kPeerFromStatus.
 inline std::int32_t peer_from_status(std::int32_t posted, const MPI_Status* status, MPI_Comm comm) {
@@ -98,9 +86,11 @@ inline MPI_Status* own_status_if_ignored(MPI_Status* status, MPI_Status& own) {
   return status == MPI_STATUS_IGNORE ? &own : status;
 }
 
-// Room for `count` statuses where the program passed MPI_STATUSES_IGNORE.
-inline MPI_Status* own_statuses_if_ignored(MPI_Status* statuses, int count) {
-  if (statuses != MPI_STATUSES_IGNORE || count <= 0) return statuses;
+// Room for `count` statuses where the program passed MPI_STATUSES_IGNORE: `inline_room`
+// (kInline of them, in the hook) for a polling loop's few requests, else the
+// thread's scratch room.
+inline constexpr int kInline = 8;
+[[gnu::noinline]] inline MPI_Status* own_statuses_from_scratch(MPI_Status* statuses, int count) {
   ThreadState* state = thread_state();
   try {
     MPI_Status* own =
@@ -110,26 +100,36 @@ inline MPI_Status* own_statuses_if_ignored(MPI_Status* statuses, int count) {
     return statuses;  // no room: completions of wildcard receives lose their peer
   }
 }
+inline MPI_Status* own_statuses_if_ignored(MPI_Status* statuses, int count,
+                                           MPI_Status (&inline_room)[kInline]) {
+  if (statuses != MPI_STATUSES_IGNORE || count <= 0) return statuses;
+  return count <= kInline ? inline_room : own_statuses_from_scratch(statuses, count);
+}
 
-// What one completed request moved, and how its completion is traced.
+// What one completed request moved, and how its completion is traced. Reads the
+// request table's entry in place.
 struct Completed {
-  PendingOp op;
+  const PendingOp* op = nullptr;  // null: not a request mpidle knows
   const MPI_Status* status = nullptr;
-  bool known = false;
   bool cancelled = false;
+
+  Completed() = default;
+  Completed(const PendingOp* known, const MPI_Status* s) : op(known), status(s) {
+    cancelled = op != nullptr && op->cancel_requested && was_cancelled(status);
+  }
   // Bytes the request sent plus, for a receive, the bytes it received.
   std::uint64_t bytes() const {
-    if (cancelled) return 0;
-    return op.bytes + (op.receive ? received_bytes(status, op.posted_bytes) : 0);
+    if (op == nullptr || cancelled) return 0;
+    return op->bytes + (op->receive ? received_bytes(status, op->posted_bytes) : 0);
   }
-  std::int32_t peer() const { return cancelled ? -1 : peer_of(op, status); }
+  std::int32_t peer() const { return op == nullptr || cancelled ? -1 : peer_of(*op, status); }
 };
 
 // Trace mode: the record of one completed receive, non-blocking collective or
 // cancelled request.
 inline void trace_completion(Call& call, const Completed& c) {
-  if (!tracing() || !c.known) return;
-  const PendingOp& op = c.op;
+  if (!tracing() || c.op == nullptr) return;
+  const PendingOp& op = *c.op;
   if (c.cancelled) {
     if (!op.send && !op.receive) return;
     TraceInfo info;
@@ -151,13 +151,19 @@ inline void trace_completion(Call& call, const Completed& c) {
                    op.receive ? received_bytes(c.status, op.posted_bytes) : op.bytes);
 }
 
+// Forgets a completed request's entry (a persistent one stays until
+// MPI_Request_free); a wildcard receive's communicator entry is released with it.
+inline void forget_completed(HandleTable& table, const HandleTable::Entry& e) {
+  if (!e) return;
+  const CommInfo* comm = e.op().comm;
+  if (table.complete(e) && comm != nullptr) comm->release();
+}
+
 // Requests handed to a completion call, read before MPI nulls them. Up to kInline
 // requests (a polling loop's few) are kept inline; more go to the thread's scratch
 // room (no fixed cap).
 class RequestSnapshot {
  public:
-  static constexpr int kInline = 8;
-
   RequestSnapshot() = default;
   RequestSnapshot(const RequestSnapshot&) = delete;  // m_handles may point inside
   RequestSnapshot& operator=(const RequestSnapshot&) = delete;
@@ -165,55 +171,48 @@ class RequestSnapshot {
   void take(int count, const MPI_Request* requests) {
     m_count = count > 0 && requests != nullptr ? count : 0;
     m_handles = m_inline;
-    if (m_count > kInline) {
-      ThreadState* state = thread_state();
-      try {
-        m_handles =
-            state ? state->scratch<std::uint64_t>(0, static_cast<std::size_t>(m_count)) : nullptr;
-      } catch (...) {
-        m_handles = nullptr;
-      }
-      if (m_handles == nullptr) {
-        m_handles = m_inline;
-        m_count = 0;
-      }
-    }
+    if (m_count > kInline) take_into_scratch();
     for (int i = 0; i < m_count; ++i) m_handles[i] = handle_key(requests[i]);
   }
 
-  // Completes the request at `index` with its status: what it was, forgotten
-  // unless persistent (a persistent request is forgotten at MPI_Request_free).
-  Completed complete(int index, const MPI_Status* status) {
-    Completed c;
-    c.status = status;
-    if (index < 0 || index >= m_count || m_handles[index] == handle_key(MPI_REQUEST_NULL)) {
-      return c;
-    }
-    HandleTable* table = requests();
-    if (table == nullptr) return c;
-    const auto found = table->take_completed(m_handles[index]);
-    if (!found) return c;
-    c.op = *found;
-    c.known = true;
-    c.cancelled = c.op.cancel_requested && was_cancelled(status);
-    if (c.op.comm != nullptr) {
-      // A wildcard receive's sender, translated now: once released, the
-      // communicator's entry may go (its communicator may be freed already).
-      c.op.peer = peer_of(c.op, status);
-      if (!c.op.persistent) c.op.comm->release();
-      c.op.comm = nullptr;
-    }
-    return c;
+  // The table entry of the request at `index`: empty when unknown.
+  HandleTable::Entry entry(const HandleTable& table, int index) const {
+    if (index < 0 || index >= m_count) return HandleTable::Entry{};
+    return table.locate(m_handles[index]);
   }
-
   int count() const { return m_count; }
   std::uint64_t handle(int i) const { return m_handles[i]; }
 
  private:
+  [[gnu::noinline]] void take_into_scratch() {
+    ThreadState* state = thread_state();
+    try {
+      m_handles =
+          state ? state->scratch<std::uint64_t>(0, static_cast<std::size_t>(m_count)) : nullptr;
+    } catch (...) {
+      m_handles = nullptr;
+    }
+    if (m_handles == nullptr) {
+      m_handles = m_inline;
+      m_count = 0;
+    }
+  }
+
   int m_count = 0;
   std::uint64_t m_inline[kInline];
   std::uint64_t* m_handles = m_inline;
 };
+
+// One completed request (Wait, Test, Waitany, Testany): one probe of the table.
+inline void record_completed_one(Call& call, const RequestSnapshot& snapshot, int index,
+                                 const MPI_Status* status) {
+  HandleTable* table = requests();
+  const HandleTable::Entry e = table ? snapshot.entry(*table, index) : HandleTable::Entry{};
+  const Completed done(e ? &e.op() : nullptr, status);
+  call.record(done.bytes(), done.peer());
+  trace_completion(call, done);
+  if (table) forget_completed(*table, e);
+}
 
 }  // namespace detail
 
@@ -239,14 +238,17 @@ using Send = SendOf<false>;
 using Ssend = SendOf<true>;
 
 struct Recv {
-  PendingOp m_op;
+  std::uint64_t m_posted;
+  std::int32_t m_peer;  // world rank, or kPeerFromStatus for MPI_ANY_SOURCE
+  std::int32_t m_tag;
   MPI_Comm m_comm;
   MPI_Status m_own_status;
   MPI_Status* m_status;
   void before(Call& call, std::uint64_t posted, int source, int tag, MPI_Comm comm,
               MPI_Status*& status) {
-    m_op = detail::pending(source, tag, comm, true, false);
-    m_op.posted_bytes = posted;
+    m_posted = posted;
+    m_peer = source == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(source, comm);
+    m_tag = tag;
     m_comm = comm;
     // The status names the sender of a wildcard receive and the bytes received.
     status = detail::own_status_if_ignored(status, m_own_status);
@@ -256,11 +258,11 @@ struct Recv {
       call.trace().comm = detail::comm_id(comm);
     }
   }
-  std::uint64_t received() const { return received_bytes(m_status, m_op.posted_bytes); }
+  std::uint64_t received() const { return received_bytes(m_status, m_posted); }
+  std::int32_t peer() const { return detail::peer_from_status(m_peer, m_status, m_comm); }
   void after(Call& call, int rc) {
-    if (tracing()) call.trace().tag = detail::tag_of(m_op.tag, m_status);
-    call.record(rc == MPI_SUCCESS ? received() : m_op.posted_bytes,
-                rc == MPI_SUCCESS ? detail::peer_from_status(m_op.peer, m_status, m_comm) : -1);
+    if (tracing()) call.trace().tag = detail::tag_of(m_tag, m_status);
+    call.record(rc == MPI_SUCCESS ? received() : m_posted, rc == MPI_SUCCESS ? peer() : -1);
   }
 };
 
@@ -280,12 +282,9 @@ struct Sendrecv {
     m_sendtag = sendtag;
   }
   void after(Call& call, int rc) {
-    if (tracing()) call.trace().tag = detail::tag_of(m_recv.m_op.tag, m_recv.m_status);
+    if (tracing()) call.trace().tag = detail::tag_of(m_recv.m_tag, m_recv.m_status);
     const std::uint64_t received = rc == MPI_SUCCESS ? m_recv.received() : 0;
-    call.record(m_sent + received,
-                rc == MPI_SUCCESS
-                    ? detail::peer_from_status(m_recv.m_op.peer, m_recv.m_status, m_recv.m_comm)
-                    : -1);
+    call.record(m_sent + received, rc == MPI_SUCCESS ? m_recv.peer() : -1);
     if (!tracing()) return;
     TraceInfo send = call.trace();
     send.role = TraceRole::send;
@@ -294,42 +293,66 @@ struct Sendrecv {
   }
 };
 
+// The request's table entry is written in place once the call returned: nothing
+// is built ahead and copied.
 template <bool kReceive, bool kPersistent, bool kSynchronous = false>
 struct StartP2P {
-  PendingOp m_op;
+  std::uint64_t m_bytes;  // sent, or the receive's posted buffer
+  std::uint64_t m_sent;   // Isendrecv: its send half
+  std::int32_t m_peer;    // world rank, or kPeerFromStatus for MPI_ANY_SOURCE
+  std::int32_t m_tag;
   MPI_Comm m_comm;
   MPI_Request* m_request;
+  std::uint32_t m_comm_id;  // trace mode
+  std::uint32_t m_serial;   // trace mode
   void before(Call& call, std::uint64_t bytes, int peer, int tag, MPI_Comm comm,
               MPI_Request* request) {
-    m_op = detail::pending(peer, tag, comm, kReceive, kPersistent);
-    (kReceive ? m_op.posted_bytes : m_op.bytes) = bytes;
-    m_op.synchronous = kSynchronous;
+    m_bytes = bytes;
+    m_sent = 0;
+    m_peer = peer == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(peer, comm);
+    m_tag = tag;
     m_comm = comm;
     m_request = request;
+    m_comm_id = 0;
+    m_serial = 0;
     if (tracing()) {
-      m_op.comm_id = detail::comm_id(comm);
-      call.trace().comm = m_op.comm_id;
+      m_comm_id = detail::comm_id(comm);
+      call.trace().comm = m_comm_id;
       call.trace().tag = tag;
       if (kSynchronous) call.trace().flags = model::kTraceSynchronous;
       // Persistent requests start traffic only at MPI_Start.
       if (!kPersistent) {
         call.trace().role = kReceive ? TraceRole::irecv : TraceRole::isend;
-        m_op.serial = detail::next_serial();
-        call.trace().sequence = m_op.serial;
+        m_serial = detail::next_serial();
+        call.trace().sequence = m_serial;
       }
     }
   }
   void after(Call& call, int rc) {
-    call.record(bytes(), m_op.peer == kPeerFromStatus ? -1 : m_op.peer);
+    call.record(m_bytes, m_peer == kPeerFromStatus ? -1 : m_peer);
     if (rc != MPI_SUCCESS) return;
-    if (m_op.peer == kPeerFromStatus && (m_op.comm = comm_info(m_comm)) != nullptr) {
-      m_op.comm->hold();
-    }
-    if (!detail::track(detail::requests(), handle_key(*m_request), m_op) && m_op.comm) {
-      m_op.comm->release();
-    }
+    HandleTable* table = detail::requests();
+    if (table == nullptr) return;
+    const HandleTable::Claim claim = table->claim(handle_key(*m_request));
+    if (!claim) return;
+    PendingOp& op = claim.op();
+    op.bytes = kReceive ? m_sent : m_bytes;
+    op.posted_bytes = kReceive ? m_bytes : 0;
+    op.comm = nullptr;
+    if (m_peer == kPeerFromStatus && (op.comm = comm_info(m_comm)) != nullptr) op.comm->hold();
+    op.peer = m_peer;
+    op.tag = m_tag;
+    op.comm_id = m_comm_id;
+    op.serial = m_serial;
+    op.root = -1;
+    op.collective_kind = 0;
+    op.persistent = kPersistent;
+    op.receive = kReceive;
+    op.send = !kReceive;
+    op.synchronous = kSynchronous;
+    op.cancel_requested = false;
+    claim.publish();
   }
-  std::uint64_t bytes() const { return kReceive ? m_op.posted_bytes : m_op.bytes; }
 };
 using Isend = StartP2P<false, false>;
 using Issend = StartP2P<false, false, true>;
@@ -348,19 +371,18 @@ struct Isendrecv {
   void before(Call& call, std::uint64_t sent, std::uint64_t posted, int dest, int sendtag,
               int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
     m_recv.before(call, posted, source, recvtag, comm, request);
-    m_recv.m_op.bytes = sent;
+    m_recv.m_sent = sent;
     m_dest = world_peer(dest, comm);
     m_sendtag = sendtag;
   }
   void after(Call& call, int rc) {
-    const std::uint64_t sent = m_recv.m_op.bytes;
     m_recv.after(call, rc);
     if (!tracing() || rc != MPI_SUCCESS) return;
     TraceInfo send = call.trace();
     send.role = TraceRole::isend;
     send.tag = m_sendtag;
     send.sequence = 0;  // the request completes as the receive
-    call.trace_extra(send, m_dest, sent);
+    call.trace_extra(send, m_dest, m_recv.m_sent);
   }
 };
 
@@ -597,9 +619,7 @@ struct Wait {
     m_status = status;
   }
   void after(Call& call, int rc) {
-    const auto done = rc == MPI_SUCCESS ? m_snapshot.complete(0, m_status) : detail::Completed{};
-    call.record(done.bytes(), done.peer());
-    detail::trace_completion(call, done);
+    detail::record_completed_one(call, m_snapshot, rc == MPI_SUCCESS ? 0 : -1, m_status);
   }
 };
 
@@ -631,10 +651,7 @@ struct Waitany {
     m_index = index;
   }
   void after(Call& call, int rc) {
-    const auto done =
-        rc == MPI_SUCCESS ? m_snapshot.complete(*m_index, m_status) : detail::Completed{};
-    call.record(done.bytes(), done.peer());
-    detail::trace_completion(call, done);
+    detail::record_completed_one(call, m_snapshot, rc == MPI_SUCCESS ? *m_index : -1, m_status);
   }
 };
 
@@ -659,42 +676,50 @@ struct Testany {
 // request is indices[i] (request i without indices), and its status is always
 // statuses[i]: MPI fills Waitsome's statuses in completion order and Waitall's in
 // request order.
-inline void record_completed_set(Call& call, detail::RequestSnapshot& snapshot, const int* indices,
-                                 int completed, MPI_Status* statuses) {
+inline void record_completed_set(Call& call, const detail::RequestSnapshot& snapshot,
+                                 const int* indices, int completed, MPI_Status* statuses) {
   auto status_at = [&](int i) -> const MPI_Status* {
     return statuses == MPI_STATUSES_IGNORE ? nullptr : &statuses[i];
   };
-  // Each request is completed once and its result kept only long enough to count
-  // it: nothing is copied aside. The call's record goes first (trace records of
-  // the requests need its callsite), so the bytes are summed in a first pass over
-  // the statuses, before the table entries are consumed. The first pass only finds:
-  // several requests may share one handle (MPICH gives every send that completed at
-  // once the same one), and each of them counts.
+  HandleTable* table = detail::requests();
+  if (table == nullptr) {
+    call.record(0, -1);
+    return;
+  }
+  // Each request is looked up once (kept for the second pass, up to kInline of them)
+  // and read in place. The call's record goes first (trace records of the requests
+  // need its callsite), so the bytes are summed in a first pass, before the entries
+  // are forgotten. Several requests may share one handle (MPICH gives every send
+  // that completed at once the same one): each of them counts, and the entry is
+  // forgotten once.
+  HandleTable::Entry kept[detail::kInline];
+  auto entry_of = [&](int i) { return snapshot.entry(*table, indices ? indices[i] : i); };
   std::uint64_t bytes = 0;
   std::int32_t peer = -1;
-  HandleTable* table = detail::requests();
   for (int i = 0; i < completed; ++i) {
-    const int index = indices ? indices[i] : i;
-    if (index < 0 || index >= snapshot.count() || table == nullptr) continue;
-    const auto op = table->find(snapshot.handle(index));
-    if (!op) continue;
-    detail::Completed c{*op, status_at(i), true, false};
-    c.cancelled = op->cancel_requested && was_cancelled(c.status);
+    const HandleTable::Entry e = entry_of(i);
+    if (i < detail::kInline) kept[i] = e;
+    if (!e) continue;
+    const detail::Completed c(&e.op(), status_at(i));
     bytes += c.bytes();
     if (completed == 1) peer = c.peer();
   }
   call.record(bytes, peer);
   for (int i = 0; i < completed; ++i) {
-    detail::trace_completion(call, snapshot.complete(indices ? indices[i] : i, status_at(i)));
+    const HandleTable::Entry e = i < detail::kInline ? kept[i] : entry_of(i);
+    if (!e) continue;
+    if (tracing()) detail::trace_completion(call, detail::Completed(&e.op(), status_at(i)));
+    detail::forget_completed(*table, e);
   }
 }
 
 struct Waitall {
   detail::RequestSnapshot m_snapshot;
   MPI_Status* m_statuses;
+  MPI_Status m_own[detail::kInline];
   void before(Call&, int count, MPI_Request* requests, MPI_Status*& statuses) {
     m_snapshot.take(count, requests);
-    statuses = detail::own_statuses_if_ignored(statuses, count);
+    statuses = detail::own_statuses_if_ignored(statuses, count, m_own);
     m_statuses = statuses;
   }
   void after(Call& call, int) {
@@ -723,12 +748,13 @@ struct Waitsome {
   int* m_outcount;
   int* m_indices;
   MPI_Status* m_statuses;
+  MPI_Status m_own[detail::kInline];
   void before(Call&, int count, MPI_Request* requests, int* outcount, int* indices,
               MPI_Status*& statuses) {
     m_snapshot.take(count, requests);
     m_outcount = outcount;
     m_indices = indices;
-    statuses = detail::own_statuses_if_ignored(statuses, count);
+    statuses = detail::own_statuses_if_ignored(statuses, count, m_own);
     m_statuses = statuses;
   }
   void after(Call& call, int rc) {
@@ -787,7 +813,6 @@ struct StartColl {
       op.bytes = m_coll.m_bytes;
       op.peer = m_coll.m_peer;
       op.persistent = kPersistent;
-      op.comm_shape = m_coll.m_shape;
       if (tracing() && !kPersistent) {
         op.collective_kind = static_cast<std::uint8_t>(call.trace().kind);
         op.comm_id = call.trace().comm;

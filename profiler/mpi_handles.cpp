@@ -113,9 +113,8 @@ std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot) {
   MPI_Count size = 0;
   if (call_real(real_type_size_x, type, &size) != MPI_SUCCESS || size < 0 || size == MPI_UNDEFINED)
     size = 0;
-  Context* context = Context::current();
   slot.handle = handle_key(type);
-  slot.generation = context ? context->type_generation().load(std::memory_order_relaxed) : 0;
+  slot.generation = detail::g_type_generation.load(std::memory_order_relaxed);
   slot.size = static_cast<std::uint64_t>(size);
   return slot.size;
 }

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
@@ -14,6 +15,14 @@
 namespace mpidle::profiler {
 
 inline constexpr int kNoRoot = -32768;
+
+namespace detail {
+// Bumped whenever a datatype is created or freed (a freed handle may come back
+// as another type): cached sizes of an older generation are looked up again.
+inline constinit std::atomic<std::uint32_t> g_type_generation{1};
+// This process' world rank, for MPI_COMM_SELF (set when the profile starts).
+inline constinit std::int32_t g_world_rank = -1;
+}  // namespace detail
 
 // MPI handles are integers in MPICH and pointers in Open MPI.
 template <typename Handle>
@@ -53,23 +62,26 @@ inline CommInfo* win_info(MPI_Win win) {
 inline std::int32_t world_peer(int local, MPI_Comm comm) {
   if (local < 0) return -1;
   if (comm == MPI_COMM_WORLD) return local;
+  if (comm == MPI_COMM_SELF && detail::g_world_rank >= 0)
+    return local == 0 ? detail::g_world_rank : -1;
   const CommInfo* info = comm_info(comm);
   return info ? info->world_rank(local) : -1;
 }
 
-inline std::uint64_t type_size(MPI_Datatype type) {
+[[gnu::always_inline]] inline std::uint64_t type_size(MPI_Datatype type) {
   ThreadState* state = thread_state();
   if (state == nullptr) return 0;
   TypeSizeSlot& slot = state->type_size_slot(handle_key(type));
-  Context* context = Context::current();
-  const std::uint32_t generation =
-      context ? context->type_generation().load(std::memory_order_relaxed) : 0;
-  if (slot.handle == handle_key(type) && slot.generation == generation) return slot.size;
+  if (slot.handle == handle_key(type) &&
+      slot.generation == detail::g_type_generation.load(std::memory_order_relaxed)) {
+    return slot.size;
+  }
   return type_size_slow(type, slot);
 }
 
+// Inlined: evaluated in every wrapper that moves data.
 template <typename Count>
-std::uint64_t bytes_of(Count count, MPI_Datatype type) {
+[[gnu::always_inline]] inline std::uint64_t bytes_of(Count count, MPI_Datatype type) {
   if (count <= 0 || type == MPI_DATATYPE_NULL) return 0;
   return static_cast<std::uint64_t>(count) * type_size(type);
 }

@@ -57,6 +57,7 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
     std::filesystem::create_directories(config.output, ignored);
   }
   auto context = std::make_unique<Context>(std::move(config), own, rank, size);
+  profiler::detail::g_world_rank = rank;
   bool papi_available = false;
   if (trace) {
     const model::Settings& c = context->config();
@@ -296,9 +297,7 @@ void on_pcontrol(int level) {
 }
 
 void on_type_change() {
-  if (Context* context = Context::current()) {
-    context->type_generation().fetch_add(1, std::memory_order_relaxed);
-  }
+  profiler::detail::g_type_generation.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace mpidle::profiler::hooks

@@ -28,6 +28,64 @@ TEST_CASE("pending operations are found until erased", "[profiler]") {
   CHECK(t.size() == 0);
 }
 
+TEST_CASE("a completed entry is forgotten once, and its handle started again reuses its slot",
+          "[profiler]") {
+  HandleTable t(64);
+  PendingOp send;
+  send.bytes = 8;
+  REQUIRE(t.put(0x2c000001, send));
+  // Two requests that share one handle (MPICH's completed sends) both read the entry;
+  // only the first completion forgets it.
+  const auto first = t.locate(0x2c000001);
+  const auto second = t.locate(0x2c000001);
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first.op().bytes == 8);
+  CHECK(t.complete(first));
+  CHECK_FALSE(t.complete(second));
+  CHECK_FALSE(t.locate(0x2c000001));
+  CHECK_FALSE(t.find(0x2c000001));
+  CHECK(t.size() == 0);
+  // Started again: the same handle is claimed and found; nothing else is lost.
+  const auto claim = t.claim(0x2c000001);
+  REQUIRE(claim);
+  claim.op() = PendingOp{};
+  claim.op().bytes = 16;
+  claim.publish();
+  REQUIRE(t.find(0x2c000001));
+  CHECK(t.find(0x2c000001)->bytes == 16);
+  CHECK(t.size() == 1);
+  // Handles that are not top-bit free (never an MPI handle) are not tracked.
+  CHECK_FALSE(t.claim(std::uint64_t{1} << 63 | 5));
+}
+
+TEST_CASE("done slots are taken by other handles, and a long run of reused handles stays found",
+          "[profiler]") {
+  HandleTable t(64);
+  std::mt19937 rng(7);
+  std::map<std::uint64_t, std::uint64_t> live;
+  for (int step = 0; step < 20000; ++step) {
+    const std::uint64_t h = 0x2c000000 + rng() % 200;
+    if (live.count(h)) {
+      const auto e = t.locate(h);
+      REQUIRE(e);
+      CHECK(e.op().bytes == live[h]);
+      CHECK(t.complete(e));
+      live.erase(h);
+    } else if (live.size() < 40) {
+      PendingOp op;
+      op.bytes = static_cast<std::uint64_t>(step);
+      if (t.put(h, op)) live[h] = op.bytes;
+    }
+  }
+  CHECK(t.size() == live.size());
+  for (const auto& [h, bytes] : live) {
+    const auto found = t.find(h);
+    REQUIRE(found);
+    CHECK(found->bytes == bytes);
+  }
+}
+
 TEST_CASE("a completed request is taken in one step, a persistent one stays", "[profiler]") {
   HandleTable t(16);
   PendingOp once, persistent;
