@@ -17,6 +17,20 @@ namespace detail {
 // Set once at MPI_Init, before any call is recorded.
 inline constinit bool g_tracing = false;
 inline constinit bool g_papi = false;  // trace mode counting PAPI events
+// A poll is timed when this thread's next random number is at most this
+// (MPIDLE_POLL_SAMPLE; every poll in trace mode).
+inline constinit std::uint64_t g_poll_timed_below = ~std::uint64_t{0};
+[[gnu::tls_model("initial-exec")]] inline constinit thread_local std::uint64_t tls_poll_random =
+    0x9e3779b97f4a7c15ull;
+// xorshift64: a few register operations, and no pattern a polling loop can alias with.
+[[gnu::always_inline]] inline bool next_poll_timed() {
+  std::uint64_t x = tls_poll_random;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  tls_poll_random = x;
+  return x <= g_poll_timed_below;
+}
 }  // namespace detail
 
 inline bool tracing() {
@@ -38,6 +52,14 @@ class Call {
   [[gnu::always_inline]] void stop() {
     m_stop = now();
     if (__builtin_expect(detail::g_papi, 0)) papi_stop();
+  }
+  // Non-blocking polls (Test family, Iprobe, Improbe): timed one in MPIDLE_POLL_SAMPLE.
+  [[gnu::always_inline]] void start_poll() {
+    m_timed = detail::next_poll_timed();
+    if (m_timed) start();
+  }
+  [[gnu::always_inline]] void stop_poll() {
+    if (m_timed) stop();
   }
 
   // Filled by hooks in trace mode (ignored otherwise).
@@ -78,7 +100,7 @@ class Call {
     ThreadState* state = thread_state();
     if (state == nullptr) return;
     m_site = state->record(m_fn, m_return_address, size_class, peer, m_comm_shape, bytes, m_start,
-                           m_stop - m_start);
+                           m_timed ? m_stop - m_start : kUntimed);
     if (tracing()) state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, m_trace, false);
   }
 
@@ -86,6 +108,7 @@ class Call {
   void* m_return_address;
   std::uintptr_t m_site = 0;
   std::int32_t m_comm_shape = 0;
+  bool m_timed = true;
   Ticks m_start = 0;
   Ticks m_stop = 0;
   union {  // a union so that profile mode skips its initialization

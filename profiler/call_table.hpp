@@ -21,11 +21,16 @@ struct CallKey {
   bool operator==(const CallKey&) const = default;
 };
 
+// The duration of a visit that did not read the clock (a poll left out of the
+// sample, MPIDLE_POLL_SAMPLE): counted, its time estimated at finalize.
+inline constexpr Ticks kUntimed = ~Ticks{0};
+
 struct CallStats {
   std::uint64_t visits = 0;
-  Ticks total = 0;
+  Ticks total = 0;  // of the timed visits
   Ticks minimum = ~Ticks{0};
   std::uint64_t bytes = 0;
+  std::uint64_t untimed = 0;  // visits without a duration
 };
 
 class CallTable {
@@ -59,9 +64,13 @@ class CallTable {
 
   static void add_visit(CallStats& s, Ticks duration, std::uint64_t bytes) {
     ++s.visits;
+    s.bytes += bytes;
+    if (duration == kUntimed) {
+      ++s.untimed;
+      return;
+    }
     s.total += duration;
     if (duration < s.minimum) s.minimum = duration;
-    s.bytes += bytes;
   }
 
   template <typename Visit>

@@ -14,7 +14,35 @@ struct Totals {
   Ticks total = 0;
   Ticks minimum = ~Ticks{0};
   std::uint64_t bytes = 0;
+  std::uint64_t untimed = 0;
 };
+
+// Polls left out of the timing sample (MPIDLE_POLL_SAMPLE) take their key's mean
+// timed duration; a key none of whose visits was timed, its function's mean over
+// this process, and that mean as its minimum (a poll does not wait). A function
+// without any timed visit keeps time 0.
+template <typename Merged>
+void estimate_untimed(Merged& merged) {
+  std::map<std::uint16_t, std::pair<double, std::uint64_t>> by_function;  // time, visits
+  for (const auto& [key, t] : merged) {
+    auto& f = by_function[std::get<1>(key)];
+    f.first += static_cast<double>(t.total);
+    f.second += t.visits - t.untimed;
+  }
+  for (auto& [key, t] : merged) {
+    if (t.untimed == 0) continue;
+    const std::uint64_t timed = t.visits - t.untimed;
+    if (timed > 0) {
+      t.total += static_cast<Ticks>(static_cast<double>(t.total) / static_cast<double>(timed) *
+                                    static_cast<double>(t.untimed));
+      continue;
+    }
+    const auto& [time, visits] = by_function[std::get<1>(key)];
+    const Ticks mean = visits > 0 ? static_cast<Ticks>(time / static_cast<double>(visits)) : 0;
+    t.total = mean * t.untimed;
+    t.minimum = mean;
+  }
+}
 
 using Stack = std::vector<std::uintptr_t>;
 using Key = std::tuple<Stack, std::uint16_t, std::int16_t, std::int32_t, std::int32_t>;
@@ -37,6 +65,7 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
       t.total += s.total;
       t.minimum = std::min(t.minimum, s.minimum);
       t.bytes += s.bytes;
+      t.untimed += s.untimed;
     });
     for (std::uint16_t fn = 0; fn < kMpiFnCount; ++fn) {
       const FirstCallRecord& f = thread->first_calls()[fn];
@@ -46,6 +75,8 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
     }
     dropped += thread->dropped();
   }
+
+  estimate_untimed(merged);
 
   model::ProfileTables tables;
   std::map<std::uint16_t, std::uint32_t> function_index;

@@ -64,7 +64,9 @@ std::uintptr_t ThreadState::record_new_key(MpiFn fn, void* return_address, std::
   // The fast path of record() never sees a function's first call: it repeats a
   // key recorded here before.
   FirstCallRecord& first = m_first_calls[f];
-  if (first.start == 0) first = FirstCallRecord{start, duration, size_class, peer, comm_shape};
+  if (first.start == 0 && duration != kUntimed) {
+    first = FirstCallRecord{start, duration, size_class, peer, comm_shape};
+  }
   return site;
 }
 

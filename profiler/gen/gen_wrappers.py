@@ -58,6 +58,8 @@ KIND_ROLES = {
     "time_only": [],
 }
 SPECIAL_KINDS = {"init", "finalize", "session_init", "session_finalize", "abort", "pcontrol"}
+# Non-blocking polls: timed by sample in profile mode (MPIDLE_POLL_SAMPLE).
+POLL_KINDS = {"test", "testany", "testall", "testsome", "iprobe", "improbe"}
 ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "recvbytes": "std::uint64_t{0}",
                  "root": "mpidle::profiler::kNoRoot",
                  "coll": "mpidle::model::CollectiveKind::none"}
@@ -281,9 +283,10 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
         out.append(f"  mpidle::profiler::Call call(mpidle::profiler::MpiFn::{name}, mpidle_callsite);")
         out.append(f"  mpidle::profiler::hooks::{camel(kind)} hook;")
         out.append(f"  hook.before({hook_args});")
-        out.append("  call.start();")
+        timing = "_poll" if kind in POLL_KINDS else ""
+        out.append(f"  call.start{timing}();")
         out.append(f"  const int rc = real({forward});")
-        out.append("  call.stop();")
+        out.append(f"  call.stop{timing}();")
         out.append("  hook.after(call, rc);")
         out.append("  return rc;")
     out.append("}")

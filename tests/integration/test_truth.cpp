@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include "process.hpp"
@@ -54,6 +55,45 @@ TEST_CASE("halo with a varying late sender: Waitall waits once per call", "[mpi]
   REQUIRE(p.sync);
   CHECK(p.sync->unmatched_sends == 0);
   CHECK(p.sync->unmatched_receives == 0);
+}
+
+TEST_CASE("polls are counted exactly and timed by sample, as the program timed them", "[mpi]") {
+  // MPIDLE_POLL_SAMPLE=16 (the default) reads the clock in one poll of 16 and gives
+  // the others their key's mean; 1 times every poll. Both count every call, and
+  // their times agree with each other and with the program's own timing of its
+  // polls (which also holds the wrapper's work and the program's clock reads, so
+  // mpidle's time is the smaller).
+  std::map<std::string, double> iprobe_s;
+  for (const std::string sample : {"1", "16"}) {
+    const auto dir = scratch_dir("truth_polls_" + sample);
+    const auto r = run_mpi(2, program("poll_loop"), {"--json"},
+                           {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_POLL_SAMPLE", sample}});
+    INFO("MPIDLE_POLL_SAMPLE=" << sample << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    const auto truth = truth_of(r.out);
+    const auto p = model::read_profile(dir);
+    const auto* iprobe = function_row(p, "MPI_Iprobe");
+    const auto* test = function_row(p, "MPI_Test");
+    REQUIRE(iprobe);
+    REQUIRE(test);
+    CHECK(iprobe->calls == truth["iprobes"].get<std::uint64_t>());
+    CHECK(iprobe->incomplete_calls == iprobe->calls);
+    CHECK(test->calls == truth["tests"].get<std::uint64_t>());
+    CHECK(test->calls - test->incomplete_calls == truth["completed_tests"].get<std::uint64_t>());
+    const double observed_iprobe = truth["iprobe_s"].get<double>();
+    const double observed_test = truth["test_s"].get<double>();
+    INFO("Iprobe: mpidle " << iprobe->time_s << " s, the program " << observed_iprobe
+                           << " s; Test: mpidle " << test->time_s << " s, the program "
+                           << observed_test << " s");
+    CHECK(iprobe->time_s <= 1.05 * observed_iprobe);
+    CHECK(iprobe->time_s >= 0.15 * observed_iprobe);
+    CHECK(test->time_s <= 1.05 * observed_test);
+    CHECK(test->time_s >= 0.15 * observed_test);
+    CHECK(iprobe->wait_s <= iprobe->time_s);
+    iprobe_s[sample] = iprobe->time_s;
+  }
+  // Not extrapolated (1/16 of it) nor counted twice (16 times it).
+  CHECK(iprobe_s["16"] == Approx(iprobe_s["1"]).epsilon(0.4));
 }
 
 TEST_CASE("a large posted receive buffer: receives are classed by the bytes received", "[mpi]") {
