@@ -69,8 +69,9 @@ fuzz: build-sanitize
 	    $(SANITIZE_BUILD_DIR)/bin/fuzz_$$reader tests/fuzz/corpus/$$reader || exit 1; \
 	done
 
-bench: build
-	@sh scripts/bench.sh $(BUILD_DIR)
+bench: build build-openmpi
+	@sh scripts/setup.sh --bench
+	@sh scripts/bench.sh $(BUILD_DIR) $(OPENMPI_BUILD_DIR)
 
 # make install [PREFIX=/opt/mpidle]: bin/, lib/ (libmpidle.so, the MPI-free libraries,
 # the CMake package and pkg-config file), include/mpidle/, share/man/, share/doc/.

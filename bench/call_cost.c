@@ -1,8 +1,10 @@
 /* Times MPI calls from inside the program, so that the same binary can be run
  * bare and under mpidle:
  *   call_cost iprobe N    N x MPI_Iprobe with nothing pending (the cheapest call)
+ *   call_cost testany N   N x MPI_Testany over 4 receives that never match (a
+ *                         polling loop's call, as in HPC Challenge's RandomAccess)
  *   call_cost pingpong N  N 0-byte ping-pongs between ranks 0 and 1
- * Rank 0 prints one number: ns per Iprobe, or ns per half round trip. */
+ * Rank 0 prints one number: ns per Iprobe or Testany, or ns per half round trip. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,20 @@ int main(int argc, char** argv) {
     const double t0 = MPI_Wtime();
     for (long i = 0; i < n; ++i) MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, &status);
     ns = (MPI_Wtime() - t0) * 1e9 / (double)n;
+  } else if (strcmp(mode, "testany") == 0) {
+    double in[4];
+    MPI_Request pending[4];
+    for (int i = 0; i < 4; ++i) {
+      MPI_Irecv(&in[i], 1, MPI_DOUBLE, MPI_ANY_SOURCE, 54321, MPI_COMM_WORLD, &pending[i]);
+    }
+    int index = 0, flag = 0;
+    const double t0 = MPI_Wtime();
+    for (long i = 0; i < n; ++i) MPI_Testany(4, pending, &index, &flag, MPI_STATUS_IGNORE);
+    ns = (MPI_Wtime() - t0) * 1e9 / (double)n;
+    for (int i = 0; i < 4; ++i) {
+      MPI_Cancel(&pending[i]);
+      MPI_Wait(&pending[i], MPI_STATUS_IGNORE);
+    }
   } else {
     char byte = 0;
     const double t0 = MPI_Wtime();

@@ -4,7 +4,8 @@
 Runs bench/call_cost bare and under LD_PRELOAD=libmpidle.so, alternating, R times
 each (median reported; this machine is noisy, so only differences within one run
 of this script mean anything):
-  - ns added per intercepted call: MPI_Iprobe with nothing pending, 2 ranks;
+  - ns added per intercepted call: MPI_Iprobe with nothing pending, and MPI_Testany
+    over 4 pending receives, 2 ranks (also with every poll timed, MPIDLE_POLL_SAMPLE=1);
   - 0-byte ping-pong half round trip.
 Counts the instructions of six call patterns, bare, profiled and traced, with
 callgrind (bench/instructions.py: exact, whatever the load). Also times the parts
@@ -29,11 +30,13 @@ import tempfile
 import instructions
 
 
-def run_once(args, mode, n, profiled, out_dir, trace=False):
+def run_once(args, mode, n, profiled, out_dir, trace=False, poll_sample=None):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if trace:
         env["MPIDLE_TRACE"] = "1"
+    if poll_sample is not None:
+        env["MPIDLE_POLL_SAMPLE"] = str(poll_sample)
     if profiled:
         env["LD_PRELOAD"] = os.path.join(args.build, "lib", "libmpidle.so")
         env["MPIDLE_OUTPUT"] = out_dir
@@ -43,14 +46,20 @@ def run_once(args, mode, n, profiled, out_dir, trace=False):
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def measure(args, mode, n):
-    bare, profiled, traced = [], [], []
+def measure(args, mode, n, every_poll=False):
+    """Medians (bare, profiled, traced), and for polls (every_poll) also profiled with
+    MPIDLE_POLL_SAMPLE=1 (every poll timed), all alternating."""
+    bare, profiled, traced, timed = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeats):
             bare.append(run_once(args, mode, n, False, tmp))
             profiled.append(run_once(args, mode, n, True, os.path.join(tmp, str(i))))
             traced.append(run_once(args, mode, n, True, os.path.join(tmp, "t" + str(i)), True))
-    return statistics.median(bare), statistics.median(profiled), statistics.median(traced)
+            if every_poll:
+                timed.append(run_once(args, mode, n, True, os.path.join(tmp, "e" + str(i)),
+                                      poll_sample=1))
+    medians = (statistics.median(bare), statistics.median(profiled), statistics.median(traced))
+    return medians + (statistics.median(timed),) if every_poll else medians
 
 
 def trace_merge_times(args):
@@ -111,19 +120,23 @@ def main():
                                         capture_output=True, text=True, check=True).stdout)
     summary = json.loads(subprocess.run([os.path.join(args.build, "bench", "compress_throughput")],
                                         capture_output=True, text=True, check=True).stdout)
-    ib, ip, it = measure(args, "iprobe", args.calls)
+    ib, ip, it, ie = measure(args, "iprobe", args.calls, every_poll=True)
+    tb, tp, tt, te = measure(args, "testany", args.calls, every_poll=True)
     pb, pp, pt = measure(args, "pingpong", args.pingpongs)
     instruction_table = instructions.measure(args)
     merges = trace_merge_times(args)
     replay = replay_scale(args)
     rows = [
         ("MPI_Iprobe, nothing pending (ns/call)", ib, ip, it),
+        ("MPI_Testany, 4 pending (ns/call)", tb, tp, tt),
         ("0-byte ping-pong, half round trip (ns)", pb, pp, pt),
     ]
     print(f"mpidle overhead, median of {args.repeats} alternating runs, 2 ranks")
     print(f"{'measurement':42} {'bare':>9} {'profile':>9} {'+added':>8} {'trace':>9} {'+added':>8}")
     for name, bare, prof, trace in rows:
         print(f"{name:42} {bare:9.1f} {prof:9.1f} {prof - bare:8.1f} {trace:9.1f} {trace - bare:8.1f}")
+    print(f"  polls timed one in 16 (MPIDLE_POLL_SAMPLE's default); every poll timed "
+          f"(MPIDLE_POLL_SAMPLE=1): Iprobe +{ie - ib:.1f} ns, Testany +{te - tb:.1f} ns")
     instructions.print_table(instruction_table)
     for example, m in merges.items():
         print(f"trace finalize (offsets + merge) of {example}: {m['events']} events, "
@@ -161,6 +174,9 @@ def main():
         "iprobe_bare_ns": round(ib, 2), "iprobe_profiled_ns": round(ip, 2),
         "added_ns_per_call": round(ip - ib, 2),
         "iprobe_traced_ns": round(it, 2), "trace_added_ns_per_call": round(it - ib, 2),
+        "iprobe_every_poll_timed_ns": round(ie, 2),
+        "testany_bare_ns": round(tb, 2), "testany_profiled_ns": round(tp, 2),
+        "testany_traced_ns": round(tt, 2), "testany_every_poll_timed_ns": round(te, 2),
         "trace_merge": merges,
         "pingpong_half_rtt_bare_ns": round(pb, 2), "pingpong_half_rtt_profiled_ns": round(pp, 2),
         "pingpong_added_ns": round(pp - pb, 2),

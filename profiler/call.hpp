@@ -19,6 +19,7 @@ inline constinit bool g_tracing = false;
 inline constinit bool g_papi = false;  // trace mode counting PAPI events
 // A poll is timed when this thread's next random number is at most this
 // (MPIDLE_POLL_SAMPLE; every poll in trace mode).
+inline constinit bool g_poll_sampling = false;
 inline constinit std::uint64_t g_poll_timed_below = ~std::uint64_t{0};
 [[gnu::tls_model("initial-exec")]] inline constinit thread_local std::uint64_t tls_poll_random =
     0x9e3779b97f4a7c15ull;
@@ -55,7 +56,7 @@ class Call {
   }
   // Non-blocking polls (Test family, Iprobe, Improbe): timed one in MPIDLE_POLL_SAMPLE.
   [[gnu::always_inline]] void start_poll() {
-    m_timed = detail::next_poll_timed();
+    if (detail::g_poll_sampling) m_timed = detail::next_poll_timed();
     if (m_timed) start();
   }
   [[gnu::always_inline]] void stop_poll() {

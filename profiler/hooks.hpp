@@ -117,12 +117,22 @@ struct Completed {
   Completed(const PendingOp* known, const MPI_Status* s) : op(known), status(s) {
     cancelled = op != nullptr && op->cancel_requested && was_cancelled(status);
   }
+  // A receive's bytes, from its status: asked of MPI once (the call's record and
+  // its trace record both need them).
+  std::uint64_t received() const {
+    if (m_received == kNotAsked) m_received = received_bytes(status, op->posted_bytes);
+    return m_received;
+  }
   // Bytes the request sent plus, for a receive, the bytes it received.
   std::uint64_t bytes() const {
     if (op == nullptr || cancelled) return 0;
-    return op->bytes + (op->receive ? received_bytes(status, op->posted_bytes) : 0);
+    return op->bytes + (op->receive ? received() : 0);
   }
   std::int32_t peer() const { return op == nullptr || cancelled ? -1 : peer_of(*op, status); }
+
+ private:
+  static constexpr std::uint64_t kNotAsked = ~std::uint64_t{0};
+  mutable std::uint64_t m_received = kNotAsked;
 };
 
 // Trace mode: the record of one completed receive, non-blocking collective or
@@ -147,8 +157,7 @@ inline void trace_completion(Call& call, const Completed& c) {
   info.kind = static_cast<CollectiveKind>(op.collective_kind);
   info.root = op.root;
   info.tag = op.receive ? tag_of(op.tag, c.status) : -1;
-  call.trace_extra(info, op.receive ? c.peer() : -1,
-                   op.receive ? received_bytes(c.status, op.posted_bytes) : op.bytes);
+  call.trace_extra(info, op.receive ? c.peer() : -1, op.receive ? c.received() : op.bytes);
 }
 
 // Forgets a completed request's entry (a persistent one stays until

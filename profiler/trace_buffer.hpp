@@ -28,9 +28,11 @@ class TraceBuffer {
   TraceBuffer(const TraceBuffer&) = delete;
   TraceBuffer& operator=(const TraceBuffer&) = delete;
 
-  void append(const model::TraceRecord& record) {
+  void append(const model::TraceRecord& record) { *next() = record; }
+  // Room for one more record, to be written in place.
+  model::TraceRecord* next() {
     if (m_used == kChunkRecords) next_chunk();
-    m_current[m_used++] = record;
+    return &m_current[m_used++];
   }
 
   // The next chunk of records in order (empty at the end), valid until the next

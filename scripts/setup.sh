@@ -4,7 +4,7 @@
 # `setup.sh --test` adds what only the tests use: a browser to render the HTML
 # report in, an image library to look at the render, and BAGEL (a packaged C++
 # MPICH program that finalizes MPI at exit). Where those cannot be installed, the
-# tests that need them say so and the rest runs.
+# tests that need them say so and the rest runs. `setup.sh --bench` adds hpcc.
 set -eu
 
 packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev"
@@ -12,6 +12,11 @@ optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""
   optional="chromium python3-pil bagel"
+fi
+# `setup.sh --bench`: HPC Challenge (Open MPI), whose polling loop `make bench` times.
+if [ "${1:-}" = "--bench" ]; then
+  packages=""
+  optional="hpcc"
 fi
 
 missing=""

@@ -60,10 +60,10 @@ TEST_CASE("halo with a varying late sender: Waitall waits once per call", "[mpi]
 TEST_CASE("polls are counted exactly and timed by sample, as the program timed them", "[mpi]") {
   // MPIDLE_POLL_SAMPLE=16 (the default) reads the clock in one poll of 16 and gives
   // the others their key's mean; 1 times every poll. Both count every call, and
-  // their times agree with each other and with the program's own timing of its
-  // polls (which also holds the wrapper's work and the program's clock reads, so
-  // mpidle's time is the smaller).
-  std::map<std::string, double> iprobe_s;
+  // their times agree with the program's own timing of its polls in the same run
+  // (which also holds the wrapper's work and the program's clock reads, so mpidle's
+  // time is the smaller: about half of it here). Runs are not compared with each
+  // other: this VM's polls take 30 or 60 ns from one launch to the next.
   for (const std::string sample : {"1", "16"}) {
     const auto dir = scratch_dir("truth_polls_" + sample);
     const auto r = run_mpi(2, program("poll_loop"), {"--json"},
@@ -85,15 +85,13 @@ TEST_CASE("polls are counted exactly and timed by sample, as the program timed t
     INFO("Iprobe: mpidle " << iprobe->time_s << " s, the program " << observed_iprobe
                            << " s; Test: mpidle " << test->time_s << " s, the program "
                            << observed_test << " s");
+    // Not left unextrapolated (1/16 of it) nor counted 16 times.
     CHECK(iprobe->time_s <= 1.05 * observed_iprobe);
-    CHECK(iprobe->time_s >= 0.15 * observed_iprobe);
+    CHECK(iprobe->time_s >= 0.2 * observed_iprobe);
     CHECK(test->time_s <= 1.05 * observed_test);
-    CHECK(test->time_s >= 0.15 * observed_test);
+    CHECK(test->time_s >= 0.2 * observed_test);
     CHECK(iprobe->wait_s <= iprobe->time_s);
-    iprobe_s[sample] = iprobe->time_s;
   }
-  // Not extrapolated (1/16 of it) nor counted twice (16 times it).
-  CHECK(iprobe_s["16"] == Approx(iprobe_s["1"]).epsilon(0.4));
 }
 
 TEST_CASE("a large posted receive buffer: receives are classed by the bytes received", "[mpi]") {

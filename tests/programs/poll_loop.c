@@ -53,9 +53,10 @@ int main(int argc, char** argv) {
   }
   MPI_Finalize();
   if (rank == 1 && argc > 1 && strcmp(argv[1], "--json") == 0) {
-    printf("{\"iprobes\": %ld, \"tests\": %ld, \"completed_tests\": %ld, \"iprobe_s\": %.9f, "
-           "\"test_s\": %.9f}\n",
-           iprobes, tests, completed_tests, iprobe_s, test_s);
+    printf(
+        "{\"iprobes\": %ld, \"tests\": %ld, \"completed_tests\": %ld, \"iprobe_s\": %.9f, "
+        "\"test_s\": %.9f}\n",
+        iprobes, tests, completed_tests, iprobe_s, test_s);
   }
   return 0;
 }
