@@ -78,8 +78,11 @@ def run_once(args, profiled, work):
     if profiled:
         cmd = [os.path.join(args.build, "bin", "mpidle"), "run", "--output",
                os.path.join(work, "mpidle-run"), "--"] + launch
+    env = dict(os.environ)
+    if args.poll_sample is not None:
+        env["MPIDLE_POLL_SAMPLE"] = str(args.poll_sample)
     start = time.monotonic()
-    out = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=600)
     wall = time.monotonic() - start
     if out.returncode != 0:
         raise RuntimeError(f"hpcc exited with {out.returncode}: {out.stderr.strip()[-300:]}")
@@ -107,6 +110,8 @@ def main():
     ap.add_argument("--build", default="build-openmpi", help="mpidle built for hpcc's MPI")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--n", type=int, default=2000, help="HPL problem size (sets the table size)")
+    ap.add_argument("--poll-sample", type=int, default=None,
+                    help="MPIDLE_POLL_SAMPLE for the profiled runs (default: mpidle's own)")
     ap.add_argument("--hpcc", default=shutil.which("hpcc") or "hpcc")
     ap.add_argument("--mpiexec", default=shutil.which("mpiexec.openmpi") or "mpiexec")
     args = ap.parse_args()
@@ -137,7 +142,7 @@ def main():
     print(f"  profiled/bare: rate {p / b:.3f}, run time {pw / bw:.3f}; "
           f"MPI_Testany calls per profiled run: {statistics.median(calls):.0f}")
     print(json.dumps({"hpcc_randomaccess": {
-        "n": args.n, "repeats": args.repeats,
+        "n": args.n, "repeats": args.repeats, "poll_sample": args.poll_sample,
         "bare_gups": bare, "profiled_gups": profiled,
         "bare_median_gups": b, "profiled_median_gups": p, "rate_ratio": round(p / b, 4),
         "bare_median_run_s": round(bw, 3), "profiled_median_run_s": round(pw, 3),

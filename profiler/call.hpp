@@ -17,20 +17,27 @@ namespace detail {
 // Set once at MPI_Init, before any call is recorded.
 inline constinit bool g_tracing = false;
 inline constinit bool g_papi = false;  // trace mode counting PAPI events
-// A poll is timed when this thread's next random number is at most this
-// (MPIDLE_POLL_SAMPLE; every poll in trace mode).
-inline constinit bool g_poll_sampling = false;
-inline constinit std::uint64_t g_poll_timed_below = ~std::uint64_t{0};
+// Polls (MPIDLE_POLL_SAMPLE): a thread times one, then skips a random number of
+// them, uniform in [0, 2 × sample − 2] (mean sample − 1), so that no polling loop
+// aliases with the sample. 1 (every poll) in trace mode.
+inline constinit std::uint32_t g_poll_sample = 1;
+[[gnu::tls_model("initial-exec")]] inline constinit thread_local std::uint32_t tls_poll_countdown =
+    1;
 [[gnu::tls_model("initial-exec")]] inline constinit thread_local std::uint64_t tls_poll_random =
     0x9e3779b97f4a7c15ull;
-// xorshift64: a few register operations, and no pattern a polling loop can alias with.
-[[gnu::always_inline]] inline bool next_poll_timed() {
-  std::uint64_t x = tls_poll_random;
+[[gnu::noinline]] inline std::uint32_t next_poll_gap() {
+  std::uint64_t x = tls_poll_random;  // xorshift64
   x ^= x << 13;
   x ^= x >> 7;
   x ^= x << 17;
   tls_poll_random = x;
-  return x <= g_poll_timed_below;
+  return 1 + static_cast<std::uint32_t>(x % (2 * std::uint64_t{g_poll_sample} - 1));
+}
+// Most polls: one thread-local decrement.
+[[gnu::always_inline]] inline bool next_poll_timed() {
+  if (__builtin_expect(--tls_poll_countdown != 0, 1)) return false;
+  tls_poll_countdown = g_poll_sample <= 1 ? 1 : next_poll_gap();
+  return true;
 }
 }  // namespace detail
 
@@ -56,7 +63,7 @@ class Call {
   }
   // Non-blocking polls (Test family, Iprobe, Improbe): timed one in MPIDLE_POLL_SAMPLE.
   [[gnu::always_inline]] void start_poll() {
-    if (detail::g_poll_sampling) m_timed = detail::next_poll_timed();
+    m_timed = detail::next_poll_timed();
     if (m_timed) start();
   }
   [[gnu::always_inline]] void stop_poll() {

@@ -138,12 +138,18 @@ namespace detail {
 [[gnu::tls_model("initial-exec")]] inline constinit thread_local bool tls_thread_failed = false;
 }  // namespace detail
 
-inline ThreadState* thread_state() {
-  ThreadState* state = detail::tls_thread_state;
-  if (__builtin_expect(state != nullptr, 1)) return state;
+// A thread's first recorded call makes its tables, out of line.
+[[gnu::noinline]] inline ThreadState* first_thread_state() {
   if (detail::tls_thread_failed) return nullptr;
   Context* context = Context::current();
   return context ? context->create_thread_state() : nullptr;
+}
+
+// Inlined into every wrapper: one thread-local load.
+[[gnu::always_inline]] inline ThreadState* thread_state() {
+  ThreadState* state = detail::tls_thread_state;
+  if (__builtin_expect(state != nullptr, 1)) return state;
+  return first_thread_state();
 }
 
 }  // namespace mpidle::profiler

@@ -58,14 +58,21 @@ inline CommInfo* win_info(MPI_Win win) {
   return info ? info : build_win_info(win);
 }
 
-// World rank of `local` in `comm`; -1 for MPI_PROC_NULL, MPI_ANY_SOURCE and the like.
-inline std::int32_t world_peer(int local, MPI_Comm comm) {
-  if (local < 0) return -1;
-  if (comm == MPI_COMM_WORLD) return local;
-  if (comm == MPI_COMM_SELF && detail::g_world_rank >= 0)
-    return local == 0 ? detail::g_world_rank : -1;
+// Another communicator's translation, out of line.
+[[gnu::noinline]] inline std::int32_t world_peer_of_other(int local, MPI_Comm comm) {
   const CommInfo* info = comm_info(comm);
   return info ? info->world_rank(local) : -1;
+}
+
+// World rank of `local` in `comm`; -1 for MPI_PROC_NULL, MPI_ANY_SOURCE and the like.
+// The predefined communicators are inlined into every wrapper.
+[[gnu::always_inline]] inline std::int32_t world_peer(int local, MPI_Comm comm) {
+  if (local < 0) return -1;
+  if (comm == MPI_COMM_WORLD) return local;
+  if (comm == MPI_COMM_SELF && detail::g_world_rank >= 0) {
+    return local == 0 ? detail::g_world_rank : -1;
+  }
+  return world_peer_of_other(local, comm);
 }
 
 [[gnu::always_inline]] inline std::uint64_t type_size(MPI_Datatype type) {

@@ -76,9 +76,9 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
   profiler::detail::g_tracing = trace;
   profiler::detail::g_papi = trace && papi_available;
   // Every trace record needs its times; in profile mode 1 in poll_sample polls.
-  const auto sample = static_cast<std::uint64_t>(context->config().poll_sample);
-  profiler::detail::g_poll_sampling = !trace && sample > 1;
-  profiler::detail::g_poll_timed_below = ~std::uint64_t{0} / std::max<std::uint64_t>(sample, 1);
+  profiler::detail::g_poll_sample =
+      trace ? 1
+            : static_cast<std::uint32_t>(std::max<std::int64_t>(context->config().poll_sample, 1));
   Context* installed = context.get();
   Context::install(std::move(context));
   // The calling thread's tables (megabytes, first touched here) are made inside
