@@ -28,7 +28,11 @@ double number(const json& object, const char* key, const std::string& where) {
 
 json curve_to_json(const CostCurve& c) {
   json points = json::array();
-  for (const auto& p : c.points) points.push_back({{"bytes", p.bytes}, {"seconds", p.seconds}});
+  for (const auto& p : c.points) {
+    json point = {{"bytes", p.bytes}, {"seconds", p.seconds}};
+    if (p.spread > 0) point["spread"] = p.spread;
+    points.push_back(std::move(point));
+  }
   return points;
 }
 
@@ -42,7 +46,8 @@ CostCurve curve_from_json(const json& points, const std::string& where) {
         p.at("bytes").get<std::int64_t>() < 0) {
       fail(at, "needs \"bytes\", a non-negative integer");
     }
-    c.points.push_back({p.at("bytes").get<std::uint64_t>(), number(p, "seconds", at)});
+    c.points.push_back({p.at("bytes").get<std::uint64_t>(), number(p, "seconds", at),
+                        p.contains("spread") ? number(p, "spread", at) : 0.0});
     if (i > 0 && c.points[i].bytes <= c.points[i - 1].bytes) {
       fail(at, "bytes must grow from point to point");
     }
@@ -134,6 +139,10 @@ json machine_to_json(const MachineModel& m) {
   if (m.compute) {
     doc["compute"] = {{"memory_bound_s", m.compute->memory_bound_s},
                       {"compute_bound_s", m.compute->compute_bound_s}};
+    if (m.compute->memory_bound_spread > 0 || m.compute->compute_bound_spread > 0) {
+      doc["compute"]["memory_bound_spread"] = m.compute->memory_bound_spread;
+      doc["compute"]["compute_bound_spread"] = m.compute->compute_bound_spread;
+    }
   }
   return doc;
 }
@@ -190,6 +199,10 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
     ComputeReference ref;
     ref.memory_bound_s = number(c, "memory_bound_s", where + ": compute");
     ref.compute_bound_s = number(c, "compute_bound_s", where + ": compute");
+    for (auto [key, field] : {std::pair{"memory_bound_spread", &ref.memory_bound_spread},
+                              std::pair{"compute_bound_spread", &ref.compute_bound_spread}}) {
+      if (c.contains(key)) *field = number(c, key, where + ": compute");
+    }
     if (ref.memory_bound_s <= 0 || ref.compute_bound_s <= 0) {
       fail(where + ": compute", "kernel times must be positive");
     }

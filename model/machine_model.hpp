@@ -20,6 +20,9 @@ inline constexpr const char* kMachineSchema = "mpidle-machine/1";
 struct CostPoint {
   std::uint64_t bytes = 0;
   double seconds = 0;
+  // How much the probe's repeated measurements of it disagreed: (75th − 25th
+  // percentile) / median of its batches; 0 when not measured (a model written by hand).
+  double spread = 0;
 };
 
 // Seconds against bytes: piecewise linear between the points, the last segment's
@@ -51,6 +54,9 @@ struct CollectiveModel {
 struct ComputeReference {
   double memory_bound_s = 0;
   double compute_bound_s = 0;
+  // (second best − best) / best of each kernel's rounds (0: not measured).
+  double memory_bound_spread = 0;
+  double compute_bound_spread = 0;
 };
 
 struct MachineModel {

@@ -43,13 +43,50 @@ std::string size_text(std::uint64_t bytes) {
 double batch_seconds() {
   return g_quick ? 0.004 : 0.02;
 }
+// Batches per measurement: at least the first, then more until their spread is
+// within kBatchAgreement, at most the second.
 int batches() {
   return g_quick ? 3 : 5;
+}
+int max_batches() {
+  return g_quick ? 9 : 15;
+}
+inline constexpr double kBatchAgreement = 0.05;
+
+// A measurement from repeated batches: their median, and their spread,
+// (75th − 25th percentile) / median.
+struct Measured {
+  double seconds = 0;
+  double spread = 0;
+};
+Measured median_and_spread(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  Measured m;
+  m.seconds = values[n / 2];
+  if (m.seconds > 0) m.spread = (values[(3 * n) / 4] - values[n / 4]) / m.seconds;
+  return m;
+}
+
+// Runs `batch` (which returns one batch's value; every rank taking part calls it
+// in step) batches() times, then more, up to max_batches(), while the spread is
+// above kBatchAgreement. `decide` makes every rank take the same decision (a
+// broadcast from the leader or a reduction).
+template <typename Batch, typename Decide>
+Measured repeat_until_agreeing(Batch batch, Decide decide) {
+  std::vector<double> values;
+  for (int b = 0; b < batches(); ++b) values.push_back(batch());
+  Measured m = median_and_spread(values);
+  while (static_cast<int>(values.size()) < max_batches() && decide(m.spread > kBatchAgreement)) {
+    values.push_back(batch());
+    m = median_and_spread(values);
+  }
+  return m;
 }
 
 // Half a round trip between `me` and `peer` for `bytes`, the median of several
 // batches (what an application sees, not the best case). Both call it.
-double ping_pong(int me, int peer, bool leader, std::uint64_t bytes, std::vector<char>& buffer) {
+Measured ping_pong(int me, int peer, bool leader, std::uint64_t bytes, std::vector<char>& buffer) {
   const int n = static_cast<int>(bytes);
   auto round_trip = [&] {
     if (leader) {
@@ -74,14 +111,21 @@ double ping_pong(int me, int peer, bool leader, std::uint64_t bytes, std::vector
     MPI_Recv(&iterations, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   (void)me;
-  std::vector<double> halves;
-  for (int b = 0; b < batches(); ++b) {
-    const double t0 = MPI_Wtime();
-    for (int i = 0; i < iterations; ++i) round_trip();
-    halves.push_back((MPI_Wtime() - t0) / iterations / 2);
-  }
-  std::sort(halves.begin(), halves.end());
-  return halves[halves.size() / 2];
+  return repeat_until_agreeing(
+      [&] {
+        const double t0 = MPI_Wtime();
+        for (int i = 0; i < iterations; ++i) round_trip();
+        return (MPI_Wtime() - t0) / iterations / 2;
+      },
+      [&](bool more) {  // the leader decides for both
+        int go_on = more ? 1 : 0;
+        if (leader) {
+          MPI_Send(&go_on, 1, MPI_INT, peer, 4, MPI_COMM_WORLD);
+        } else {
+          MPI_Recv(&go_on, 1, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        return go_on != 0;
+      });
 }
 
 std::vector<std::uint64_t> p2p_sizes() {
@@ -94,11 +138,12 @@ CostCurve p2p_curve(int peer, const std::string& label) {
   CostCurve curve;
   std::vector<char> buffer(4 << 20, 1);
   for (const auto bytes : p2p_sizes()) {
-    double t = 0;
+    Measured t;
     if (g_rank == 0) t = ping_pong(0, peer, true, bytes, buffer);
     if (g_rank == peer) t = ping_pong(peer, 0, false, bytes, buffer);
-    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    curve.points.push_back({bytes, t});
+    double both[2] = {t.seconds, t.spread};
+    MPI_Bcast(both, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    curve.points.push_back({bytes, both[0], both[1]});
   }
   progress(label + ": " + std::to_string(curve.latency_s() * 1e6).substr(0, 6) + " us at 0 B, " +
            std::to_string(curve.bandwidth_bytes_per_s() / 1e9).substr(0, 5) + " GB/s");
@@ -139,17 +184,18 @@ double time_collective(MPI_Comm comm, Call call) {
   double one = std::max(MPI_Wtime() - t0, 1e-7);
   MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, comm);
   const int iterations = std::clamp(static_cast<int>(batch_seconds() / one), 2, 100000);
-  std::vector<double> means;
-  for (int b = 0; b < batches(); ++b) {
-    MPI_Barrier(comm);
-    t0 = MPI_Wtime();
-    for (int i = 0; i < iterations; ++i) call();
-    double mean = (MPI_Wtime() - t0) / iterations;
-    MPI_Allreduce(MPI_IN_PLACE, &mean, 1, MPI_DOUBLE, MPI_MAX, comm);
-    means.push_back(mean);
-  }
-  std::sort(means.begin(), means.end());
-  return means[means.size() / 2];
+  // Every rank has the same batch means (the reduction), so every rank decides alike.
+  return repeat_until_agreeing(
+             [&] {
+               MPI_Barrier(comm);
+               const double start = MPI_Wtime();
+               for (int i = 0; i < iterations; ++i) call();
+               double mean = (MPI_Wtime() - start) / iterations;
+               MPI_Allreduce(MPI_IN_PLACE, &mean, 1, MPI_DOUBLE, MPI_MAX, comm);
+               return mean;
+             },
+             [](bool more) { return more; })
+      .seconds;
 }
 
 std::vector<std::uint64_t> collective_sizes() {
@@ -278,10 +324,13 @@ int main(int argc, char** argv) {
   measure_collectives(m, size);
 
   progress("compute kernels (every rank at once)");
-  double kernels[2] = {mpidle::probe::memory_bound_kernel_s(),
-                       mpidle::probe::compute_bound_kernel_s()};
-  MPI_Allreduce(MPI_IN_PLACE, kernels, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  m.compute = mpidle::model::ComputeReference{kernels[0], kernels[1]};
+  const int rounds = o.quick ? 6 : 10;
+  const auto memory = mpidle::probe::memory_bound_kernel(rounds);
+  const auto compute = mpidle::probe::compute_bound_kernel(rounds);
+  // The slowest rank's time, and the largest spread.
+  double kernels[4] = {memory.seconds, compute.seconds, memory.spread, compute.spread};
+  MPI_Allreduce(MPI_IN_PLACE, kernels, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  m.compute = mpidle::model::ComputeReference{kernels[0], kernels[1], kernels[2], kernels[3]};
 
   int status = 0;
   if (g_rank == 0) {
@@ -302,8 +351,13 @@ int main(int argc, char** argv) {
       std::printf("  Allreduce 8 B on %d ranks: %.2f us; Barrier: %.2f us\n", size,
                   m.collectives["Allreduce"].at(size, 8) * 1e6,
                   m.collectives["Barrier"].at(size, 0) * 1e6);
-      std::printf("  compute: memory-bound kernel %.4f s, compute-bound kernel %.4f s\n",
-                  kernels[0], kernels[1]);
+      std::printf(
+          "  compute: memory-bound kernel %.4f s (spread %.1f%%), compute-bound kernel %.4f s "
+          "(spread %.1f%%)\n",
+          kernels[0], 100 * kernels[2], kernels[1], 100 * kernels[3]);
+      double worst = 0;
+      for (const auto& point : m.p2p.points) worst = std::max(worst, point.spread);
+      std::printf("  largest point-to-point spread: %.1f%% (repeated batches)\n", 100 * worst);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "mpidle-probe: %s\n", e.what());
       status = 2;

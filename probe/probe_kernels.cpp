@@ -18,28 +18,43 @@ inline void opaque(void* p) {
   asm volatile("" : : "r"(p) : "memory");
 }
 
+// Runs `round` (which returns its seconds) at least 3 times, until its two best
+// agree within kKernelAgreement or `max_rounds` ran.
+template <typename Round>
+KernelTime best_agreeing(int max_rounds, Round round) {
+  std::vector<double> times;
+  KernelTime k;
+  for (int r = 0; r < std::max(max_rounds, 3); ++r) {
+    times.push_back(round());
+    std::sort(times.begin(), times.end());
+    k.seconds = times[0];
+    k.spread = times.size() > 1 ? (times[1] - times[0]) / times[0] : 0;
+    k.rounds = static_cast<int>(times.size());
+    if (times.size() >= 3 && k.spread <= kKernelAgreement) break;
+  }
+  return k;
+}
+
 }  // namespace
 
-double memory_bound_kernel_s() {
+KernelTime memory_bound_kernel(int max_rounds) {
   constexpr std::size_t n = (16u << 20) / sizeof(double);
   std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
-  double best = 1e30;
-  for (int round = 0; round < 3; ++round) {
+  return best_agreeing(max_rounds, [&] {
     const auto start = std::chrono::steady_clock::now();
     for (int pass = 0; pass < 8; ++pass) {
       const double s = 0.5 + pass;
       for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
       opaque(a.data());
     }
-    best = std::min(best, seconds_since(start));
+    const double took = seconds_since(start);
     g_sink = a[n / 2];
-  }
-  return best;
+    return took;
+  });
 }
 
-double compute_bound_kernel_s() {
-  double best = 1e30;
-  for (int round = 0; round < 3; ++round) {
+KernelTime compute_bound_kernel(int max_rounds) {
+  return best_agreeing(max_rounds, [] {
     const auto start = std::chrono::steady_clock::now();
     double x = 1.0, factor = 0.999999999, step = 1e-9;
     opaque(&factor);
@@ -48,10 +63,10 @@ double compute_bound_kernel_s() {
       x = x * factor + step;
       asm volatile("" : "+x"(x));  // one dependent multiply-add per iteration, not vectorized
     }
-    best = std::min(best, seconds_since(start));
+    const double took = seconds_since(start);
     g_sink = x;
-  }
-  return best;
+    return took;
+  });
 }
 
 }  // namespace mpidle::probe

@@ -4,12 +4,23 @@
 
 namespace mpidle::probe {
 
-// Seconds of a triad a[i] = b[i] + s·c[i] over three 16 MiB arrays of doubles,
-// 8 passes: bound by memory bandwidth. Best of 3.
-double memory_bound_kernel_s();
+// A kernel's time: the best of its rounds. Interference only ever slows a round,
+// so the best is the machine's; rounds go on until the two best agree within
+// kKernelAgreement (or the rounds run out), so that no single disturbed or lucky
+// round sets it. `spread`: (second best - best) / best.
+struct KernelTime {
+  double seconds = 0;
+  double spread = 0;
+  int rounds = 0;
+};
+inline constexpr double kKernelAgreement = 0.01;
 
-// Seconds of 2·10^8 dependent multiply-adds on doubles: bound by the core's
-// floating-point latency and clock. Best of 3.
-double compute_bound_kernel_s();
+// A triad a[i] = b[i] + s·c[i] over three 16 MiB arrays of doubles, 8 passes:
+// bound by memory bandwidth.
+KernelTime memory_bound_kernel(int max_rounds);
+
+// 2·10^8 dependent multiply-adds on doubles: bound by the core's floating-point
+// latency and clock.
+KernelTime compute_bound_kernel(int max_rounds);
 
 }  // namespace mpidle::probe

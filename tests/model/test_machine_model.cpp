@@ -74,6 +74,34 @@ TEST_CASE("machine model: JSON round trip, and bad models are refused with the f
   CHECK_THAT(refused(zero_cpu), Catch::Contains("compute"));
 }
 
+TEST_CASE(
+    "machine model: the probe's spreads travel with the model, and a model without them reads") {
+  MachineModel m;
+  m.p2p = CostCurve{{{0, 2e-7, 0.04}, {65536, 7e-6, 0.08}}};
+  m.compute = ComputeReference{0.024, 0.375, 0.013, 0.002};
+  const auto doc = machine_to_json(m);
+  const auto back = machine_from_json(doc, "x");
+  CHECK(back.p2p.points[0].spread == Approx(0.04));
+  CHECK(back.p2p.points[1].spread == Approx(0.08));
+  REQUIRE(back.compute);
+  CHECK(back.compute->memory_bound_spread == Approx(0.013));
+  CHECK(back.compute->compute_bound_spread == Approx(0.002));
+  // A model written by hand (or by an earlier probe) has none: 0, and none written back.
+  auto plain = doc;
+  plain["p2p"]["intra_node"][0].erase("spread");
+  plain["compute"].erase("memory_bound_spread");
+  plain["compute"].erase("compute_bound_spread");
+  const auto old = machine_from_json(plain, "x");
+  CHECK(old.p2p.points[0].spread == 0);
+  REQUIRE(old.compute);
+  CHECK(old.compute->memory_bound_spread == 0);
+  CHECK_FALSE(machine_to_json(old)["compute"].contains("memory_bound_spread"));
+  CHECK_FALSE(machine_to_json(old)["p2p"]["intra_node"][0].contains("spread"));
+  auto negative = doc;
+  negative["compute"]["compute_bound_spread"] = -0.1;
+  CHECK_THROWS_AS(machine_from_json(negative, "x"), MachineError);
+}
+
 TEST_CASE("machine model: functions map to the measured collectives, CPUs compare by kernels") {
   CHECK(collective_model_for("MPI_Reduce") == "Allreduce");
   CHECK(collective_model_for("MPI_Iallreduce") == "Allreduce");
