@@ -60,6 +60,12 @@ struct Prediction {
   TimeSplit total;                    // over all ranks
   std::uint64_t events = 0;
   std::uint64_t unresolved = 0;  // dependencies a cycle made the replay ignore
+  // The wall time replayed at the fast and the slow end of the probes' spread
+  // (both 0 when the models carry none).
+  double wall_low_s = 0, wall_high_s = 0;
+  // The largest message the run sent beyond 4 x the largest size the model measured
+  // (its time extrapolated from the last segment), 0 if none.
+  std::uint64_t extrapolated_bytes = 0;
   // "compute", "latency", "bandwidth", "waiting" or "other MPI": the largest part of `total`.
   std::string dominant() const;
 };

@@ -58,6 +58,8 @@ json target_json(const model::Trace& trace, const Prediction& p, std::size_t top
               {"events", p.events},           {"unresolved_dependencies", p.unresolved},
               {"ranks", std::move(ranks)},    {"functions", std::move(functions)},
               {"callsites", std::move(sites)}};
+  if (p.wall_high_s > 0) doc["wall_s_range"] = {p.wall_low_s, p.wall_high_s};
+  if (p.extrapolated_bytes > 0) doc["extrapolated_bytes"] = p.extrapolated_bytes;
   return doc;
 }
 

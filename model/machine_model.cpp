@@ -263,4 +263,48 @@ double cpu_ratio(const ComputeReference& source, const ComputeReference& target)
                    (target.compute_bound_s / source.compute_bound_s));
 }
 
+double cpu_ratio_spread(const ComputeReference& source, const ComputeReference& target) {
+  // Each kernel's ratio is uncertain by about the sum of its two spreads; the
+  // geometric mean of the two ratios by half the sum of those.
+  return 0.5 * (source.memory_bound_spread + target.memory_bound_spread +
+                source.compute_bound_spread + target.compute_bound_spread);
+}
+
+namespace {
+
+template <typename Visit>
+void for_each_curve(MachineModel& m, Visit visit) {
+  visit(m.p2p);
+  if (m.p2p_inter_node) visit(*m.p2p_inter_node);
+  for (auto& [name, model] : m.collectives) {
+    for (auto& [ranks, curve] : model.by_ranks) visit(curve);
+  }
+}
+
+}  // namespace
+
+bool has_spread(const MachineModel& machine) {
+  bool any = false;
+  MachineModel copy = machine;
+  for_each_curve(copy, [&](CostCurve& c) {
+    for (const auto& p : c.points) any = any || p.spread > 0;
+  });
+  return any;
+}
+
+MachineModel shifted_by_spread(MachineModel machine, double direction) {
+  for_each_curve(machine, [&](CostCurve& c) {
+    for (auto& p : c.points) p.seconds = std::max(0.0, p.seconds * (1 + direction * p.spread));
+  });
+  return machine;
+}
+
+std::uint64_t largest_measured_bytes(const MachineModel& machine) {
+  std::uint64_t largest = machine.p2p.points.empty() ? 0 : machine.p2p.points.back().bytes;
+  if (machine.p2p_inter_node && !machine.p2p_inter_node->points.empty()) {
+    largest = std::max(largest, machine.p2p_inter_node->points.back().bytes);
+  }
+  return largest;
+}
+
 }  // namespace mpidle::model

@@ -89,5 +89,15 @@ std::string collective_model_for(const std::string& function);
 // How much slower the target's CPU is than the source's (>1: slower), from their
 // compute references: the geometric mean of the two kernels' ratios.
 double cpu_ratio(const ComputeReference& source, const ComputeReference& target);
+// The relative uncertainty of cpu_ratio from the kernels' spreads (0 without them).
+double cpu_ratio_spread(const ComputeReference& source, const ComputeReference& target);
+
+// Whether the probe recorded any spread in the model's curves.
+bool has_spread(const MachineModel& machine);
+// The model with every measured point moved by its spread: `direction` −1 for the
+// fast end of what the probe saw, +1 for the slow end.
+MachineModel shifted_by_spread(MachineModel machine, double direction);
+// The largest message size of the model's point-to-point curve(s).
+std::uint64_t largest_measured_bytes(const MachineModel& machine);
 
 }  // namespace mpidle::model

@@ -177,7 +177,7 @@ std::uint64_t eager_limit(int peer) {
 // Mean time of one collective call on `comm` with all its ranks arriving together,
 // the slowest rank's.
 template <typename Call>
-double time_collective(MPI_Comm comm, Call call) {
+Measured time_collective(MPI_Comm comm, Call call) {
   MPI_Barrier(comm);
   double t0 = MPI_Wtime();
   call();
@@ -186,16 +186,15 @@ double time_collective(MPI_Comm comm, Call call) {
   const int iterations = std::clamp(static_cast<int>(batch_seconds() / one), 2, 100000);
   // Every rank has the same batch means (the reduction), so every rank decides alike.
   return repeat_until_agreeing(
-             [&] {
-               MPI_Barrier(comm);
-               const double start = MPI_Wtime();
-               for (int i = 0; i < iterations; ++i) call();
-               double mean = (MPI_Wtime() - start) / iterations;
-               MPI_Allreduce(MPI_IN_PLACE, &mean, 1, MPI_DOUBLE, MPI_MAX, comm);
-               return mean;
-             },
-             [](bool more) { return more; })
-      .seconds;
+      [&] {
+        MPI_Barrier(comm);
+        const double start = MPI_Wtime();
+        for (int i = 0; i < iterations; ++i) call();
+        double mean = (MPI_Wtime() - start) / iterations;
+        MPI_Allreduce(MPI_IN_PLACE, &mean, 1, MPI_DOUBLE, MPI_MAX, comm);
+        return mean;
+      },
+      [](bool more) { return more; });
 }
 
 std::vector<std::uint64_t> collective_sizes() {
@@ -214,25 +213,23 @@ void measure_collectives(MachineModel& m, int world) {
       // Buffers for the largest size; Alltoall and Allgather move k times it.
       const std::uint64_t largest = collective_sizes().back();
       std::vector<char> send(largest * k, 1), recv(largest * k, 0);
-      CostCurve barrier;
-      barrier.points.push_back({0, time_collective(comm, [&] { MPI_Barrier(comm); })});
-      m.collectives["Barrier"].by_ranks[k] = barrier;
+      auto add = [&](const char* name, std::uint64_t bytes, const Measured& t) {
+        m.collectives[name].by_ranks[k].points.push_back({bytes, t.seconds, t.spread});
+      };
+      add("Barrier", 0, time_collective(comm, [&] { MPI_Barrier(comm); }));
       for (const auto bytes : collective_sizes()) {
         const int n = static_cast<int>(bytes);
-        m.collectives["Bcast"].by_ranks[k].points.push_back(
-            {bytes, time_collective(comm, [&] { MPI_Bcast(send.data(), n, MPI_BYTE, 0, comm); })});
-        m.collectives["Allreduce"].by_ranks[k].points.push_back(
-            {bytes, time_collective(comm, [&] {
-               MPI_Allreduce(send.data(), recv.data(), n / 8, MPI_DOUBLE, MPI_SUM, comm);
-             })});
-        m.collectives["Allgather"].by_ranks[k].points.push_back(
-            {bytes, time_collective(comm, [&] {
-               MPI_Allgather(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, comm);
-             })});
-        m.collectives["Alltoall"].by_ranks[k].points.push_back(
-            {bytes, time_collective(comm, [&] {
-               MPI_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, comm);
-             })});
+        add("Bcast", bytes,
+            time_collective(comm, [&] { MPI_Bcast(send.data(), n, MPI_BYTE, 0, comm); }));
+        add("Allreduce", bytes, time_collective(comm, [&] {
+              MPI_Allreduce(send.data(), recv.data(), n / 8, MPI_DOUBLE, MPI_SUM, comm);
+            }));
+        add("Allgather", bytes, time_collective(comm, [&] {
+              MPI_Allgather(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, comm);
+            }));
+        add("Alltoall", bytes, time_collective(comm, [&] {
+              MPI_Alltoall(send.data(), n, MPI_BYTE, recv.data(), n, MPI_BYTE, comm);
+            }));
       }
       MPI_Comm_free(&comm);
     }

@@ -1,4 +1,5 @@
 // mpidle predict: a trace run replayed on target machine models (docs/prediction.md).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -99,6 +100,10 @@ void print_target(const model::Trace& trace, const analysis::Prediction& p, std:
               p.machine.c_str(), p.cpu_scale, seconds(p.wall_s).c_str(),
               times(p.wall_s, p.measured_wall_s).c_str(), seconds(p.measured_wall_s).c_str(),
               p.dominant().c_str());
+  if (p.wall_high_s > 0) {
+    std::printf("  %s to %s at the ends of the probes' spread\n", seconds(p.wall_low_s).c_str(),
+                seconds(p.wall_high_s).c_str());
+  }
   std::printf(
       "  all ranks: compute %s (%.0f%%), latency %s (%.0f%%), bandwidth %s (%.0f%%), "
       "waiting %s (%.0f%%), other MPI %s (%.0f%%)\n",
@@ -158,6 +163,15 @@ int predict_command(Args args) {
 
   std::printf("mpidle predict: %s, %zu ranks, %llu events\n", dir.c_str(), trace.ranks.size(),
               static_cast<unsigned long long>(profile.trace->events));
+  // The largest point-to-point message of the run, against the models' measured sizes.
+  std::uint64_t largest_sent = 0;
+  for (const auto& r : trace.ranks) {
+    for (const auto& e : r.records) {
+      if (e.role == model::TraceRole::send || e.role == model::TraceRole::isend) {
+        largest_sent = std::max(largest_sent, e.bytes);
+      }
+    }
+  }
   std::vector<analysis::Prediction> predictions;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     input.machine = targets[i];
@@ -178,6 +192,35 @@ int predict_command(Args args) {
                      100 * done);
     }));
     if (show_progress) std::fputs("\n", stderr);
+    analysis::Prediction& p = predictions.back();
+    // How sure: the same replay at both ends of what the probes saw.
+    const double cpu_spread =
+        o.cpu_scale <= 0 && source && source->compute && input.machine.compute
+            ? model::cpu_ratio_spread(*source->compute, *input.machine.compute)
+            : 0;
+    if (model::has_spread(input.machine) || cpu_spread > 0) {
+      for (const double direction : {-1.0, 1.0}) {
+        analysis::PredictionInput end = input;
+        end.machine = model::shifted_by_spread(input.machine, direction);
+        end.cpu_scale = input.cpu_scale * (1 + direction * cpu_spread);
+        const double wall = analysis::predict(trace, matching, end).wall_s;
+        (direction < 0 ? p.wall_low_s : p.wall_high_s) = wall;
+      }
+      // A faster network can leave a rank waiting longer elsewhere: the ends are sorted,
+      // and the point prediction lies within them.
+      const double low = std::min({p.wall_low_s, p.wall_high_s, p.wall_s});
+      p.wall_high_s = std::max({p.wall_low_s, p.wall_high_s, p.wall_s});
+      p.wall_low_s = low;
+    }
+    const std::uint64_t measured = model::largest_measured_bytes(input.machine);
+    if (largest_sent > 4 * std::max<std::uint64_t>(measured, 1)) {
+      p.extrapolated_bytes = largest_sent;
+      std::fprintf(stderr,
+                   "mpidle predict: %s: messages of up to %llu bytes, beyond 4 x the largest "
+                   "size its model measured (%llu bytes): their time is extrapolated\n",
+                   input.machine.name.c_str(), static_cast<unsigned long long>(largest_sent),
+                   static_cast<unsigned long long>(measured));
+    }
     print_target(trace, predictions.back(), o.top);
   }
   if (predictions.size() > 1) {

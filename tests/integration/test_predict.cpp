@@ -243,6 +243,49 @@ TEST_CASE("predict: a CPU scale matches a run whose compute really was scaled", 
   }
 }
 
+TEST_CASE("predict: a probe's spread gives an interval, and a curve stretched far is said",
+          "[mpi]") {
+  // The probe keeps each point's spread; the prediction replays at both ends of it.
+  const auto here = probe("predict_spread_model", 2);
+  const auto model = nlohmann::json::parse(read_text(here));
+  int with_spread = 0;
+  for (const auto& point : model.at("p2p").at("intra_node"))
+    with_spread += point.contains("spread");
+  CHECK(with_spread > 0);
+  REQUIRE(model.at("compute").contains("memory_bound_spread"));
+  const auto run = traced_workload("predict_spread", kWorkload);
+  const auto p = predict(run.dir, {"--machine", here, "--source", here});
+  const auto& target = p.at("targets").at(0);
+  REQUIRE(target.contains("wall_s_range"));
+  const double low = target.at("wall_s_range").at(0).get<double>();
+  const double high = target.at("wall_s_range").at(1).get<double>();
+  const double wall = target.at("wall_s").get<double>();
+  CHECK(low <= wall);
+  CHECK(wall <= high);
+  CHECK(high > low);
+  CHECK_FALSE(target.contains("extrapolated_bytes"));  // its messages are small
+
+  // 1 MiB messages on a model measured up to 64 bytes: said, on stderr and in the file.
+  auto small = model;
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& point : model.at("p2p").at("intra_node")) {
+    if (point.at("bytes").get<std::uint64_t>() <= 64) kept.push_back(point);
+  }
+  small["p2p"]["intra_node"] = kept;
+  const std::string small_file = scratch_dir("predict_small_model") + ".json";
+  std::ofstream(small_file) << small.dump();
+  const auto big = scratch_dir("predict_big_messages");
+  REQUIRE(run_mpi(2, program("big_buffer"), {}, {{"MPIDLE_OUTPUT", big}, {"MPIDLE_TRACE", "1"}})
+              .status == 0);
+  const auto r = mpidle::test::run({MPIDLE_BIN, "predict", big, "--machine", small_file});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.err, Catch::Contains("messages of up to 1048576 bytes, beyond 4 x the largest size "
+                                    "its model measured (64 bytes)"));
+  const auto stretched = nlohmann::json::parse(read_text(big + "/prediction.json"));
+  CHECK(stretched.at("targets").at(0).at("extrapolated_bytes") == 1048576);
+}
+
 TEST_CASE("predict: several machines give one ranking, and bad input gives one error", "[mpi]") {
   const auto here = probe("predict_rank_model", 2);
   const auto run = traced_workload("predict_rank", {"--iterations", "20", "--compute-us", "1000"});
