@@ -102,6 +102,7 @@ Profile parse_profile(const json& doc) {
                 f.get<std::uint64_t>("dropped_calls"),
                 f.get<std::uint64_t>("memory_bytes")};
     row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
+    row.untimed_calls = f.get_or<std::uint64_t>("untimed_calls", 0);
     row.finalize_memory_bytes = f.get_or<std::uint64_t>("finalize_memory_bytes", 0);
     return row;
   });

@@ -45,6 +45,7 @@ struct RankRow {
   std::uint64_t dropped_calls = 0;
   std::uint64_t memory_bytes = 0;  // the tables and what the finalize added at its peak
   std::uint64_t untracked_requests = 0;
+  std::uint64_t untimed_calls = 0;
   std::uint64_t finalize_memory_bytes = 0;
 };
 

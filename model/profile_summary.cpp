@@ -95,6 +95,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     row.dropped_calls = rank.dropped_calls;
     row.memory_bytes = rank.memory_bytes;
     row.untracked_requests = rank.untracked_requests;
+    row.untimed_calls = rank.untimed_calls;
     std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteShare> shares;
     std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, LocalMinimum>
         key_totals;

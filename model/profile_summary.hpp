@@ -52,6 +52,7 @@ struct RankSummary {
   std::string host;
   double wall_s = 0, mpi_s = 0, wait_s = 0, wait_s_global_min = 0, first_call_wait_s = 0;
   std::uint64_t calls = 0, dropped_calls = 0, memory_bytes = 0, untracked_requests = 0;
+  std::uint64_t untimed_calls = 0;
   // What the trace finalize added at its peak, included in memory_bytes; set on
   // rank 0 after the trace finalize, so never encoded between ranks.
   std::uint64_t finalize_memory_bytes = 0;

@@ -88,6 +88,8 @@ struct RankData {
   // Requests and matched-probe messages that found no slot in the request table:
   // their completions were recorded without peer and received bytes.
   std::uint64_t untracked_requests = 0;
+  // Polls whose time was estimated, not read (MPIDLE_POLL_SAMPLE).
+  std::uint64_t untimed_calls = 0;
   std::vector<Entry> entries;
   std::vector<FirstCall> first_calls;
 };

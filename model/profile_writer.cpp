@@ -16,8 +16,15 @@ using nlohmann::json;
 
 json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t total_calls) {
   std::set<std::string> hosts;
-  for (const auto& r : summary.ranks) hosts.insert(r.host);
-  const double overhead_s = static_cast<double>(total_calls) * run.per_call_overhead_s;
+  std::uint64_t untimed = 0;
+  for (const auto& r : summary.ranks) {
+    hosts.insert(r.host);
+    untimed += r.untimed_calls;
+  }
+  // Untimed polls cost a table update without the clock reads.
+  const double overhead_s =
+      static_cast<double>(total_calls - std::min(untimed, total_calls)) * run.per_call_overhead_s +
+      static_cast<double>(untimed) * run.per_untimed_call_overhead_s;
   const double rank_seconds = run.wall_s * static_cast<double>(summary.ranks.size());
   return {{"executable", run.executable},
           {"args", run.args},
@@ -35,6 +42,8 @@ json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t t
           {"mpidle", {{"version", mpidle_version()}, {"built_for", run.built_for_mpi}}},
           {"overhead",
            {{"per_call_s", run.per_call_overhead_s},
+            {"per_untimed_call_s", run.per_untimed_call_overhead_s},
+            {"untimed_calls", untimed},
             {"total_s", overhead_s},
             {"fraction", rank_seconds > 0 ? overhead_s / rank_seconds : 0.0},
             {"setup_s", run.setup_s}}}};
@@ -86,6 +95,7 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
                      {"dropped_calls", rank.dropped_calls},
                      {"memory_bytes", rank.memory_bytes},
                      {"untracked_requests", rank.untracked_requests},
+                     {"untimed_calls", rank.untimed_calls},
                      {"finalize_memory_bytes", rank.finalize_memory_bytes}});
   }
 

@@ -34,9 +34,11 @@ struct RunInfo {
   std::string mode = "profile";
   bool global_minimum = false;  // which estimate the text report shows
   std::int32_t callsite_depth = 1;
-  double per_call_overhead_s = 0;  // measured cost of one intercepted call's bookkeeping
-  double setup_s = 0;              // rank 0's profiler set-up inside MPI_Init, outside wall_s
-  std::string built_for_mpi;       // the MPI libmpidle was built for ("mpich", "openmpi")
+  double per_call_overhead_s = 0;
+  // A poll left out of the timing sample: its table update alone.
+  double per_untimed_call_overhead_s = 0;  // measured cost of one intercepted call's bookkeeping
+  double setup_s = 0;         // rank 0's profiler set-up inside MPI_Init, outside wall_s
+  std::string built_for_mpi;  // the MPI libmpidle was built for ("mpich", "openmpi")
   // How the profiled ranks ended: "MPI_Finalize" (the whole run), or for one rank's
   // partial profile "MPI_Abort" or "exit" (exit without MPI_Finalize).
   std::string ended = "MPI_Finalize";

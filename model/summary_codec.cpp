@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::uint32_t kMinimaMagic = 0x4d50444d;   // "MDPM"
 constexpr std::uint32_t kSummaryMagic = 0x4d504453;  // "SDPM"
-constexpr std::uint32_t kVersion = 2;                // 2: local minima carry bytes and wait
+constexpr std::uint32_t kVersion = 3;  // 2: local minima carry bytes and wait; 3: untimed calls
 
 void put_frame(ByteWriter& w, const Frame& f) {
   w.put_string(f.module);
@@ -86,7 +86,10 @@ void put_rank(ByteWriter& w, const RankSummary& r) {
   w.put(r.rank);
   w.put_string(r.host);
   for (double v : {r.wall_s, r.mpi_s, r.wait_s, r.wait_s_global_min, r.first_call_wait_s}) w.put(v);
-  for (std::uint64_t v : {r.calls, r.dropped_calls, r.memory_bytes, r.untracked_requests}) w.put(v);
+  for (std::uint64_t v :
+       {r.calls, r.dropped_calls, r.memory_bytes, r.untracked_requests, r.untimed_calls}) {
+    w.put(v);
+  }
   put_vector(w, r.shares, put_share);
   put_vector(w, r.minima, put_local_minimum);
 }
@@ -95,8 +98,8 @@ bool get_rank(ByteReader& r, RankSummary& s) {
   return r.get(s.rank) && r.get_string(s.host) && r.get(s.wall_s) && r.get(s.mpi_s) &&
          r.get(s.wait_s) && r.get(s.wait_s_global_min) && r.get(s.first_call_wait_s) &&
          r.get(s.calls) && r.get(s.dropped_calls) && r.get(s.memory_bytes) &&
-         r.get(s.untracked_requests) && get_vector(r, s.shares, 48, get_share) &&
-         get_vector(r, s.minima, 48, get_local_minimum);
+         r.get(s.untracked_requests) && r.get(s.untimed_calls) &&
+         get_vector(r, s.shares, 48, get_share) && get_vector(r, s.minima, 48, get_local_minimum);
 }
 
 bool read_header(ByteReader& r, std::uint32_t magic) {

@@ -96,6 +96,7 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   rank.dropped_calls = dropped;
   rank.memory_bytes = memory;
   rank.untracked_requests = identity.untracked_requests;
+  for (const auto& [key, t] : merged) rank.untimed_calls += t.untimed;
   for (const auto& [key, t] : merged) {
     const auto& [stack, fn, size_class, peer, shape] = key;
     rank.entries.push_back(model::Entry{callsite_id(stack), function_id(fn), size_class, peer,

@@ -53,18 +53,30 @@ std::string mpi_library() {
   return text;
 }
 
-// Cost of one call's bookkeeping (two clock reads and a table update), measured
-// here so that the report can state the profiler's own share of the run.
-double per_call_overhead_s(const TickRate& rate) {
+// Cost of one call's bookkeeping (two clock reads and a table update), and of an
+// untimed poll's (the table update alone), measured here so that the report can
+// state the profiler's own share of the run.
+struct CallOverhead {
+  double timed_s = 0;
+  double untimed_s = 0;
+};
+CallOverhead per_call_overhead(const TickRate& rate) {
   constexpr int kCalls = 20000;
   CallTable scratch(1024);
-  const Ticks begin = now();
+  CallOverhead o;
+  Ticks begin = now();
   for (int i = 0; i < kCalls; ++i) {
     const Ticks t0 = now();
     const Ticks t1 = now();
     scratch.add(CallKey{static_cast<std::uintptr_t>(i & 63), 1, 3, 1}, t1 - t0, 8);
   }
-  return rate.seconds(now() - begin) / kCalls;
+  o.timed_s = rate.seconds(now() - begin) / kCalls;
+  begin = now();
+  for (int i = 0; i < kCalls; ++i) {
+    scratch.add(CallKey{static_cast<std::uintptr_t>(i & 63), 1, -1, 1}, kUntimed, 0);
+  }
+  o.untimed_s = rate.seconds(now() - begin) / kCalls;
+  return o;
 }
 
 // The process' peak resident memory so far (Linux reports KiB).
@@ -110,7 +122,7 @@ struct TraceSections {
 };
 
 // `dir` was created already; `ec` says why not, if it could not be.
-void write_run_directory(Context& context, model::ProfileSummary& summary, double per_call_s,
+void write_run_directory(Context& context, model::ProfileSummary& summary, CallOverhead per_call,
                          const fs::path& dir, std::error_code ec, const TraceSections* trace,
                          const FinalizeCost& cost, const char* ended = "MPI_Finalize",
                          bool announce = true) {
@@ -132,7 +144,8 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, doubl
   run.timer_resolution_s = context.tick_rate().resolution_s();
   run.global_minimum = context.config().global_min;
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
-  run.per_call_overhead_s = per_call_s;
+  run.per_call_overhead_s = per_call.timed_s;
+  run.per_untimed_call_overhead_s = per_call.untimed_s;
   run.setup_s = context.setup_s();
   run.built_for_mpi = MPIDLE_BUILT_FOR_MPI;
   if (trace) run.mode = "trace";
@@ -224,7 +237,7 @@ void finalize_profile(Context& context) {
     warn(std::to_string(dropped) +
          " calls were not recorded because the call table was full (raise MPIDLE_TABLE_ENTRIES)");
   }
-  const double per_call_s = per_call_overhead_s(context.tick_rate());
+  const CallOverhead per_call = per_call_overhead(context.tick_rate());
   // Two passes over one binomial tree: the global minima (up and back down), then
   // every rank's summary against them (up), merged wherever two subtrees meet.
   FinalizeCost cost;
@@ -275,7 +288,7 @@ void finalize_profile(Context& context) {
     }
   }
   if (merged) {
-    write_run_directory(context, *merged, per_call_s, dir, dir_error,
+    write_run_directory(context, *merged, per_call, dir, dir_error,
                         context.config().trace ? &trace : nullptr, cost);
   }
 }
@@ -295,7 +308,7 @@ std::string write_partial_profile(Context& context, const char* ended, bool anno
                        ("rank-" + std::to_string(context.rank()));
   std::error_code ec;
   fs::create_directories(dir, ec);
-  write_run_directory(context, summary, per_call_overhead_s(context.tick_rate()), dir, ec, nullptr,
+  write_run_directory(context, summary, per_call_overhead(context.tick_rate()), dir, ec, nullptr,
                       FinalizeCost{}, ended, announce);
   return dir.string();
 }

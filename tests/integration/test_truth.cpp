@@ -91,6 +91,16 @@ TEST_CASE("polls are counted exactly and timed by sample, as the program timed t
     CHECK(test->time_s <= 1.05 * observed_test);
     CHECK(test->time_s >= 0.2 * observed_test);
     CHECK(iprobe->wait_s <= iprobe->time_s);
+    // How many polls were estimated: none with every poll timed, about 15 in 16 else.
+    std::uint64_t untimed = 0;
+    for (const auto& rank : p.ranks) untimed += rank.untimed_calls;
+    const auto polls = iprobe->calls + test->calls;
+    if (sample == "1") {
+      CHECK(untimed == 0);
+    } else {
+      CHECK(untimed >= polls * 13 / 16);
+      CHECK(untimed <= polls);
+    }
   }
 }
 
