@@ -58,6 +58,12 @@ inline std::uint32_t next_serial() {
   return context ? context->next_request_serial() : 0;
 }
 
+// A receive's or probe's posted source as a world rank: kPeerFromStatus for
+// MPI_ANY_SOURCE (known only from the status), -1 for MPI_PROC_NULL.
+[[gnu::always_inline]] inline std::int32_t world_source(int source, MPI_Comm comm) {
+  return source == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(source, comm);
+}
+
 // The sender named by a status of a receive or probe on `comm`.
 // `posted`: the world rank posted, or kPeerFromStatus.
 inline std::int32_t peer_from_status(std::int32_t posted, const MPI_Status* status, MPI_Comm comm) {
@@ -256,7 +262,7 @@ struct Recv {
   void before(Call& call, std::uint64_t posted, int source, int tag, MPI_Comm comm,
               MPI_Status*& status) {
     m_posted = posted;
-    m_peer = source == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(source, comm);
+    m_peer = detail::world_source(source, comm);
     m_tag = tag;
     m_comm = comm;
     // The status names the sender of a wildcard receive and the bytes received.
@@ -318,7 +324,7 @@ struct StartP2P {
               MPI_Request* request) {
     m_bytes = bytes;
     m_sent = 0;
-    m_peer = peer == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(peer, comm);
+    m_peer = detail::world_source(peer, comm);
     m_tag = tag;
     m_comm = comm;
     m_request = request;
@@ -498,7 +504,7 @@ struct Probe {
   MPI_Status m_own_status;
   MPI_Status* m_status;
   void before(Call&, int source, int, MPI_Comm comm, MPI_Status*& status) {
-    m_peer = source == MPI_ANY_SOURCE ? kPeerFromStatus : world_peer(source, comm);
+    m_peer = detail::world_source(source, comm);
     m_comm = comm;
     status = detail::own_status_if_ignored(status, m_own_status);
     m_status = status;
