@@ -54,14 +54,6 @@ std::optional<PendingOp> HandleTable::take(std::uint64_t handle) {
   return op;
 }
 
-std::optional<PendingOp> HandleTable::take_completed(std::uint64_t handle) {
-  const Entry e = locate(handle);
-  if (!e) return std::nullopt;
-  PendingOp op = e.op();
-  complete(e);
-  return op;
-}
-
 void HandleTable::erase(std::uint64_t handle) {
   (void)take(handle);
 }

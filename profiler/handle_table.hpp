@@ -60,9 +60,8 @@ class HandleTable {
   };
   // A new entry, or the handle's old one (a handle reused after a completion mpidle
   // did not see). Empty when no slot is free within the probe window; counted in
-  // dropped().
-  // A reused handle (polling loops start the same requests again and again) finds
-  // its own old entry at its home slot: claimed inline.
+  // dropped(). A reused handle (polling loops start the same requests again and
+  // again) finds its own old entry at its home slot: claimed inline.
   Claim claim(std::uint64_t handle) {
     Slot& s = m_slots[home(handle)];
     std::uint64_t k = s.key.load(std::memory_order_relaxed);
@@ -84,8 +83,8 @@ class HandleTable {
     return true;
   }
 
-  // A live entry, read in place: one probe per completed request.
-  // Trivial, so that an array of them costs nothing; Entry{} is empty.
+  // A live entry, read in place: one probe per completed request. Trivial, so that
+  // an array of them costs nothing; Entry{} is empty.
   class Entry {
    public:
     Entry() = default;
@@ -104,11 +103,10 @@ class HandleTable {
     return e;
   }
   // A completed request's entry: forgotten unless persistent (forgotten at
-  // MPI_Request_free). Only once: several completed requests may share a handle
-  // (MPICH hands every send that completed at once the same one), and the second
-  // finds the entry gone.
-  // True when this call forgot it. The slot keeps the handle, marked done: the same
-  // handle, started again, claims it at once; any other handle may take it.
+  // MPI_Request_free), and only once: several completed requests may share a handle
+  // (MPICH hands every send that completed at once the same one). True when this
+  // call forgot it. The slot keeps the handle, marked done: the same handle, started
+  // again, claims it at once; any other handle may take it.
   bool complete(const Entry& e) {
     if (!e || e.m_slot->op.persistent) return false;
     std::uint64_t expected = e.m_handle;
@@ -119,9 +117,6 @@ class HandleTable {
   std::optional<PendingOp> find(std::uint64_t handle) const;
   // find() and erase() in one probe.
   std::optional<PendingOp> take(std::uint64_t handle);
-  // A completed request: take() it, but keep a persistent one (it is forgotten at
-  // MPI_Request_free). One probe.
-  std::optional<PendingOp> take_completed(std::uint64_t handle);
   void erase(std::uint64_t handle);
   // Marks a pending operation as cancel-requested; false when unknown.
   bool mark_cancelled(std::uint64_t handle);

@@ -94,16 +94,18 @@ TEST_CASE("a completed request is taken in one step, a persistent one stays", "[
   persistent.persistent = true;
   REQUIRE(t.put(0x2c000001, once));
   REQUIRE(t.put(0x2c000002, persistent));
-  const auto taken = t.take_completed(0x2c000001);
+  const auto taken = t.locate(0x2c000001);
   REQUIRE(taken);
-  CHECK(taken->peer == 1);
+  CHECK(taken.op().peer == 1);
+  CHECK(t.complete(taken));
   CHECK_FALSE(t.find(0x2c000001));
-  const auto kept = t.take_completed(0x2c000002);
+  const auto kept = t.locate(0x2c000002);
   REQUIRE(kept);
-  CHECK(kept->peer == 2);
+  CHECK(kept.op().peer == 2);
+  CHECK_FALSE(t.complete(kept));
   CHECK(t.find(0x2c000002));  // forgotten at MPI_Request_free, not at completion
   CHECK(t.size() == 1);
-  CHECK_FALSE(t.take_completed(0x2c000003));
+  CHECK_FALSE(t.locate(0x2c000003));
 }
 
 TEST_CASE("erasing keeps every other entry reachable (random churn)", "[profiler]") {
