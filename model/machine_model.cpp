@@ -272,8 +272,9 @@ double cpu_ratio_spread(const ComputeReference& source, const ComputeReference& 
 
 namespace {
 
-template <typename Visit>
-void for_each_curve(MachineModel& m, Visit visit) {
+// Every curve of `m` (a MachineModel, const or not).
+template <typename Machine, typename Visit>
+void for_each_curve(Machine& m, Visit visit) {
   visit(m.p2p);
   if (m.p2p_inter_node) visit(*m.p2p_inter_node);
   for (auto& [name, model] : m.collectives) {
@@ -285,8 +286,7 @@ void for_each_curve(MachineModel& m, Visit visit) {
 
 bool has_spread(const MachineModel& machine) {
   bool any = false;
-  MachineModel copy = machine;
-  for_each_curve(copy, [&](CostCurve& c) {
+  for_each_curve(machine, [&](const CostCurve& c) {
     for (const auto& p : c.points) any = any || p.spread > 0;
   });
   return any;
