@@ -3,13 +3,8 @@
  * how many calls of each kind it made. Rank 0 sends late; rank 1 polls. */
 #include <mpi.h>
 #include <stdio.h>
-#include <time.h>
 
-static void spin(double seconds) {
-  const double start = MPI_Wtime();
-  while (MPI_Wtime() - start < seconds) {
-  }
-}
+#include "example_support.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -21,14 +16,14 @@ int main(int argc, char** argv) {
   MPI_Request r[2];
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    spin(2e-3);
+    example_busy_wait(2e-3);
     MPI_Send(a, 16, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD); /* for the Test loop */
     MPI_Send(a, 4, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD);  /* Waitany, then Wait */
     MPI_Send(b, 8, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD);
-    spin(2e-3);
+    example_busy_wait(2e-3);
     MPI_Send(a, 2, MPI_DOUBLE, 1, 4, MPI_COMM_WORLD); /* for the Testall loop */
     MPI_Send(b, 2, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD);
-    spin(2e-3);
+    example_busy_wait(2e-3);
     MPI_Send(a, 1, MPI_DOUBLE, 1, 6, MPI_COMM_WORLD); /* for the Iprobe loop */
     MPI_Request persistent;                           /* persistent send, 3 rounds */
     MPI_Send_init(b, 3, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD, &persistent);

@@ -7,15 +7,10 @@
  * work around them). */
 #include <mpi.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "example_support.h"
 
 enum { IPROBES = 200000, MESSAGES = 40 };
-
-static void spin(double seconds) {
-  const double start = MPI_Wtime();
-  while (MPI_Wtime() - start < seconds) {
-  }
-}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -36,7 +31,7 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   for (int m = 0; m < MESSAGES; ++m) {
     if (rank == 0) {
-      spin(2e-4);
+      example_busy_wait(2e-4);
       MPI_Send(&m, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
     } else if (rank == 1) {
       MPI_Request request;
@@ -52,7 +47,7 @@ int main(int argc, char** argv) {
     }
   }
   MPI_Finalize();
-  if (rank == 1 && argc > 1 && strcmp(argv[1], "--json") == 0) {
+  if (rank == 1 && example_has_flag(argc, argv, "--json")) {
     printf(
         "{\"iprobes\": %ld, \"tests\": %ld, \"completed_tests\": %ld, \"iprobe_s\": %.9f, "
         "\"test_s\": %.9f}\n",
