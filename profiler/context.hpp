@@ -63,8 +63,6 @@ class Context {
   model::ClockMeasurement& init_offset() { return m_init_offset; }
   PapiStatus& papi() { return m_papi; }
 
-  // Bumped by MPI_Type_free/commit so that cached datatype sizes are re-read.
-
   // Slow path of the first recorded call of a thread.
   ThreadState* create_thread_state();
   std::vector<const ThreadState*> threads() const;

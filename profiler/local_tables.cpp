@@ -96,9 +96,9 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   rank.dropped_calls = dropped;
   rank.memory_bytes = memory;
   rank.untracked_requests = identity.untracked_requests;
-  for (const auto& [key, t] : merged) rank.untimed_calls += t.untimed;
   for (const auto& [key, t] : merged) {
     const auto& [stack, fn, size_class, peer, shape] = key;
+    rank.untimed_calls += t.untimed;
     rank.entries.push_back(model::Entry{callsite_id(stack), function_id(fn), size_class, peer,
                                         t.visits, rate.seconds(t.total), rate.seconds(t.minimum),
                                         static_cast<double>(t.bytes), shape});
