@@ -51,8 +51,8 @@ class Replay {
       }
       m_total_records += r.records.size();
     }
-    link();
     classify_functions();
+    link();
   }
 
   Prediction run() {
@@ -114,6 +114,9 @@ class Replay {
     const auto& messages = m_matching.messages;
     m_send_enter.assign(messages.size(), kUnknown);
     m_posted.assign(messages.size(), kUnknown);
+    m_send_done.assign(messages.size(), kUnknown);
+    m_receive_done.assign(messages.size(), kUnknown);
+    m_blocking_ends.assign(messages.size(), 0);
     m_waiter.assign(messages.size(), -1);
     // Isend requests complete in a later record that names the same serial.
     std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> isend_by_serial(n);
@@ -126,6 +129,9 @@ class Replay {
       if (send.role == TraceRole::isend && send.sequence != 0) {
         isend_by_serial[msg.send.rank][send.sequence] = m;
       }
+      // Both ends in calls that block (a send, or a Wait on an Isend, found below).
+      const auto& received = m_trace.ranks[msg.receive.rank].records[msg.receive.record];
+      m_blocking_ends[m] = send.role == TraceRole::send && !polls(received) ? 1 : 0;
     }
     for (std::size_t r = 0; r < n; ++r) {
       if (isend_by_serial[r].empty()) continue;
@@ -135,7 +141,11 @@ class Replay {
         if (rec.role != TraceRole::completion || rec.collective_kind != 0) continue;
         if (m_as_receive[r][i] != kNone) continue;
         auto it = isend_by_serial[r].find(rec.sequence);
-        if (it != isend_by_serial[r].end()) m_as_send[r][i] = it->second;
+        if (it == isend_by_serial[r].end()) continue;
+        m_as_send[r][i] = it->second;
+        const auto& msg = messages[it->second];
+        const auto& received = m_trace.ranks[msg.receive.rank].records[msg.receive.record];
+        m_blocking_ends[it->second] = !polls(rec) && !polls(received) ? 1 : 0;
       }
     }
     m_instances.resize(m_matching.collectives.size());
@@ -155,6 +165,7 @@ class Replay {
 
   void classify_functions() {
     for (const auto& f : m_trace.functions) {
+      m_polling.push_back(f.rfind("MPI_Test", 0) == 0 ? 1 : 0);
       const std::string name = model::collective_model_for(f);
       auto it = m_in.machine.collectives.find(name);
       m_collective_model.push_back(
@@ -170,11 +181,52 @@ class Replay {
     return m_in.machine.p2p;
   }
 
-  Cost transfer(std::uint64_t m) const {
+  // A call that polls (MPI_Test*): MPI progresses there too, but the call returns.
+  bool polls(const TraceRecord& rec) const { return m_polling[rec.function] != 0; }
+
+  const model::MessageCosts* costs(std::uint32_t from, std::uint32_t to) const {
+    const bool apart = !m_in.hosts.empty() && from < m_in.hosts.size() && to < m_in.hosts.size() &&
+                       m_in.hosts[from] != m_in.hosts[to];
+    if (apart && m_in.machine.messages_inter_node) return &*m_in.machine.messages_inter_node;
+    return m_in.machine.messages ? &*m_in.machine.messages : nullptr;
+  }
+
+  // How message m goes on the target: its protocol, and what each side's CPU pays.
+  struct Protocol {
+    bool rendezvous = false;
+    bool progresses = true;  // moves while both sides are outside MPI
+    bool overheads = false;  // the target's model has them (mpidle-machine/2)
+    Cost send_overhead, receive_overhead;
+  };
+  Protocol protocol(std::uint64_t m) const {
     const auto& msg = m_matching.messages[m];
-    const auto& received = m_trace.ranks[msg.receive.rank].records[msg.receive.record];
+    const TraceRecord& send = m_trace.ranks[msg.send.rank].records[msg.send.record];
+    Protocol p;
+    const model::MessageCosts* c = costs(msg.send.rank, msg.receive.rank);
+    if (!c) {
+      p.rendezvous = rendezvous(send);
+      return p;
+    }
+    p.overheads = true;
+    const model::ProtocolSegment& segment = c->protocol_for(send.bytes);
+    p.rendezvous = segment.rendezvous || (send.flags & model::kTraceSynchronous) != 0;
+    // Only a transfer both of whose ends block is held until both are inside MPI:
+    // a polling loop enters MPI again and again, and the model has no record of when.
+    p.progresses = segment.progresses || m_blocking_ends[m] == 0;
+    p.send_overhead = {to_ns(c->send_overhead.at(send.bytes)), to_ns(c->send_overhead.at(0))};
+    p.receive_overhead = {to_ns(c->receive_overhead.at(send.bytes)),
+                          to_ns(c->receive_overhead.at(0))};
+    p.send_overhead.latency_ns = std::min(p.send_overhead.latency_ns, p.send_overhead.ns);
+    p.receive_overhead.latency_ns = std::min(p.receive_overhead.latency_ns, p.receive_overhead.ns);
+    return p;
+  }
+
+  Cost transfer(std::uint64_t m) const {
+    // The send record's bytes: a Sendrecv's main record counts both of its halves.
+    const auto& msg = m_matching.messages[m];
+    const auto& sent = m_trace.ranks[msg.send.rank].records[msg.send.record];
     const auto& c = curve(msg.send.rank, msg.receive.rank);
-    return {to_ns(c.at(received.bytes)), to_ns(c.latency_s())};
+    return {to_ns(c.at(sent.bytes)), to_ns(c.latency_s())};
   }
 
   bool rendezvous(const TraceRecord& send) const {
@@ -300,40 +352,58 @@ class Replay {
         if (receives) {
           modelled = true;
           const Cost t = transfer(m_recv);
-          if (m_send_enter[m_recv] == kUnknown) {
+          const Protocol p = protocol(m_recv);
+          const bool held = p.rendezvous && !p.progresses;
+          if (m_send_enter[m_recv] == kUnknown || (held && m_send_done[m_recv] == kUnknown)) {
             if (!force) return park(r, m_recv);
             force = false;
             continue;
           }
           // Eager data is on its way from the send's start; a rendezvous transfer
-          // starts once both sides are there.
-          const auto& msg = m_matching.messages[m_recv];
-          const bool handshake = rendezvous(m_trace.ranks[msg.send.rank].records[msg.send.record]);
-          const std::int64_t from = handshake && m_posted[m_recv] != kUnknown
-                                        ? std::max(m_send_enter[m_recv], m_posted[m_recv])
-                                        : m_send_enter[m_recv];
-          exit = std::max(exit, from + t.ns);
+          // starts once both sides are there, and one that needs progress once both
+          // are in the calls that complete it.
+          std::int64_t from = m_send_enter[m_recv];
+          if (held) {
+            from = std::max(m_send_done[m_recv], m_receive_done[m_recv]);
+          } else if (p.rendezvous && m_posted[m_recv] != kUnknown) {
+            from = std::max(from, m_posted[m_recv]);
+          }
+          // The receive's own CPU cost is paid even when the data is already there.
+          exit = std::max({exit, from + t.ns, s.enter + p.receive_overhead.ns});
           if (t.ns > work.ns) work = t;
         }
         if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion ||
                                 (i == first && rec.role == TraceRole::recv))) {
-          const auto& msg = m_matching.messages[m_send];
-          const TraceRecord& send_rec = m_trace.ranks[msg.send.rank].records[msg.send.record];
           const Cost t = transfer(m_send);
+          const Protocol p = protocol(m_send);
           modelled = true;
-          if (rendezvous(send_rec)) {
-            if (m_posted[m_send] == kUnknown) {
+          if (p.rendezvous) {
+            const bool held = !p.progresses;
+            if (m_posted[m_send] == kUnknown || (held && m_receive_done[m_send] == kUnknown)) {
               if (!force) return park(r, m_send);
               force = false;
               continue;
             }
-            exit = std::max(exit, std::max(m_send_enter[m_send], m_posted[m_send]) + t.ns);
+            const std::int64_t from = held ? std::max(m_send_done[m_send], m_receive_done[m_send])
+                                           : std::max(m_send_enter[m_send], m_posted[m_send]);
+            exit = std::max(exit, from + t.ns);
             if (t.ns > work.ns) work = t;
           } else if (rec.role != TraceRole::completion) {
-            // Eager: the data is copied out, the receiver is not waited for.
-            const std::int64_t own = std::min(t.ns, measured_exit - measured_enter);
+            // Eager: the data is copied out, the receiver is not waited for. With
+            // the target's overheads measured, the send costs its CPU that much;
+            // without, the transfer's time, at most what the call took here.
+            const std::int64_t own =
+                p.overheads ? p.send_overhead.ns : std::min(t.ns, measured_exit - measured_enter);
             exit = std::max(exit, s.enter + own);
             if (own > work.ns) work = {own, std::min(own, t.latency_ns)};
+          }
+        } else if (m_send != kNone && rec.role == TraceRole::isend) {
+          // A non-blocking send's start costs its CPU the target's send overhead.
+          const Protocol p = protocol(m_send);
+          if (p.overheads) {
+            modelled = true;
+            exit = std::max(exit, s.enter + p.send_overhead.ns);
+            if (p.send_overhead.ns > work.ns) work = p.send_overhead;
           }
         }
         const bool collective = rec.role == TraceRole::collective ||
@@ -402,10 +472,21 @@ class Replay {
       m_send_enter[m_send] = enter;
       wake(std::exchange(m_waiter[m_send], -1));
     }
+    // The call that completes a send (a blocking send, or the Wait of an Isend).
+    if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion) &&
+        m_send_done[m_send] == kUnknown) {
+      m_send_done[m_send] = enter;
+      wake(std::exchange(m_waiter[m_send], -1));
+    }
     const std::uint64_t m_recv = m_as_receive[r][i];
     if (m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::irecv) &&
         m_posted[m_recv] == kUnknown) {
       m_posted[m_recv] = enter;
+      wake(std::exchange(m_waiter[m_recv], -1));
+    }
+    if (m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::completion) &&
+        m_receive_done[m_recv] == kUnknown) {
+      m_receive_done[m_recv] = enter;
       wake(std::exchange(m_waiter[m_recv], -1));
     }
     if (rec.role == TraceRole::collective || rec.role == TraceRole::icollective) {
@@ -471,7 +552,12 @@ class Replay {
   std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_as_instance;
   std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> m_member;
   model::HugeVector<std::int64_t> m_send_enter, m_posted;  // per message, predicted
-  model::HugeVector<std::int32_t> m_waiter;                // per message: the rank parked on it
+  // Per message: the predicted enters of the calls that complete it on each side,
+  // and whether both of those block (only then can a transfer be held there).
+  model::HugeVector<std::int64_t> m_send_done, m_receive_done;
+  model::HugeVector<std::uint8_t> m_blocking_ends;
+  std::vector<std::uint8_t> m_polling;       // per function: an MPI_Test*
+  model::HugeVector<std::int32_t> m_waiter;  // per message: the rank parked on it
   std::vector<Instance> m_instances;
   std::vector<const model::CollectiveModel*> m_collective_model;  // per function
 

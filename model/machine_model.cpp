@@ -55,6 +55,58 @@ CostCurve curve_from_json(const json& points, const std::string& where) {
   return c;
 }
 
+json messages_to_json(const MessageCosts& m) {
+  json protocols = json::array();
+  for (const auto& p : m.protocols) {
+    protocols.push_back({{"from_bytes", p.from_bytes},
+                         {"protocol", p.rendezvous ? "rendezvous" : "eager"},
+                         {"progresses", p.progresses}});
+  }
+  return {{"send_overhead", curve_to_json(m.send_overhead)},
+          {"receive_overhead", curve_to_json(m.receive_overhead)},
+          {"protocols", std::move(protocols)}};
+}
+
+MessageCosts messages_from_json(const json& doc, const std::string& where) {
+  if (!doc.is_object()) fail(where, "is not an object");
+  MessageCosts m;
+  for (auto [key, curve] : {std::pair{"send_overhead", &m.send_overhead},
+                            std::pair{"receive_overhead", &m.receive_overhead}}) {
+    if (!doc.contains(key)) fail(where, std::string("no \"") + key + "\" curve");
+    *curve = curve_from_json(doc.at(key), where + "." + key);
+  }
+  if (!doc.contains("protocols") || !doc.at("protocols").is_array() ||
+      doc.at("protocols").empty()) {
+    fail(where, "\"protocols\" is not a non-empty list");
+  }
+  const json& protocols = doc.at("protocols");
+  for (std::size_t i = 0; i < protocols.size(); ++i) {
+    const std::string at = where + ".protocols[" + std::to_string(i) + "]";
+    const json& p = protocols[i];
+    if (!p.is_object() || !p.contains("from_bytes") || !p.at("from_bytes").is_number_integer() ||
+        p.at("from_bytes").get<std::int64_t>() < 0) {
+      fail(at, "needs \"from_bytes\", a non-negative integer");
+    }
+    if (!p.contains("protocol") || !p.at("protocol").is_string() ||
+        (p.at("protocol") != "eager" && p.at("protocol") != "rendezvous")) {
+      fail(at, "\"protocol\" is not \"eager\" or \"rendezvous\"");
+    }
+    if (!p.contains("progresses") || !p.at("progresses").is_boolean()) {
+      fail(at, "\"progresses\" is not true or false");
+    }
+    ProtocolSegment s;
+    s.from_bytes = p.at("from_bytes").get<std::uint64_t>();
+    s.rendezvous = p.at("protocol") == "rendezvous";
+    s.progresses = p.at("progresses").get<bool>();
+    if (i == 0 && s.from_bytes != 0) fail(at, "the first protocol must start at 0 bytes");
+    if (i > 0 && s.from_bytes <= m.protocols.back().from_bytes) {
+      fail(at, "from_bytes must grow from segment to segment");
+    }
+    m.protocols.push_back(s);
+  }
+  return m;
+}
+
 }  // namespace
 
 double CostCurve::at(std::uint64_t bytes) const {
@@ -67,6 +119,14 @@ double CostCurve::at(std::uint64_t bytes) const {
   const double span = static_cast<double>(hi->bytes - lo->bytes);
   const double t = (static_cast<double>(bytes) - static_cast<double>(lo->bytes)) / span;
   return std::max(0.0, lo->seconds + t * (hi->seconds - lo->seconds));
+}
+
+const ProtocolSegment& MessageCosts::protocol_for(std::uint64_t bytes) const {
+  static const ProtocolSegment kEager;
+  auto it =
+      std::upper_bound(protocols.begin(), protocols.end(), bytes,
+                       [](std::uint64_t b, const ProtocolSegment& s) { return b < s.from_bytes; });
+  return it == protocols.begin() ? kEager : *(it - 1);
 }
 
 double CostCurve::bandwidth_bytes_per_s() const {
@@ -127,6 +187,10 @@ json machine_to_json(const MachineModel& m) {
               {"p2p", {{"intra_node", curve_to_json(m.p2p)}}},
               {"eager_limit_bytes", m.eager_limit_bytes}};
   if (m.p2p_inter_node) doc["p2p"]["inter_node"] = curve_to_json(*m.p2p_inter_node);
+  if (m.messages) doc["messages"]["intra_node"] = messages_to_json(*m.messages);
+  if (m.messages_inter_node) {
+    doc["messages"]["inter_node"] = messages_to_json(*m.messages_inter_node);
+  }
   json collectives = json::object();
   for (const auto& [name, model] : m.collectives) {
     json sizes = json::array();
@@ -151,8 +215,9 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
   if (!doc.is_object()) fail(where, "not a JSON object");
   if (!doc.contains("schema") || !doc.at("schema").is_string()) fail(where, "no \"schema\"");
   const auto schema = doc.at("schema").get<std::string>();
-  if (schema != kMachineSchema) {
-    fail(where, "schema \"" + schema + "\" is not a machine model (" + kMachineSchema + ")");
+  if (schema != kMachineSchema && schema != kMachineSchemaV1) {
+    fail(where, "schema \"" + schema + "\" is not a machine model (" + kMachineSchema + " or " +
+                    kMachineSchemaV1 + ")");
   }
   MachineModel m;
   if (doc.contains("name") && doc.at("name").is_string()) m.name = doc.at("name");
@@ -165,6 +230,17 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
   m.p2p = curve_from_json(p2p.at("intra_node"), where + ": p2p.intra_node");
   if (p2p.contains("inter_node")) {
     m.p2p_inter_node = curve_from_json(p2p.at("inter_node"), where + ": p2p.inter_node");
+  }
+  if (doc.contains("messages")) {
+    const json& messages = doc.at("messages");
+    if (!messages.is_object()) fail(where, "\"messages\" is not an object");
+    if (messages.contains("intra_node")) {
+      m.messages = messages_from_json(messages.at("intra_node"), where + ": messages.intra_node");
+    }
+    if (messages.contains("inter_node")) {
+      m.messages_inter_node =
+          messages_from_json(messages.at("inter_node"), where + ": messages.inter_node");
+    }
   }
   if (doc.contains("eager_limit_bytes")) {
     if (!doc.at("eager_limit_bytes").is_number_integer() ||
@@ -277,6 +353,11 @@ template <typename Machine, typename Visit>
 void for_each_curve(Machine& m, Visit visit) {
   visit(m.p2p);
   if (m.p2p_inter_node) visit(*m.p2p_inter_node);
+  for (auto* messages : {&m.messages, &m.messages_inter_node}) {
+    if (!*messages) continue;
+    visit((*messages)->send_overhead);
+    visit((*messages)->receive_overhead);
+  }
   for (auto& [name, model] : m.collectives) {
     for (auto& [ranks, curve] : model.by_ranks) visit(curve);
   }

@@ -15,7 +15,8 @@
 
 namespace mpidle::model {
 
-inline constexpr const char* kMachineSchema = "mpidle-machine/1";
+inline constexpr const char* kMachineSchema = "mpidle-machine/2";
+inline constexpr const char* kMachineSchemaV1 = "mpidle-machine/1";  // still read
 
 struct CostPoint {
   std::uint64_t bytes = 0;
@@ -59,6 +60,25 @@ struct ComputeReference {
   double compute_bound_spread = 0;
 };
 
+// From which size on a message goes by which protocol, and whether it then moves
+// while its partner computes outside MPI (measured by the probe: the receive is
+// posted, both ranks compute for a known time, then wait).
+struct ProtocolSegment {
+  std::uint64_t from_bytes = 0;
+  bool rendezvous = false;  // the send waits for its receiver (else eager: buffered)
+  bool progresses = true;   // the transfer advances with both sides outside MPI
+};
+
+// What one message costs each side's CPU besides its one-way time (LogGP's o):
+// the send call of a message that need not wait for its receiver, and the receive
+// of one that has arrived. The one-way time (MachineModel::p2p) includes both.
+struct MessageCosts {
+  CostCurve send_overhead;
+  CostCurve receive_overhead;
+  std::vector<ProtocolSegment> protocols;  // sorted by from_bytes, the first from 0
+  const ProtocolSegment& protocol_for(std::uint64_t bytes) const;
+};
+
 struct MachineModel {
   std::string name;         // e.g. the host name of the probe's rank 0
   std::string description;  // MPI library, node names, date
@@ -66,6 +86,10 @@ struct MachineModel {
   std::optional<CostCurve> p2p_inter_node;  // between nodes, when the probe had two
   // Sends up to this size complete without the receiver (eager protocol).
   std::uint64_t eager_limit_bytes = 0;
+  // Overheads and protocols (mpidle-machine/2; absent in version 1 models, which
+  // replay as before: no overheads, every transfer progressing).
+  std::optional<MessageCosts> messages;
+  std::optional<MessageCosts> messages_inter_node;
   // Barrier, Bcast, Allreduce, Alltoall, Allgather (collective_model_for maps the others).
   std::map<std::string, CollectiveModel> collectives;
   std::optional<ComputeReference> compute;

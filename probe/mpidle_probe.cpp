@@ -15,11 +15,14 @@
 
 #include "model/machine_model.hpp"
 #include "probe_kernels.hpp"
+#include "probe_measure.hpp"
+#include "probe_messages.hpp"
 
 namespace {
 
 using mpidle::model::CostCurve;
 using mpidle::model::MachineModel;
+using namespace mpidle::probe;
 
 struct Options {
   std::string output = "machine.json";
@@ -28,7 +31,6 @@ struct Options {
 };
 
 int g_rank = 0;
-bool g_quick = false;
 
 void progress(const std::string& what) {
   if (g_rank == 0) std::fprintf(stderr, "mpidle probe: %s\n", what.c_str());
@@ -38,50 +40,6 @@ std::string size_text(std::uint64_t bytes) {
   if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
   if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
   return std::to_string(bytes) + " B";
-}
-
-double batch_seconds() {
-  return g_quick ? 0.004 : 0.02;
-}
-// Batches per measurement: at least the first, then more until their spread is
-// within kBatchAgreement, at most the second.
-int batches() {
-  return g_quick ? 3 : 5;
-}
-int max_batches() {
-  return g_quick ? 9 : 15;
-}
-inline constexpr double kBatchAgreement = 0.05;
-
-// A measurement from repeated batches: their median, and their spread,
-// (75th − 25th percentile) / median.
-struct Measured {
-  double seconds = 0;
-  double spread = 0;
-};
-Measured median_and_spread(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  Measured m;
-  m.seconds = values[n / 2];
-  if (m.seconds > 0) m.spread = (values[(3 * n) / 4] - values[n / 4]) / m.seconds;
-  return m;
-}
-
-// Runs `batch` (which returns one batch's value; every rank taking part calls it
-// in step) batches() times, then more, up to max_batches(), while the spread is
-// above kBatchAgreement. `decide` makes every rank take the same decision (a
-// broadcast from the leader or a reduction).
-template <typename Batch, typename Decide>
-Measured repeat_until_agreeing(Batch batch, Decide decide) {
-  std::vector<double> values;
-  for (int b = 0; b < batches(); ++b) values.push_back(batch());
-  Measured m = median_and_spread(values);
-  while (static_cast<int>(values.size()) < max_batches() && decide(m.spread > kBatchAgreement)) {
-    values.push_back(batch());
-    m = median_and_spread(values);
-  }
-  return m;
 }
 
 // Half a round trip between `me` and `peer` for `bytes`, the median of several
@@ -117,15 +75,7 @@ Measured ping_pong(int me, int peer, bool leader, std::uint64_t bytes, std::vect
         for (int i = 0; i < iterations; ++i) round_trip();
         return (MPI_Wtime() - t0) / iterations / 2;
       },
-      [&](bool more) {  // the leader decides for both
-        int go_on = more ? 1 : 0;
-        if (leader) {
-          MPI_Send(&go_on, 1, MPI_INT, peer, 4, MPI_COMM_WORLD);
-        } else {
-          MPI_Recv(&go_on, 1, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-        return go_on != 0;
-      });
+      [&](bool more) { return pair_decision(leader, peer, more); });
 }
 
 std::vector<std::uint64_t> p2p_sizes() {
@@ -242,6 +192,20 @@ void measure_collectives(MachineModel& m, int world) {
   // Only rank 0 needs the model; the others' maps may be partial.
 }
 
+// "send 1.2 us, receive 0.8 us at 0 B; rendezvous from 8 KiB, progressing alone".
+std::string overheads_text(const mpidle::model::MessageCosts& c) {
+  std::string text = "send " + std::to_string(c.send_overhead.at(0) * 1e6).substr(0, 5) +
+                     " us, receive " + std::to_string(c.receive_overhead.at(0) * 1e6).substr(0, 5) +
+                     " us at 0 B";
+  for (const auto& s : c.protocols) {
+    if (s.from_bytes == 0) continue;
+    text += std::string("; ") + (s.rendezvous ? "rendezvous" : "eager") + " from " +
+            size_text(s.from_bytes) +
+            (s.progresses ? ", progressing alone" : ", moving only inside MPI");
+  }
+  return text;
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -318,6 +282,16 @@ int main(int argc, char** argv) {
   }
   m.eager_limit_bytes = eager_limit(same_node > 0 ? same_node : other_node);
   progress("eager sends up to " + size_text(m.eager_limit_bytes));
+  if (same_node > 0) {
+    m.messages = measure_message_costs(g_rank, same_node, m.p2p, m.eager_limit_bytes);
+    progress("message costs within a node: " + overheads_text(*m.messages));
+  }
+  if (other_node > 0) {
+    m.messages_inter_node =
+        measure_message_costs(g_rank, other_node, *m.p2p_inter_node, m.eager_limit_bytes);
+    if (same_node < 0) m.messages = m.messages_inter_node;
+    progress("message costs between nodes: " + overheads_text(*m.messages_inter_node));
+  }
   measure_collectives(m, size);
 
   progress("compute kernels (every rank at once)");

@@ -13,12 +13,13 @@ using model::TraceRole;
 
 namespace {
 
-enum Fn : std::uint32_t { Send, Recv, Allreduce, Compute };
+enum Fn : std::uint32_t { Send, Recv, Allreduce, Compute, Isend, Irecv, Wait, Test };
 
 model::Trace ranks(int n) {
   model::Trace t;
-  t.functions = {"MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Comm_rank"};
-  t.callsites.resize(4);
+  t.functions = {"MPI_Send",  "MPI_Recv",  "MPI_Allreduce", "MPI_Comm_rank",
+                 "MPI_Isend", "MPI_Irecv", "MPI_Wait",      "MPI_Test"};
+  t.callsites.resize(8);
   t.ranks.resize(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) t.ranks[static_cast<std::size_t>(r)].rank = r;
   return t;
@@ -108,6 +109,92 @@ TEST_CASE("prediction: an Allreduce ends its cost after the last rank entered") 
   CHECK(p.dominant() == "latency");
   REQUIRE(p.sites.size() == 1);
   CHECK(p.sites[0].calls == 3);
+}
+
+// The machine() above with mpidle-machine/2's message costs: sends cost their CPU
+// 300 ns, receives 700 ns; rendezvous above 1 KiB, moving alone or not.
+analysis::PredictionInput machine_with_overheads(bool progresses) {
+  auto in = machine();
+  model::MessageCosts costs;
+  costs.send_overhead = model::CostCurve{{{0, 300e-9}}};
+  costs.receive_overhead = model::CostCurve{{{0, 700e-9}}};
+  costs.protocols = {{0, false, true}, {1025, true, progresses}};
+  in.machine.messages = costs;
+  return in;
+}
+
+TEST_CASE("prediction: a message's overheads take the CPU of its sender and its receiver") {
+  // Rank 0 sends 100 B at 0 and stops; rank 1 computes until 5000, then receives
+  // the message, long arrived, and stops.
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 0, 500, 1, 100);
+  add(t, 1, Compute, TraceRole::other, 0, 100);
+  add(t, 1, Recv, TraceRole::recv, 5000, 5100, 0, 100);
+  // Version 1 model: the send takes its transfer time at most (its measured 500 ns),
+  // the receive nothing once the data is there.
+  auto p = run(t, machine());
+  CHECK(p.ranks[0].wall_s == Approx(500e-9));
+  CHECK(p.ranks[1].wall_s == Approx(5000e-9));
+  // With overheads: the send costs 300 ns, the receive 700 ns after its enter.
+  p = run(t, machine_with_overheads(true));
+  CHECK(p.ranks[0].wall_s == Approx(300e-9));
+  CHECK(p.ranks[1].wall_s == Approx(5700e-9));
+  CHECK(p.ranks[1].time.wait_s == Approx(0).margin(1e-12));
+}
+
+namespace {
+// Rank 0 starts a 4 KiB Isend at 0 and waits for it at 5000 (after a burst);
+// rank 1 posts the Irecv at 0 and waits at 1000. Both Waits end at 9000 here.
+model::Trace held_exchange(Fn receiver_completes_with) {
+  auto t = ranks(2);
+  add(t, 0, Isend, TraceRole::isend, 0, 100, 1, 4096).sequence = 1;
+  add(t, 0, Wait, TraceRole::completion, 5000, 9000).sequence = 1;
+  add(t, 1, Irecv, TraceRole::irecv, 0, 100, 0, 4096).sequence = 1;
+  auto& done = add(t, 1, receiver_completes_with, TraceRole::completion, 1000, 9000, 0, 4096);
+  done.sequence = 1;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("prediction: a transfer that needs progress moves only once both sides wait for it") {
+  // 4 KiB: rendezvous, 1 us + 4096 ns on the target. The Isend costs the target's
+  // 300 ns (100 measured), so rank 0 enters its Wait at 5200.
+  const std::int64_t transfer = 1000 + 4096, waits = 5200;
+  const auto t = held_exchange(Wait);
+  // Progressing alone: it starts when both are posted (0), and is done by the time
+  // rank 0 waits; rank 1's Wait ends with it.
+  auto p = run(t, machine_with_overheads(true));
+  CHECK(p.ranks[1].wall_s == Approx(transfer * 1e-9));
+  CHECK(p.ranks[0].wall_s == Approx(waits * 1e-9));
+  CHECK(p.unresolved == 0);
+  // Needing progress: it starts when rank 0 enters its Wait (rank 1 has been
+  // waiting since 1000); both Waits end with it.
+  p = run(t, machine_with_overheads(false));
+  CHECK(p.ranks[0].wall_s == Approx((waits + transfer) * 1e-9));
+  CHECK(p.ranks[1].wall_s == Approx((waits + transfer) * 1e-9));
+  CHECK(p.ranks[1].time.wait_s == Approx((waits - 1000) * 1e-9));
+  CHECK(p.unresolved == 0);
+  // A receiver that polls (MPI_Test) enters MPI again and again: not held there.
+  p = run(held_exchange(Test), machine_with_overheads(false));
+  CHECK(p.ranks[0].wall_s == Approx(waits * 1e-9));
+}
+
+TEST_CASE("prediction: the protocol is the target's for the message's size") {
+  // 512 B is eager on the target (rendezvous from 1025 B): the send does not wait
+  // for a receive posted at 5000, it costs its overhead; at 4 KiB it waits.
+  for (const std::uint64_t bytes : {512u, 4096u}) {
+    auto t = ranks(2);
+    add(t, 0, Send, TraceRole::send, 0, 8000, 1, bytes);
+    add(t, 1, Recv, TraceRole::recv, 5000, 8000, 0, bytes);
+    const auto p = run(t, machine_with_overheads(true));
+    INFO(bytes << " B");
+    if (bytes == 512) {
+      CHECK(p.ranks[0].wall_s == Approx(300e-9));
+      CHECK(p.ranks[1].wall_s == Approx(5700e-9));
+    } else {
+      CHECK(p.ranks[0].wall_s == Approx((5000 + 1000 + 4096) * 1e-9));
+    }
+  }
 }
 
 TEST_CASE("prediction: calls the model does not cover keep their measured time") {

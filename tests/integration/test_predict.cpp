@@ -54,16 +54,27 @@ Observed observed(const std::string& out) {
 }
 
 // A machine model of this machine, measured now (quick).
-std::string probe(const std::string& name, int ranks, bool quick = true) {
+std::string probe(const std::string& name, int ranks, bool quick = true,
+                  const std::map<std::string, std::string>& env = {}) {
   const std::string file = scratch_dir(name) + ".json";
   std::vector<std::string> argv = {MPIDLE_BIN, "probe", "-o", file};
   if (quick) argv.push_back("--quick");
   argv.insert(argv.end(), {"--", MPIEXEC, "-n", std::to_string(ranks)});
   if (testing_open_mpi() && ranks > 2) argv.push_back("--oversubscribe");
-  const auto r = run(argv, {}, 120);
+  const auto r = run(argv, env, 120);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   return file;
+}
+
+// The environment that makes this MPI use shared memory ("shm") or TCP ("tcp")
+// between the ranks of one node.
+std::map<std::string, std::string> transport(const std::string& which) {
+  if (testing_open_mpi()) {
+    return {{"OMPI_MCA_pml", "ob1"}, {"OMPI_MCA_btl", which == "tcp" ? "self,tcp" : "self,vader"}};
+  }
+  if (which == "tcp") return {{"UCX_TLS", "tcp,self"}};
+  return {};
 }
 
 struct Traced {
@@ -499,4 +510,73 @@ TEST_CASE("predict: NetPIPE, a packaged program, within the range two probes pre
     CHECK(reported <= high / messages * (1 + 0.05 + jitter));
     return true;
   });
+}
+
+TEST_CASE("predict: a model of TCP has its overheads and protocols, and predicts a TCP run",
+          "[mpi]") {
+  // The probe of each transport: the message costs of mpidle-machine/2.
+  const auto shm_file = probe("predict_model_shm", 2, true, transport("shm"));
+  const auto tcp_file = probe("predict_model_tcp", 2, true, transport("tcp"));
+  for (const auto& file : {shm_file, tcp_file}) {
+    INFO(file);
+    CHECK(nlohmann::json::parse(read_text(file)).at("schema") == "mpidle-machine/2");
+    const auto m = model::read_machine(file);
+    REQUIRE(m.messages);
+    const auto& c = *m.messages;
+    REQUIRE(c.send_overhead.points.size() == m.p2p.points.size());
+    REQUIRE(c.receive_overhead.points.size() == m.p2p.points.size());
+    for (std::size_t i = 0; i < m.p2p.points.size(); ++i) {
+      CHECK(c.send_overhead.points[i].seconds <= m.p2p.points[i].seconds);
+      CHECK(c.receive_overhead.points[i].seconds <= m.p2p.points[i].seconds);
+    }
+    REQUIRE_FALSE(c.protocols.empty());
+    CHECK(c.protocols.front().from_bytes == 0);
+    CHECK_FALSE(c.protocols.front().rendezvous);
+    if (m.eager_limit_bytes < m.p2p.points.back().bytes) {
+      CHECK(c.protocol_for(m.eager_limit_bytes + 1).rendezvous);
+    }
+  }
+  // A TCP send is a system call: its CPU cost is many times a shared-memory send's
+  // (MPICH over UCX here: 8-10 us against 0.1-0.3 us).
+  const auto shm = model::read_machine(shm_file);
+  const auto tcp = model::read_machine(tcp_file);
+  CHECK(tcp.messages->send_overhead.at(0) > 2 * shm.messages->send_overhead.at(0));
+
+  // A ring of 64 KiB exchanges traced over shared memory, predicted for TCP, against
+  // the same program run over TCP. The goal is 10%; on the development VM a launch
+  // runs its exchanges at one of two speeds 2.5 times apart (probes and programs
+  // alike), so one run against one probe can miss it: the goal is reported when
+  // missed, and the check asserts the regime (bench/predict_transports.py measures
+  // the whole matrix, medians of several probes and runs).
+  const std::vector<std::string> ring = {"--iterations", "300",   "--compute-us",      "100",
+                                         "--bytes",      "65536", "--allreduce-every", "10"};
+  const auto traced = traced_workload("predict_ring_shm", ring, transport("shm"));
+  const auto shm_only = predict(traced.dir, {"--machine", shm_file});
+  const auto tcp_only = predict(traced.dir, {"--machine", tcp_file});
+  const double on_shm = predicted_wall(shm_only), on_tcp = predicted_wall(tcp_only);
+  CHECK(on_tcp > on_shm);
+  // MPICH 4.0.2 over UCX 1.13's TCP transport now and then hangs in PMPI_Finalize in
+  // trace mode (about 1 run in 12 here, never seen bare): such a run is run again.
+  Traced real;
+  for (int attempt = 0; attempt < 3 && real.wall <= 0; ++attempt) {
+    auto env = transport("tcp");
+    env["MPIDLE_OUTPUT"] = scratch_dir("predict_ring_tcp");
+    env["MPIDLE_TRACE"] = "1";
+    const auto r = run(mpi_command(2, program("predict_workload"), ring, env), env, 30);
+    if (r.status == 0) {
+      real.wall = observed(r.out).wall;
+    } else {
+      WARN("a TCP run ended with status " << r.status << ": run again");
+    }
+  }
+  REQUIRE(real.wall > 0);
+  INFO("predicted for TCP " << on_tcp << " s, a real TCP run took " << real.wall
+                            << " s (shared memory: predicted " << on_shm << " s, ran "
+                            << traced.wall << " s)");
+  if (std::abs(on_tcp / real.wall - 1) > 0.10) {
+    WARN("predicted for TCP " << on_tcp << " s, a real TCP run took " << real.wall
+                              << " s: outside 10%");
+  }
+  CHECK(on_tcp >= real.wall / 2.5);
+  CHECK(on_tcp <= real.wall * 2.5);
 }

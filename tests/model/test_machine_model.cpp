@@ -1,6 +1,8 @@
 // Machine models: curve arithmetic, overrides, and the reader's errors.
 #include <catch2/catch.hpp>
 
+#include <functional>
+
 #include "model/machine_model.hpp"
 
 using namespace mpidle::model;
@@ -100,6 +102,65 @@ TEST_CASE(
   auto negative = doc;
   negative["compute"]["compute_bound_spread"] = -0.1;
   CHECK_THROWS_AS(machine_from_json(negative, "x"), MachineError);
+}
+
+TEST_CASE(
+    "machine model: version 2 message costs and protocols round trip, version 1 still reads") {
+  MachineModel m;
+  m.p2p = line();
+  MessageCosts costs;
+  costs.send_overhead = CostCurve{{{0, 9e-6, 0.02}, {4096, 11e-6}}};
+  costs.receive_overhead = CostCurve{{{0, 2e-7}}};
+  costs.protocols = {{0, false, true}, {4097, true, false}, {1 << 20, true, true}};
+  m.messages = costs;
+  const auto doc = machine_to_json(m);
+  CHECK(doc["schema"] == "mpidle-machine/2");
+  const auto back = machine_from_json(doc, "x");
+  REQUIRE(back.messages);
+  CHECK_FALSE(back.messages_inter_node);
+  CHECK(back.messages->send_overhead.at(2048) == Approx(10e-6));
+  CHECK(back.messages->send_overhead.points[0].spread == Approx(0.02));
+  CHECK(back.messages->receive_overhead.at(1 << 20) == Approx(2e-7));
+  // The segment a size falls in: eager below 4097 B, held to 1 MiB, then alone.
+  CHECK_FALSE(back.messages->protocol_for(4096).rendezvous);
+  CHECK(back.messages->protocol_for(4097).rendezvous);
+  CHECK_FALSE(back.messages->protocol_for(65536).progresses);
+  CHECK(back.messages->protocol_for(1 << 20).progresses);
+  // The spread of an overhead curve shifts with the rest.
+  CHECK(has_spread(back));
+  CHECK(shifted_by_spread(back, 1).messages->send_overhead.at(0) == Approx(9e-6 * 1.02));
+
+  // A version 1 model (an earlier probe's) still reads: no message costs.
+  auto v1 = doc;
+  v1["schema"] = "mpidle-machine/1";
+  v1.erase("messages");
+  CHECK_FALSE(machine_from_json(v1, "x").messages);
+
+  auto refused = [&](const std::function<void(nlohmann::json&)>& spoil) {
+    auto bad = doc;
+    spoil(bad);
+    try {
+      machine_from_json(bad, "m.json");
+    } catch (const MachineError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(refused([](auto& d) { d["messages"]["intra_node"].erase("send_overhead"); }),
+             Catch::Contains("send_overhead"));
+  CHECK_THAT(
+      refused([](auto& d) { d["messages"]["intra_node"]["protocols"][0]["from_bytes"] = 8; }),
+      Catch::Contains("first protocol must start at 0"));
+  CHECK_THAT(
+      refused([](auto& d) { d["messages"]["intra_node"]["protocols"][2]["from_bytes"] = 5; }),
+      Catch::Contains("from_bytes must grow"));
+  CHECK_THAT(
+      refused([](auto& d) { d["messages"]["intra_node"]["protocols"][1]["protocol"] = "rdma"; }),
+      Catch::Contains("\"eager\" or \"rendezvous\""));
+  CHECK_THAT(
+      refused([](auto& d) { d["messages"]["intra_node"]["protocols"][1]["progresses"] = 1; }),
+      Catch::Contains("progresses"));
+  CHECK_THAT(refused([](auto& d) { d["messages"] = 3; }), Catch::Contains("messages"));
 }
 
 TEST_CASE("machine model: functions map to the measured collectives, CPUs compare by kernels") {

@@ -1,0 +1,177 @@
+#include "probe_messages.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "probe_measure.hpp"
+
+namespace mpidle::probe {
+namespace {
+
+constexpr int kMessages = 4;  // per batch of the overhead measurements
+constexpr int kData = 11, kReady = 12, kAllSent = 13;
+
+// A pair of ranks measuring one message size with `kMessages` buffers each.
+struct Pair {
+  bool leader;  // rank 0: the sender
+  int peer;
+  int count;
+  std::vector<std::vector<char>>& buffers;
+  void* buffer(int i) const { return buffers[static_cast<std::size_t>(i)].data(); }
+};
+
+// The send call's own time while the receiver computes (its receives not posted):
+// an eager send copies its data out and returns, a rendezvous send only posts.
+double send_overhead_batch(const Pair& p, double receiver_busy_s) {
+  MPI_Request requests[kMessages];
+  double posting = 0;
+  if (p.leader) {
+    MPI_Recv(nullptr, 0, MPI_BYTE, p.peer, kReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int i = 0; i < kMessages; ++i) {
+      const double t0 = MPI_Wtime();
+      MPI_Isend(p.buffer(i), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &requests[i]);
+      posting += MPI_Wtime() - t0;
+    }
+    MPI_Waitall(kMessages, requests, MPI_STATUSES_IGNORE);
+  } else {
+    MPI_Send(nullptr, 0, MPI_BYTE, p.peer, kReady, MPI_COMM_WORLD);
+    busy_for(receiver_busy_s);
+    for (int i = 0; i < kMessages; ++i) {
+      MPI_Recv(p.buffer(i), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  }
+  return posting / kMessages;
+}
+
+// The receive call's own time for data that has arrived (eager sizes): the
+// sender's later message, received first, arrived after them on the same path.
+double receive_overhead_batch(const Pair& p, double settle_s) {
+  double receiving = 0;
+  if (p.leader) {
+    MPI_Request requests[kMessages];
+    for (int i = 0; i < kMessages; ++i) {
+      MPI_Isend(p.buffer(i), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &requests[i]);
+    }
+    MPI_Send(nullptr, 0, MPI_BYTE, p.peer, kAllSent, MPI_COMM_WORLD);
+    MPI_Waitall(kMessages, requests, MPI_STATUSES_IGNORE);
+  } else {
+    MPI_Recv(nullptr, 0, MPI_BYTE, p.peer, kAllSent, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    busy_for(settle_s);
+    for (int i = 0; i < kMessages; ++i) {
+      const double t0 = MPI_Wtime();
+      MPI_Recv(p.buffer(i), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      receiving += MPI_Wtime() - t0;
+    }
+  }
+  // The receiver measured: the leader learns its value.
+  MPI_Sendrecv_replace(&receiving, 1, MPI_DOUBLE, p.peer, kReady, p.peer, kReady, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE);
+  return receiving / kMessages;
+}
+
+// Posts the receive, tells the sender, both compute for `compute_s`, then wait:
+// the longer of the two waits, and the receive's post.
+struct ProgressBatch {
+  double wait_s = 0;
+  double post_s = 0;
+};
+ProgressBatch exchange(const Pair& p, double compute_s) {
+  MPI_Request request;
+  ProgressBatch b;
+  if (p.leader) {
+    MPI_Recv(nullptr, 0, MPI_BYTE, p.peer, kReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Isend(p.buffer(0), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &request);
+  } else {
+    const double t0 = MPI_Wtime();
+    MPI_Irecv(p.buffer(0), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &request);
+    b.post_s = MPI_Wtime() - t0;
+    MPI_Send(nullptr, 0, MPI_BYTE, p.peer, kReady, MPI_COMM_WORLD);
+  }
+  busy_for(compute_s);
+  const double t0 = MPI_Wtime();
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  double both[2] = {MPI_Wtime() - t0, b.post_s};
+  double other[2];
+  MPI_Sendrecv(both, 2, MPI_DOUBLE, p.peer, kAllSent, other, 2, MPI_DOUBLE, p.peer, kAllSent,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  b.wait_s = std::max(both[0], other[0]);
+  b.post_s = std::max(both[1], other[1]);
+  return b;
+}
+
+// One exchange that waits at once (its wait is the whole transfer), then one that
+// computes for longer than that before waiting: the second's wait over the
+// first's. Near 1: the message moved only once both were inside MPI; near 0: it
+// moved while they computed. Both in one batch, so that a machine whose speed
+// changes between launches or phases compares like with like.
+ProgressBatch progress_batch(const Pair& p, double transfer_s) {
+  const ProgressBatch at_once = exchange(p, 0);
+  ProgressBatch later = exchange(p, 100e-6 + 3 * std::max(transfer_s, at_once.wait_s));
+  later.wait_s = at_once.wait_s > 0 ? later.wait_s / at_once.wait_s : 1;
+  later.post_s = std::min(later.post_s, at_once.post_s);
+  return later;
+}
+
+}  // namespace
+
+model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::CostCurve& one_way,
+                                          std::uint64_t eager_limit) {
+  model::MessageCosts costs;
+  const bool measuring = rank == 0 || rank == peer_rank;
+  std::vector<std::vector<char>> buffers(kMessages);
+  bool previous_progress = true, previous_rendezvous = false;
+  costs.protocols.push_back({0, false, true});
+  for (const auto& point : one_way.points) {
+    const std::uint64_t bytes = point.bytes;
+    const bool rendezvous = bytes > eager_limit;
+    double values[5] = {0, 0, 0, 0, 1};  // send, its spread, receive, its spread, progresses
+    if (measuring) {
+      for (auto& b : buffers) b.resize(std::max<std::uint64_t>(bytes, 1), 1);
+      const Pair p{rank == 0, rank == 0 ? peer_rank : 0, static_cast<int>(bytes), buffers};
+      const double transfer_s = point.seconds;
+      const auto decide = [&](bool more) { return pair_decision(p.leader, p.peer, more); };
+      const Measured send = repeat_until_agreeing(
+          [&] { return send_overhead_batch(p, 50e-6 + 2 * kMessages * transfer_s); }, decide);
+      Measured receive;
+      if (rendezvous) {
+        // The data waits for the receive: its own CPU cost is the post, and
+        // whether the transfer then needs both sides inside MPI.
+        std::vector<ProgressBatch> runs;
+        const Measured held = repeat_until_agreeing(
+            [&] {
+              runs.push_back(progress_batch(p, transfer_s));
+              return runs.back().wait_s;
+            },
+            decide);
+        std::vector<double> posts;
+        for (const auto& r : runs) posts.push_back(r.post_s);
+        receive = median_and_spread(posts);
+        values[4] = held.seconds < 0.5 ? 1 : 0;
+      } else {
+        receive = repeat_until_agreeing(
+            [&] { return receive_overhead_batch(p, 20e-6 + transfer_s); }, decide);
+      }
+      values[0] = send.seconds;
+      values[1] = send.spread;
+      values[2] = receive.seconds;
+      values[3] = receive.spread;
+    }
+    MPI_Bcast(values, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    // An overhead is part of the one-way time, never more.
+    costs.send_overhead.points.push_back({bytes, std::min(values[0], point.seconds), values[1]});
+    costs.receive_overhead.points.push_back({bytes, std::min(values[2], point.seconds), values[3]});
+    const bool progresses = values[4] != 0;
+    if (rendezvous != previous_rendezvous || progresses != previous_progress) {
+      // The switch lies between the previous measured size and this one.
+      const std::uint64_t from = rendezvous != previous_rendezvous ? eager_limit + 1 : bytes;
+      costs.protocols.push_back({from, rendezvous, progresses});
+      previous_rendezvous = rendezvous;
+      previous_progress = progresses;
+    }
+  }
+  return costs;
+}
+
+}  // namespace mpidle::probe

@@ -1,0 +1,18 @@
+#pragma once
+// What one message costs each side's CPU, and whether it moves while its partner
+// computes (mpidle-machine/2's "messages", docs/prediction.md): measured between
+// rank 0 and one peer, size by size, after the one-way curve.
+
+#include <cstdint>
+
+#include "model/machine_model.hpp"
+
+namespace mpidle::probe {
+
+// Every rank calls it; only rank 0 and `peer` measure, and rank 0's result is the
+// model's (the other ranks get an empty one). `one_way`: the pair's measured
+// one-way curve, which sets how long the probe computes between post and wait.
+model::MessageCosts measure_message_costs(int rank, int peer, const model::CostCurve& one_way,
+                                          std::uint64_t eager_limit);
+
+}  // namespace mpidle::probe
