@@ -212,6 +212,13 @@ int predict_command(Args args) {
       p.wall_high_s = std::max({p.wall_low_s, p.wall_high_s, p.wall_s});
       p.wall_low_s = low;
     }
+    if (!input.machine.messages) {
+      std::fprintf(stderr,
+                   "mpidle predict: %s: its model has no message costs (mpidle-machine/1 or "
+                   "written without them): no send or receive overheads, and every transfer "
+                   "moves alone; `mpidle probe` measures them\n",
+                   input.machine.name.c_str());
+    }
     const std::uint64_t measured = model::largest_measured_bytes(input.machine);
     if (largest_sent > 4 * std::max<std::uint64_t>(measured, 1)) {
       p.extrapolated_bytes = largest_sent;
