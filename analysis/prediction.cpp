@@ -197,6 +197,8 @@ class Replay {
     bool progresses = true;  // moves while both sides are outside MPI
     bool overheads = false;  // the target's model has them (mpidle-machine/2)
     Cost send_overhead, receive_overhead;
+    // A rendezvous transfer that waits for both sides to be in its completing calls.
+    bool held() const { return rendezvous && !progresses; }
   };
   Protocol protocol(std::uint64_t m) const {
     const auto& msg = m_matching.messages[m];
@@ -219,6 +221,16 @@ class Replay {
     p.send_overhead.latency_ns = std::min(p.send_overhead.latency_ns, p.send_overhead.ns);
     p.receive_overhead.latency_ns = std::min(p.receive_overhead.latency_ns, p.receive_overhead.ns);
     return p;
+  }
+
+  // When message m's data starts to move: eager data from the send's start; a
+  // rendezvous transfer once both sides are there (the receive posted, when known);
+  // a held one once both are in the calls that complete it. Every time it needs
+  // is known (the callers park until then).
+  std::int64_t transfer_start(std::uint64_t m, const Protocol& p) const {
+    if (p.held()) return std::max(m_send_done[m], m_receive_done[m]);
+    if (p.rendezvous && m_posted[m] != kUnknown) return std::max(m_send_enter[m], m_posted[m]);
+    return m_send_enter[m];
   }
 
   Cost transfer(std::uint64_t m) const {
@@ -353,23 +365,14 @@ class Replay {
           modelled = true;
           const Cost t = transfer(m_recv);
           const Protocol p = protocol(m_recv);
-          const bool held = p.rendezvous && !p.progresses;
-          if (m_send_enter[m_recv] == kUnknown || (held && m_send_done[m_recv] == kUnknown)) {
+          if (m_send_enter[m_recv] == kUnknown || (p.held() && m_send_done[m_recv] == kUnknown)) {
             if (!force) return park(r, m_recv);
             force = false;
             continue;
           }
-          // Eager data is on its way from the send's start; a rendezvous transfer
-          // starts once both sides are there, and one that needs progress once both
-          // are in the calls that complete it.
-          std::int64_t from = m_send_enter[m_recv];
-          if (held) {
-            from = std::max(m_send_done[m_recv], m_receive_done[m_recv]);
-          } else if (p.rendezvous && m_posted[m_recv] != kUnknown) {
-            from = std::max(from, m_posted[m_recv]);
-          }
           // The receive's own CPU cost is paid even when the data is already there.
-          exit = std::max({exit, from + t.ns, s.enter + p.receive_overhead.ns});
+          exit =
+              std::max({exit, transfer_start(m_recv, p) + t.ns, s.enter + p.receive_overhead.ns});
           if (t.ns > work.ns) work = t;
         }
         if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion ||
@@ -378,15 +381,12 @@ class Replay {
           const Protocol p = protocol(m_send);
           modelled = true;
           if (p.rendezvous) {
-            const bool held = !p.progresses;
-            if (m_posted[m_send] == kUnknown || (held && m_receive_done[m_send] == kUnknown)) {
+            if (m_posted[m_send] == kUnknown || (p.held() && m_receive_done[m_send] == kUnknown)) {
               if (!force) return park(r, m_send);
               force = false;
               continue;
             }
-            const std::int64_t from = held ? std::max(m_send_done[m_send], m_receive_done[m_send])
-                                           : std::max(m_send_enter[m_send], m_posted[m_send]);
-            exit = std::max(exit, from + t.ns);
+            exit = std::max(exit, transfer_start(m_send, p) + t.ns);
             if (t.ns > work.ns) work = t;
           } else if (rec.role != TraceRole::completion) {
             // Eager: the data is copied out, the receiver is not waited for. With

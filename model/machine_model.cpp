@@ -26,6 +26,15 @@ double number(const json& object, const char* key, const std::string& where) {
   return v.get<double>();
 }
 
+// A size in bytes: a point's "bytes", a protocol segment's "from_bytes".
+std::uint64_t byte_count(const json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number_integer() ||
+      object.at(key).get<std::int64_t>() < 0) {
+    fail(where, std::string("needs \"") + key + "\", a non-negative integer");
+  }
+  return object.at(key).get<std::uint64_t>();
+}
+
 json curve_to_json(const CostCurve& c) {
   json points = json::array();
   for (const auto& p : c.points) {
@@ -42,11 +51,7 @@ CostCurve curve_from_json(const json& points, const std::string& where) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const std::string at = where + "[" + std::to_string(i) + "]";
     const json& p = points[i];
-    if (!p.is_object() || !p.contains("bytes") || !p.at("bytes").is_number_integer() ||
-        p.at("bytes").get<std::int64_t>() < 0) {
-      fail(at, "needs \"bytes\", a non-negative integer");
-    }
-    c.points.push_back({p.at("bytes").get<std::uint64_t>(), number(p, "seconds", at),
+    c.points.push_back({byte_count(p, "bytes", at), number(p, "seconds", at),
                         p.contains("spread") ? number(p, "spread", at) : 0.0});
     if (i > 0 && c.points[i].bytes <= c.points[i - 1].bytes) {
       fail(at, "bytes must grow from point to point");
@@ -83,10 +88,8 @@ MessageCosts messages_from_json(const json& doc, const std::string& where) {
   for (std::size_t i = 0; i < protocols.size(); ++i) {
     const std::string at = where + ".protocols[" + std::to_string(i) + "]";
     const json& p = protocols[i];
-    if (!p.is_object() || !p.contains("from_bytes") || !p.at("from_bytes").is_number_integer() ||
-        p.at("from_bytes").get<std::int64_t>() < 0) {
-      fail(at, "needs \"from_bytes\", a non-negative integer");
-    }
+    ProtocolSegment s;
+    s.from_bytes = byte_count(p, "from_bytes", at);
     if (!p.contains("protocol") || !p.at("protocol").is_string() ||
         (p.at("protocol") != "eager" && p.at("protocol") != "rendezvous")) {
       fail(at, "\"protocol\" is not \"eager\" or \"rendezvous\"");
@@ -94,8 +97,6 @@ MessageCosts messages_from_json(const json& doc, const std::string& where) {
     if (!p.contains("progresses") || !p.at("progresses").is_boolean()) {
       fail(at, "\"progresses\" is not true or false");
     }
-    ProtocolSegment s;
-    s.from_bytes = p.at("from_bytes").get<std::uint64_t>();
     s.rendezvous = p.at("protocol") == "rendezvous";
     s.progresses = p.at("progresses").get<bool>();
     if (i == 0 && s.from_bytes != 0) fail(at, "the first protocol must start at 0 bytes");

@@ -73,13 +73,13 @@ double receive_overhead_batch(const Pair& p, double settle_s) {
 
 // Posts the receive, tells the sender, both compute for `compute_s`, then wait:
 // the longer of the two waits, and the receive's post.
-struct ProgressBatch {
+struct Exchange {
   double wait_s = 0;
   double post_s = 0;
 };
-ProgressBatch exchange(const Pair& p, double compute_s) {
+Exchange exchange(const Pair& p, double compute_s) {
   MPI_Request request;
-  ProgressBatch b;
+  Exchange b;
   if (p.leader) {
     MPI_Recv(nullptr, 0, MPI_BYTE, p.peer, kReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Isend(p.buffer(0), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &request);
@@ -102,16 +102,19 @@ ProgressBatch exchange(const Pair& p, double compute_s) {
 }
 
 // One exchange that waits at once (its wait is the whole transfer), then one that
-// computes for longer than that before waiting: the second's wait over the
-// first's. Near 1: the message moved only once both were inside MPI; near 0: it
+// computes for longer than that before waiting. `held`: the second's wait over the
+// first's; near 1, the message moved only once both were inside MPI; near 0, it
 // moved while they computed. Both in one batch, so that a machine whose speed
 // changes between launches or phases compares like with like.
+struct ProgressBatch {
+  double held = 1;
+  double post_s = 0;  // the receive's post, the faster of the two
+};
 ProgressBatch progress_batch(const Pair& p, double transfer_s) {
-  const ProgressBatch at_once = exchange(p, 0);
-  ProgressBatch later = exchange(p, 100e-6 + 3 * std::max(transfer_s, at_once.wait_s));
-  later.wait_s = at_once.wait_s > 0 ? later.wait_s / at_once.wait_s : 1;
-  later.post_s = std::min(later.post_s, at_once.post_s);
-  return later;
+  const Exchange at_once = exchange(p, 0);
+  const Exchange later = exchange(p, 100e-6 + 3 * std::max(transfer_s, at_once.wait_s));
+  return {at_once.wait_s > 0 ? later.wait_s / at_once.wait_s : 1,
+          std::min(later.post_s, at_once.post_s)};
 }
 
 }  // namespace
@@ -142,7 +145,7 @@ model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::
         const Measured held = repeat_until_agreeing(
             [&] {
               runs.push_back(progress_batch(p, transfer_s));
-              return runs.back().wait_s;
+              return runs.back().held;
             },
             decide);
         std::vector<double> posts;
