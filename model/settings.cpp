@@ -173,8 +173,14 @@ std::string setting_expectation(const SettingSpec& spec) {
 }
 
 std::string setting_warning(const SettingSpec& spec, std::string_view text) {
+  return setting_warning(spec, text, spec.default_value);
+}
+
+std::string setting_warning(const SettingSpec& spec, std::string_view text,
+                            const std::string& kept) {
+  const std::string shown = kept.empty() ? "(empty)" : kept;
   return std::string(spec.env) + "=\"" + echo(text) + "\" is not " + setting_expectation(spec) +
-         "; using the default " + (*spec.default_value ? spec.default_value : "(empty)");
+         (kept == spec.default_value ? "; using the default " + shown : "; keeping " + shown);
 }
 
 Settings parse_settings(const EnvLookup& lookup, std::vector<std::string>& warnings) {

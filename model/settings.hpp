@@ -59,6 +59,9 @@ Settings parse_settings(const EnvLookup& lookup, std::vector<std::string>& warni
 
 // The warning for a malformed value (the value cut to a readable length).
 std::string setting_warning(const SettingSpec& spec, std::string_view text);
+// The same, when the value kept is `kept` (a configuration file's) rather than the default.
+std::string setting_warning(const SettingSpec& spec, std::string_view text,
+                            const std::string& kept);
 
 // The settings as docs/configuration.md shows them: a Markdown table.
 std::string settings_markdown_table();

@@ -16,6 +16,7 @@
 #include "clock.hpp"
 #include "comm_table.hpp"
 #include "handle_table.hpp"
+#include "log_location.hpp"
 #include "model/settings.hpp"
 #include "model/trace_file.hpp"
 #include "own_world.hpp"
@@ -82,6 +83,11 @@ class Context {
     return s != 0 ? s : m_request_serial.fetch_add(1, std::memory_order_relaxed) + 1;
   }
 
+  // MPIDLE_LOG_DIR: this run's place in the log tree (none: MPIDLE_OUTPUT or the
+  // working directory).
+  const LogLocation& log_location() const { return m_log_location; }
+  void set_log_location(LogLocation location) { m_log_location = std::move(location); }
+
   void set_paused(bool paused);
   bool paused() const { return m_paused; }
 
@@ -117,6 +123,7 @@ class Context {
   CommTable m_windows;
   CodeRanges m_mpi_code;
   bool m_paused = false;
+  LogLocation m_log_location;
   std::atomic<std::uint32_t> m_request_serial{0};
 
   std::mutex m_comm_ids_mutex;

@@ -12,6 +12,8 @@
 #include "local_tables.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
+#include "model/job_metadata.hpp"
+#include "model/job_record.hpp"
 #include "model/profile_reader.hpp"
 #include "model/profile_summary.hpp"
 #include "model/profile_writer.hpp"
@@ -114,6 +116,36 @@ std::string executable_path() {
   return realpath("/proc/self/exe", exe) ? exe : "unknown";
 }
 
+std::string iso_utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// profile.json's "job" section: the batch job, the user, the executable's identity
+// and the user's own pairs (rank 0, at the end of the run).
+nlohmann::json job_section(const Context& context, const model::ProfileSummary& summary,
+                           const std::string& executable, const std::string& mpi_library) {
+  auto job = model::detect_job(
+      [](const char* name) -> std::optional<std::string> {
+        const char* v = std::getenv(name);
+        return v ? std::optional<std::string>(v) : std::nullopt;
+      },
+      process_user());
+  job.executable = executable;
+  job.executable_id = model::executable_identity(executable);
+  std::vector<std::string> warnings;
+  job.user_metadata = model::parse_user_metadata(context.config().metadata, warnings);
+  for (const auto& w : warnings) warn(w);
+  std::vector<std::string> hosts;
+  hosts.reserve(summary.ranks.size());
+  for (const auto& r : summary.ranks) hosts.push_back(r.host);
+  return model::job_json(job, hosts, context.start_iso(), iso_utc_now(), mpi_library);
+}
+
 // In trace mode: the trace's sections of profile.json (rank 0), or none when the
 // trace could not be written.
 struct TraceSections {
@@ -152,6 +184,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   run.ended = ended;
   auto document = model::build_profile(summary, run);
   auto& json = document.profile;
+  json["job"] = job_section(context, summary, executable, run.mpi_library);
   json["run"]["finalize"] = {
       {"rounds", cost.summary.rounds},
       {"seconds", cost.seconds},
@@ -193,13 +226,25 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
     warn("cannot write " + file.string() + " (" + ec.message() + ")");
     return;
   }
+  // The fleet's compact record of the run, from the profile just written.
+  {
+    const fs::path record = dir / model::kJobRecordFile;
+    std::ofstream out(record.string() + ".partial");
+    if (out) out << model::job_record(json).dump(1) << '\n';
+    if (!out || (out.close(), fs::rename(record.string() + ".partial", record, ec), ec)) {
+      warn("cannot write " + record.string() +
+           "; the fleet will build the record from profile.json");
+    }
+  }
   if (!matrix_written || !minima_written) {
     warn("cannot write " +
          (dir / (matrix_written ? model::kRankMinimaFile : model::kRankMatrixFile)).string() +
          "; the profile lacks that per-rank detail");
   }
   if (run.ended == "MPI_Finalize") {
-    warn("profile written to " + file.string());
+    // In a log tree the run is published (renamed into place) after this: the
+    // line then names its final place.
+    if (!context.log_location().run) warn("profile written to " + file.string());
   } else if (announce) {
     warn("this rank ended without MPI_Finalize (" + run.ended + "): its partial profile is in " +
          dir.string());
@@ -216,7 +261,47 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   }
 }
 
+// `mpidle run` with MPIDLE_LOG_DIR learns where its run went (MPIDLE_RUN_DIR_FILE).
+void tell_launcher(const Context& context, const fs::path& run_directory) {
+  const std::string& file = context.config().run_dir_file;
+  if (file.empty()) return;
+  std::ofstream out(file, std::ios::trunc);
+  out << run_directory.string() << '\n';
+}
+
+// Rank 0, the run whole: into its place in the log tree, whole or not at all.
+void publish_run(const Context& context, const model::LogRun& run) {
+  std::error_code ec;
+  if (!fs::exists(run.staging / "profile.json", ec)) return;  // said why already
+  std::string error;
+  const fs::path published = model::publish_log_run(run, error);
+  if (published.empty()) {
+    warn("MPIDLE_LOG_DIR: " + error);
+    return;
+  }
+  warn("profile written to " + (published / "profile.json").string());
+  tell_launcher(context, published);
+}
+
 }  // namespace
+
+std::string publish_partial_profile(Context& context, const std::string& dir, const char* ended,
+                                    bool announce) {
+  const auto& run = context.log_location().run;
+  if (!run) return dir;
+  std::string error;
+  const fs::path published = model::publish_partial_rank(*run, dir, error);
+  if (published.empty()) {
+    warn("MPIDLE_LOG_DIR: " + error);
+    return dir;
+  }
+  if (announce) {
+    warn(std::string("this rank ended without MPI_Finalize (") + ended +
+         "): its partial profile is in " + published.string());
+  }
+  tell_launcher(context, published.parent_path().parent_path());
+  return published.string();
+}
 
 void finalize_profile(Context& context) {
   FinalizeMemory memory;
@@ -256,7 +341,8 @@ void finalize_profile(Context& context) {
   // of the trace there.
   fs::path dir;
   std::error_code dir_error;
-  if (context.rank() == 0) {
+  const bool unusable = context.log_location().unusable;
+  if (context.rank() == 0 && !unusable) {
     dir = run_directory(context, executable_path());
     fs::create_directories(dir, dir_error);
   }
@@ -265,8 +351,9 @@ void finalize_profile(Context& context) {
     TreeTraffic traffic;
     // A directory rank 0 could not create cannot hold the trace either: the ranks
     // skip it together, and the profile's one line says why.
-    const fs::path shared = text_of(tree_broadcast(
-        bytes_of(dir_error ? std::string() : dir.string()), context.own_comm(), traffic));
+    const fs::path shared =
+        text_of(tree_broadcast(bytes_of(dir_error || unusable ? std::string() : dir.string()),
+                               context.own_comm(), traffic));
     const std::uint64_t trace_start = monotonic_ns();
     try {
       if (!shared.empty()) {
@@ -287,13 +374,15 @@ void finalize_profile(Context& context) {
       row.memory_bytes += added[r];
     }
   }
-  if (merged) {
+  if (merged && !unusable) {
     write_run_directory(context, *merged, per_call, dir, dir_error,
                         context.config().trace ? &trace : nullptr, cost);
+    if (const auto& log_run = context.log_location().run) publish_run(context, *log_run);
   }
 }
 
 std::string write_partial_profile(Context& context, const char* ended, bool announce) {
+  if (context.log_location().unusable) return {};
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();

@@ -14,4 +14,11 @@ void finalize_profile(Context& context);
 // run's, one rank). Returns that directory. With `announce`, one line says where.
 std::string write_partial_profile(Context& context, const char* ended, bool announce);
 
+// In a log tree (MPIDLE_LOG_DIR), a partial profile written to the staging
+// directory goes to the run's final place once the rank is known to end without
+// MPI_Finalize. Returns where it is now (`dir` elsewhere). With `announce`, one
+// line says where.
+std::string publish_partial_profile(Context& context, const std::string& dir, const char* ended,
+                                    bool announce);
+
 }  // namespace mpidle::profiler

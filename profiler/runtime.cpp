@@ -13,6 +13,7 @@
 #include "context.hpp"
 #include "hooks.hpp"
 #include "log.hpp"
+#include "model/config_file.hpp"
 #include "model/settings.hpp"
 #include "mpi_library_check.hpp"
 #include "offset_tree.hpp"
@@ -33,7 +34,7 @@ std::optional<std::string> from_environment(const char* name) {
 // profiling is off.
 std::optional<model::Settings> settings_of(int rank) {
   std::vector<std::string> warnings;
-  model::Settings config = model::parse_settings(from_environment, warnings);
+  model::Settings config = model::read_settings(from_environment, warnings);
   set_log_rank(rank, rank != 0 && config.verbose == 0);
   for (const auto& w : warnings) warn(w);
   if (!config.enable) return std::nullopt;
@@ -51,6 +52,7 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
   select_timer(timer);
 
   const bool trace = config.trace;
+  LogLocation log_location = choose_log_location(config, own.comm(), rank);
   // Made now, so that `mpidle run` can tell a run that never reached MPI_Finalize
   // from one where nothing was intercepted (MPI linked statically).
   if ((trace || rank == 0) && !config.output.empty()) {
@@ -58,6 +60,7 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
     std::filesystem::create_directories(config.output, ignored);
   }
   auto context = std::make_unique<Context>(std::move(config), own, rank, size);
+  context->set_log_location(std::move(log_location));
   profiler::detail::g_world_rank = rank;
   bool papi_available = false;
   if (trace) {
@@ -90,12 +93,15 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
 
 pid_t g_rank_process = 0;
 
-// One writer of the partial profile at a time (see Context::claim_partial).
-void write_partial(Context& context, const char* ended, bool announce) {
+// One writer of the partial profile at a time (see Context::claim_partial). With
+// `publish`, the rank is known to end without MPI_Finalize: in a log tree its
+// partial profile goes to the run's final place.
+void write_partial(Context& context, const char* ended, bool announce, bool publish) {
   if (!context.claim_partial()) return;
   std::string dir;
   try {
-    dir = write_partial_profile(context, ended, announce);
+    dir = write_partial_profile(context, ended, announce && !context.log_location().run);
+    if (publish && !dir.empty()) dir = publish_partial_profile(context, dir, ended, announce);
   } catch (const std::exception& e) {
     warn(std::string("could not write this rank's partial profile: ") + e.what());
   } catch (...) {
@@ -111,7 +117,7 @@ void write_partial_and_end(const char* ended, bool speak) {
   Context* context = Context::uninstall().release();
   if (!context) return;
   if (speak) set_log_rank(context->rank(), false);
-  write_partial(*context, ended, true);
+  write_partial(*context, ended, true, true);
 }
 
 // A signal that ends the job (every rank gets it: rank 0 says). A rank already in
@@ -131,15 +137,16 @@ void write_partial_on_signal(const char* signal) {
 // exits is not the rank.
 void at_exit() {
   Context* context = Context::current();
-  if (context && getpid() == g_rank_process) write_partial(*context, "exit", false);
+  if (context && getpid() == g_rank_process) write_partial(*context, "exit", false, false);
 }
 
 // A rank that still holds its Context at the end of the process never finalized
 // (every rank exits: rank 0 says).
 void say_if_never_finalized(void*) {
-  const Context* context = Context::current();
+  Context* context = Context::current();
   if (!context || getpid() != g_rank_process) return;
-  if (const std::string dir = context->partial_dir(); !dir.empty()) {
+  if (std::string dir = context->partial_dir(); !dir.empty()) {
+    if (context->log_location().run) dir = publish_partial_profile(*context, dir, "exit", false);
     warn("this rank ended without MPI_Finalize (exit): its partial profile is in " + dir);
   }
 }

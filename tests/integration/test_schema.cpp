@@ -41,6 +41,20 @@ TEST_CASE("schema: profile.json of profile and trace runs conforms to docs/profi
   const auto traced = validate(trace_dir + "/profile.json");
   INFO(traced.out << traced.err);
   CHECK(traced.status == 0);
+  // The fleet's compact record of each run, beside its profile.
+  for (const auto& dir : {profile_dir, trace_dir}) {
+    const auto record = validate(dir + "/job.json");
+    INFO(dir << ": " << record.out << record.err);
+    CHECK(record.status == 0);
+  }
+  auto record = nlohmann::json::parse(read_text(profile_dir + "/job.json"));
+  record["status"] = "halfway";
+  record["callsites"] = nlohmann::json::array();
+  for (int i = 0; i < 11; ++i) record["callsites"].push_back(record["functions"][0]);
+  const auto broken_record = validate(write_json(profile_dir + "/broken_job.json", record));
+  CHECK(broken_record.status == 1);
+  CHECK(broken_record.out.find("status") != std::string::npos);
+  CHECK(broken_record.out.find("callsites") != std::string::npos);
 
   // The schema is not a formality: broken copies fail, each error named by path.
   auto doc = nlohmann::json::parse(read_text(trace_dir + "/profile.json"));

@@ -1,0 +1,64 @@
+#include "log_location.hpp"
+
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ctime>
+
+#include "log.hpp"
+#include "model/job_metadata.hpp"
+#include "tree_reduce.hpp"
+
+namespace mpidle::profiler {
+
+std::string process_user() {
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(getuid(), &entry, buffer, sizeof buffer, &found) == 0 && found) {
+    return found->pw_name;
+  }
+  if (const char* user = std::getenv("USER"); user && *user) return user;
+  return std::to_string(getuid());
+}
+
+LogLocation choose_log_location(model::Settings& config, MPI_Comm comm, int rank) {
+  LogLocation location;
+  if (config.log_dir.empty() || !config.output.empty()) return location;
+  std::string chosen;  // "staging\nfinal", or "" when the tree cannot take the run
+  if (rank == 0) {
+    const auto job = model::detect_job(
+        [](const char* name) -> std::optional<std::string> {
+          const char* v = std::getenv(name);
+          return v ? std::optional<std::string>(v) : std::nullopt;
+        },
+        process_user());
+    char exe[PATH_MAX] = {};
+    const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
+    const std::time_t now = std::time(nullptr);
+    std::string error;
+    const auto run =
+        model::reserve_log_run(model::log_day_directory(config.log_dir, now),
+                               model::log_run_name(job.user, executable, job.job_id, now), error);
+    if (run) {
+      chosen = run->staging.string() + "\n" + run->final_path.string();
+    } else {
+      warn("MPIDLE_LOG_DIR: " + error + "; this run leaves no profile");
+    }
+  }
+  TreeTraffic traffic;
+  chosen = text_of(tree_broadcast(bytes_of(chosen), comm, traffic));
+  const auto newline = chosen.find('\n');
+  if (newline == std::string::npos) {
+    location.unusable = true;
+    return location;
+  }
+  location.run = model::LogRun{chosen.substr(0, newline), chosen.substr(newline + 1)};
+  config.output = location.run->staging.string();
+  return location;
+}
+
+}  // namespace mpidle::profiler

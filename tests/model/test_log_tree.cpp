@@ -1,0 +1,158 @@
+// The log tree (model/log_tree.hpp) and the job record (model/job_record.hpp).
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "model/job_record.hpp"
+#include "model/log_tree.hpp"
+
+using namespace mpidle::model;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("mpidle_log_tree_" + std::to_string(getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("log tree: names by date, user, executable, job and time, never a path", "[log]") {
+  std::tm tm{};
+  tm.tm_year = 126;
+  tm.tm_mon = 10;
+  tm.tm_mday = 5;
+  tm.tm_hour = 9;
+  tm.tm_min = 8;
+  tm.tm_sec = 7;
+  tm.tm_isdst = -1;
+  const std::time_t when = std::mktime(&tm);
+  CHECK(log_day_directory("/logs", when) == fs::path("/logs/2026/11/05"));
+  CHECK(log_run_name("alice", "/usr/bin/lmp_mpi", "1234", when) == "alice_lmp-mpi_1234_090807");
+  CHECK(log_run_name("bob", "a.out", "", when) == "bob_a.out_nojob_090807");
+  CHECK(log_run_name("../x", "/", "1/2", when) == "..-x_unknown_1-2_090807");
+  CHECK(is_staging_name(".alice_a_1_000000.incomplete"));
+  CHECK_FALSE(is_staging_name("alice_a_1_000000"));
+}
+
+TEST_CASE("log tree: 100 runs ending at once into one day: none lost, none replaced", "[log]") {
+  const fs::path day = fresh_dir("concurrent") / "2026/11/26";
+  constexpr int kRuns = 100;
+  std::vector<std::thread> threads;
+  std::vector<fs::path> published(kRuns);
+  std::vector<std::string> errors(kRuns);
+  for (int i = 0; i < kRuns; ++i) {
+    threads.emplace_back([&, i] {
+      // The same name for every run: the worst case, one second, one job, one user.
+      auto run = reserve_log_run(day, "alice_app_nojob_120000", errors[i]);
+      if (!run) return;
+      std::ofstream(run->staging / "profile.json") << i;
+      published[i] = publish_log_run(*run, errors[i]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::set<fs::path> distinct;
+  for (int i = 0; i < kRuns; ++i) {
+    INFO("run " << i << ": " << errors[i]);
+    REQUIRE_FALSE(published[i].empty());
+    distinct.insert(published[i]);
+    std::ifstream in(published[i] / "profile.json");
+    int written = -1;
+    in >> written;
+    CHECK(written == i);  // each run's own file, not another's
+  }
+  CHECK(distinct.size() == kRuns);
+  for (const auto& e : fs::directory_iterator(day)) {
+    CHECK_FALSE(is_staging_name(e.path().filename().string()));
+  }
+}
+
+TEST_CASE("log tree: partial ranks join one published run whatever their order", "[log]") {
+  const fs::path day = fresh_dir("partial") / "2026/11/26";
+  std::string error;
+  const auto run = reserve_log_run(day, "bob_app_7_010203", error);
+  REQUIRE(run);
+  // Rank 0 wrote before anyone published; rank 1 publishes first; rank 2 writes after.
+  for (const char* rank : {"rank-0", "rank-1"}) {
+    fs::create_directories(run->staging / "partial" / rank);
+    std::ofstream(run->staging / "partial" / rank / "profile.json") << rank;
+  }
+  CHECK(publish_partial_rank(*run, (run->staging / "partial/rank-1").string(), error) ==
+        run->final_path / "partial/rank-1");
+  CHECK(publish_partial_rank(*run, (run->staging / "partial/rank-0").string(), error) ==
+        run->final_path / "partial/rank-0");
+  fs::create_directories(run->staging / "partial/rank-2");  // made again by the late writer
+  std::ofstream(run->staging / "partial/rank-2/profile.json") << "rank-2";
+  CHECK(publish_partial_rank(*run, (run->staging / "partial/rank-2").string(), error) ==
+        run->final_path / "partial/rank-2");
+  for (const char* rank : {"rank-0", "rank-1", "rank-2"}) {
+    CHECK(fs::exists(run->final_path / "partial" / rank / "profile.json"));
+  }
+  CHECK_FALSE(fs::exists(run->staging));
+}
+
+TEST_CASE("job record: bounded whatever the rank count, totals and top rows exact", "[log]") {
+  constexpr int kRanks = 10000;
+  nlohmann::json profile = {{"schema", "mpidle-profile/2"},
+                            {"run",
+                             {{"executable", "/apps/cg.x"},
+                              {"wall_s", 100.0},
+                              {"ended", "MPI_Finalize"},
+                              {"mode", "profile"},
+                              {"minimum", "local"}}},
+                            {"ranks", nlohmann::json::array()},
+                            {"functions", nlohmann::json::array()},
+                            {"callsites", nlohmann::json::array()}};
+  for (int r = 0; r < kRanks; ++r) {
+    profile["ranks"].push_back({{"rank", r},
+                                {"host", "n" + std::to_string(r / 64)},
+                                {"wall_s", 100.0},
+                                {"mpi_s", r % 2 ? 40.0 : 20.0},
+                                {"wait_s", r % 2 ? 30.0 : 10.0},
+                                {"wait_s_global_min", 35.0}});
+  }
+  for (int c = 0; c < 500; ++c) {
+    profile["callsites"].push_back(
+        {{"function", "MPI_Allreduce"},
+         {"visits", 1000},
+         {"time_s", c},
+         {"wait_s", c * 0.5},
+         {"wait_s_global_min", 0.0},
+         {"frames", {{{"file", "/src/cg/solve.f90"}, {"line", c}, {"function", "solve"}}}}});
+  }
+  for (const char* f : {"MPI_Allreduce", "MPI_Send", "MPI_Recv"}) {
+    profile["functions"].push_back({{"name", f}, {"calls", 5}, {"time_s", 1.0}, {"wait_s", 0.5}});
+  }
+  const auto record = job_record(profile);
+  CHECK(record.dump().size() < 64 * 1024);
+  CHECK(record["status"] == "whole");
+  CHECK(record["application"] == "cg.x");
+  CHECK(record["ranks"] == kRanks);
+  CHECK(record["core_hours"].get<double>() == Approx(kRanks * 100.0 / 3600));
+  CHECK(record["wait_s"].get<double>() == Approx(kRanks / 2 * 40.0));
+  CHECK(record["wait_share"].get<double>() == Approx(0.2));
+  CHECK(record["rank_mpi_share"]["min"].get<double>() == Approx(0.2));
+  CHECK(record["rank_mpi_share"]["max"].get<double>() == Approx(0.4));
+  REQUIRE(record["callsites"].size() == kJobRecordCallsites);
+  CHECK(record["callsites"][0]["location"] == "solve.f90:499 (solve)");
+  CHECK(record["callsites"][0]["wait_s"] == 249.5);
+  CHECK(record["functions"].size() == 3);
+
+  profile["run"]["minimum"] = "global";
+  profile["run"]["ended"] = "exit";
+  const auto global = job_record(profile);
+  CHECK(global["wait_s"].get<double>() == Approx(kRanks * 35.0));
+  CHECK(global["status"] == "partial");
+  CHECK_THROWS(job_record(nlohmann::json::array()));
+  CHECK_THROWS(job_record({{"run", 3}}));
+}
