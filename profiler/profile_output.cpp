@@ -210,6 +210,21 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
     minima << document.rank_minima;
     minima_written = static_cast<bool>(minima);
   }
+  // The fleet's compact record of the run, first, as the other side files: a profile.json that
+  // exists has it.
+  {
+    const fs::path record = dir / model::kJobRecordFile;
+    std::ofstream out(record.string() + ".partial");
+    if (out) out << model::job_record(json).dump(1) << '\n';
+    std::error_code renamed;
+    if (out) out.close();
+    if (out) fs::rename(record.string() + ".partial", record, renamed);
+    // A directory that could not be made is said once, with the profile.
+    if ((!out || renamed) && !ec) {
+      warn("cannot write " + record.string() +
+           "; the fleet will build the record from profile.json");
+    }
+  }
   const fs::path file = dir / "profile.json";
   const fs::path partial = dir / "profile.json.partial";
   {
@@ -225,16 +240,6 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   if (ec) {
     warn("cannot write " + file.string() + " (" + ec.message() + ")");
     return;
-  }
-  // The fleet's compact record of the run, from the profile just written.
-  {
-    const fs::path record = dir / model::kJobRecordFile;
-    std::ofstream out(record.string() + ".partial");
-    if (out) out << model::job_record(json).dump(1) << '\n';
-    if (!out || (out.close(), fs::rename(record.string() + ".partial", record, ec), ec)) {
-      warn("cannot write " + record.string() +
-           "; the fleet will build the record from profile.json");
-    }
   }
   if (!matrix_written || !minima_written) {
     warn("cannot write " +

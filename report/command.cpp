@@ -126,6 +126,21 @@ const std::vector<Command>& commands() {
        "                      function with the callsite as an attribute, MPI message\n"
        "                      and collective records, communicators, clock properties\n",
        "export a trace run's timeline (Chrome Trace Event format, OTF2)", export_command},
+      {"logdir",
+       "mpidle logdir init LOG_DIR --writers GROUP --admin-group GROUP [--days N] [--from "
+       "YYYY-MM-DD]\n\n"
+       "Makes the site-wide log tree that MPIDLE_LOG_DIR names: LOG_DIR/YYYY/MM/DD for\n"
+       "N days from today (default 366; run it again before they run out, e.g. from\n"
+       "cron). Jobs of the writers group create their run directories in a day\n"
+       "directory; each run is readable by its user and the admin group only, no\n"
+       "user can rename or remove another's, and nothing is world-writable (POSIX\n"
+       "ACLs: the filesystem must have them). Safe to run again over an existing\n"
+       "tree. GROUP is a name or a number.\n\n"
+       "  --writers GROUP      the users whose jobs log (e.g. users)\n"
+       "  --admin-group GROUP  who reads every log (the fleet's ingester)\n"
+       "  --days N             day directories to make (1..3660)\n"
+       "  --from DATE          the first day (default today)\n",
+       "set up a site-wide log tree for MPIDLE_LOG_DIR", logdir_command},
       {"config",
        "mpidle config [--markdown]\n\nLists every MPIDLE_* environment setting with its type, "
        "default, valid\n"

@@ -36,6 +36,7 @@ int compare_command(Args args);
 int analyze_command(Args args);
 int probe_command(Args args);
 int predict_command(Args args);
+int logdir_command(Args args);
 
 const std::vector<Command>& commands();
 

@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "command.hpp"
 #include "launcher.hpp"
+#include "model/config_file.hpp"
 #include "model/profile_reader.hpp"
 #include "model/settings.hpp"
 #include "spawn.hpp"
@@ -108,6 +110,28 @@ std::vector<std::string> variables_to_forward(const std::map<std::string, std::s
   return names;
 }
 
+// The settings the ranks will read: the options over the environment over the
+// configuration files (the ranks warn of malformed values; this does not).
+model::Settings settings_of_run(const std::map<std::string, std::string>& set) {
+  std::vector<std::string> ignored;
+  return model::read_settings(
+      [&](const char* name) -> std::optional<std::string> {
+        if (const auto given = set.find(name); given != set.end()) return given->second;
+        if (const char* value = std::getenv(name)) return std::string(value);
+        return std::nullopt;
+      },
+      ignored);
+}
+
+// With MPIDLE_LOG_DIR the ranks choose the run's directory; rank 0 writes where
+// it went to a file this command names (MPIDLE_RUN_DIR_FILE).
+std::string read_run_dir_file(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
 // Rank 0 makes the output directory at MPI_Init: without it, no rank started.
 std::string why_no_profile(const fs::path& output, const std::map<std::string, std::string>& set) {
   std::error_code ec;
@@ -126,14 +150,7 @@ std::string why_no_profile(const fs::path& output, const std::map<std::string, s
     return "the program did not reach MPI_Finalize, or the profile could not be written "
            "(see the messages above)";
   }
-  std::vector<std::string> ignored;  // the ranks have warned already
-  const model::Settings settings = model::parse_settings(
-      [&](const char* name) -> std::optional<std::string> {
-        if (const auto given = set.find(name); given != set.end()) return given->second;
-        if (const char* value = std::getenv(name)) return std::string(value);
-        return std::nullopt;
-      },
-      ignored);
+  const model::Settings settings = settings_of_run(set);
   if (!settings.enable) return "profiling is off (MPIDLE_ENABLE)";
   fs::create_directories(output, ec);
   if (ec) return "cannot create that directory: " + ec.message();
@@ -142,23 +159,69 @@ std::string why_no_profile(const fs::path& output, const std::map<std::string, s
          "linked statically into the program, or is it not an MPI program?)";
 }
 
+void print_summary(const fs::path& output) {
+  try {
+    std::fputs(
+        format_summary(model::read_profile(output / "profile.json"), output.string()).c_str(),
+        stderr);
+  } catch (const model::ProfileError& e) {
+    std::fprintf(stderr, "mpidle: %s\n", e.what());
+  }
+}
+
+std::vector<std::string> launch_command(const std::vector<std::string>& command,
+                                        const std::map<std::string, std::string>& set) {
+  const LauncherFamily family = recognize_launcher(command, launcher_version);
+  check_launcher_matches_build(family, command[0]);
+  return forward_environment(command, family, variables_to_forward(set), geteuid() == 0);
+}
+
+int run_into_log_tree(const std::vector<std::string>& command,
+                      std::map<std::string, std::string> set) {
+  char name[] = "/tmp/mpidle-run-XXXXXX";
+  const int fd = mkstemp(name);
+  if (fd >= 0) close(fd);
+  const fs::path told = fd >= 0 ? fs::path(name) : fs::path();
+  if (!told.empty()) set["MPIDLE_RUN_DIR_FILE"] = told.string();
+  const int status = run_and_wait(launch_command(command, set), set);
+  const std::string output = told.empty() ? std::string() : read_run_dir_file(told);
+  std::error_code ec;
+  if (!told.empty()) fs::remove(told, ec);
+  if (output.empty()) {
+    std::fprintf(stderr,
+                 "mpidle: no profile in the log tree: the program did not reach MPI_Finalize, the "
+                 "log tree could not take the run, or nothing was intercepted (see the messages "
+                 "above)\n");
+    return status;
+  }
+  if (fs::exists(fs::path(output) / "profile.json", ec)) {
+    print_summary(output);
+  } else {
+    std::fprintf(stderr, "mpidle: no profile in %s: %s\n", output.c_str(),
+                 why_no_profile(output, set).c_str());
+  }
+  return status;
+}
+
 }  // namespace
 
 int run_command(Args args) {
   const RunOptions o = parse_run_args(args);
   const fs::path library = find_library();
   std::map<std::string, std::string> set = o.settings;
+  const char* preload = std::getenv("LD_PRELOAD");
+  set["LD_PRELOAD"] = library.string() + (preload && *preload ? ":" + std::string(preload) : "");
+  // A site's log tree takes the run unless the user named a directory.
+  const model::Settings settings = settings_of_run(set);
+  if (!settings.log_dir.empty() && settings.output.empty() && settings.enable) {
+    return run_into_log_tree(o.command, set);
+  }
   const auto given = set.find("MPIDLE_OUTPUT");
   const fs::path output =
       fs::absolute(given == set.end() ? default_output(o.command) : given->second);
-  const char* preload = std::getenv("LD_PRELOAD");
-  set["LD_PRELOAD"] = library.string() + (preload && *preload ? ":" + std::string(preload) : "");
   set["MPIDLE_OUTPUT"] = output.string();
 
-  const LauncherFamily family = recognize_launcher(o.command, launcher_version);
-  check_launcher_matches_build(family, o.command[0]);
-  const std::vector<std::string> command =
-      forward_environment(o.command, family, variables_to_forward(set), geteuid() == 0);
+  const std::vector<std::string> command = launch_command(o.command, set);
   // Partial profiles and a profile.json left by an earlier run into the same directory
   // must not be taken for this run's.
   std::error_code ec;
@@ -171,11 +234,7 @@ int run_command(Args args) {
                  why_no_profile(output, set).c_str());
     return status;
   }
-  try {
-    std::fputs(format_summary(model::read_profile(profile), output.string()).c_str(), stderr);
-  } catch (const model::ProfileError& e) {
-    std::fprintf(stderr, "mpidle: %s\n", e.what());
-  }
+  print_summary(output);
   return status;
 }
 

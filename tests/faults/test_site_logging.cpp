@@ -1,0 +1,246 @@
+// Always on at a centre: runs into a site-wide log tree (MPIDLE_LOG_DIR), with job
+// metadata and a site configuration file. None of it may cost the job anything but
+// its log: the application's exit status and stdout are those of a bare run.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fault_checks.hpp"
+#include "model/job_record.hpp"
+#include "model/log_tree.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The run directories of a log tree (staging directories apart), and whether any
+// staging directory is left.
+struct TreeContents {
+  std::vector<fs::path> runs;
+  std::size_t staging = 0;
+};
+
+TreeContents runs_in(const fs::path& tree) {
+  TreeContents c;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(tree, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() != 3 || !it->is_directory()) continue;
+    if (model::is_staging_name(it->path().filename().string())) {
+      ++c.staging;
+    } else {
+      c.runs.push_back(it->path());
+    }
+  }
+  return c;
+}
+
+nlohmann::json read_json(const fs::path& file) {
+  return nlohmann::json::parse(read_text(file.string()));
+}
+
+}  // namespace
+
+TEST_CASE("log tree: a run appears whole under LOG_DIR/YYYY/MM/DD with its job, nothing in the "
+          "working directory",
+          "[mpi]") {
+  for (const bool trace : {false, true}) {
+    INFO((trace ? "trace mode" : "profile mode"));
+    const fs::path tree = scratch_dir(std::string("log_tree") + (trace ? "_trace" : ""));
+    const fs::path cwd = scratch_dir(std::string("log_tree_cwd") + (trace ? "_trace" : ""));
+    fs::create_directories(tree);
+    fs::create_directories(cwd);
+    std::map<std::string, std::string> env = {{"MPIDLE_LOG_DIR", tree.string()},
+                                              {"MPIDLE_METADATA", "case=water,mesh=fine"},
+                                              {"SLURM_JOB_ID", "4242"},
+                                              {"SLURM_STEP_ID", "0"},
+                                              {"SLURM_JOB_ACCOUNT", "chem"},
+                                              {"SLURM_JOB_PARTITION", "batch"},
+                                              {"SLURM_JOB_USER", "alice"}};
+    if (trace) env["MPIDLE_TRACE"] = "1";
+    const fs::path here = fs::current_path();
+    fs::current_path(cwd);
+    const auto p = both(2, program("fault_dies"), {"exit7"}, env);
+    fs::current_path(here);
+    check_same_for_the_application(p);
+    check_only_mpidle_lines(p.bare.err, p.profiled.err);
+    CHECK(fs::is_empty(cwd));
+
+    const auto contents = runs_in(tree);
+    CHECK(contents.staging == 0);
+    REQUIRE(contents.runs.size() == 1);
+    const fs::path run = contents.runs[0];
+    INFO("run " << run);
+    CHECK_THAT(run.filename().string(), Catch::Matches("alice_fault-dies_4242_[0-9]{6}"));
+    // Today's day directory (the run started in it, unless it began just before midnight).
+    const auto day = run.parent_path();
+    CHECK(day.parent_path().parent_path().parent_path() == tree);
+    CHECK(day.filename().string().size() == 2);
+
+    const auto profile = read_json(run / "profile.json");
+    CHECK(profile["run"]["ended"] == "MPI_Finalize");
+    const auto& job = profile["job"];
+    CHECK(job["scheduler"] == "slurm");
+    CHECK(job["job_id"] == "4242");
+    CHECK(job["step"] == "0");
+    CHECK(job["user"] == "alice");
+    CHECK(job["account"] == "chem");
+    CHECK(job["partition"] == "batch");
+    CHECK(job["nodes"] == 1);
+    CHECK(job["ranks"] == 2);
+    CHECK(job["ranks_per_node"]["max"] == 2);
+    CHECK(job["metadata"]["case"] == "water");
+    CHECK(job["metadata"]["mesh"] == "fine");
+    CHECK_THAT(job["executable_id"].get<std::string>(), Catch::StartsWith("build-id:"));
+    CHECK(job["executable"] == fs::canonical(program("fault_dies")).string());
+
+    const auto record = read_json(run / model::kJobRecordFile);
+    CHECK(record["schema"] == model::kJobRecordSchema);
+    CHECK(record["status"] == "whole");
+    CHECK(record["application"] == "fault_dies");
+    CHECK(record["ranks"] == 2);
+    CHECK(record["job"]["job_id"] == "4242");
+    bool allreduce = false;
+    for (const auto& f : record["functions"]) {
+      if (f["name"] == "MPI_Allreduce") allreduce = f["calls"] == 20;
+    }
+    CHECK(allreduce);
+    if (trace) CHECK(fs::exists(run / "analysis.json"));
+  }
+}
+
+TEST_CASE("log tree: ranks that exit without MPI_Finalize publish their partial profiles into "
+          "one run",
+          "[mpi]") {
+  const fs::path tree = scratch_dir("log_tree_exit");
+  fs::create_directories(tree);
+  const auto p = both(2, program("fault_dies"), {"exit"}, {{"MPIDLE_LOG_DIR", tree.string()}});
+  check_same_for_the_application(p);
+  check_only_mpidle_lines(p.bare.err, p.profiled.err);
+  const auto contents = runs_in(tree);
+  REQUIRE(contents.runs.size() == 1);
+  CHECK_FALSE(fs::exists(contents.runs[0] / "profile.json"));
+  // As in the working directory: the launcher may end one rank before it wrote.
+  int written = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto dir = contents.runs[0] / "partial" / ("rank-" + std::to_string(rank));
+    if (!fs::exists(dir / "profile.json")) continue;
+    ++written;
+    CHECK(read_json(dir / "profile.json")["run"]["ended"] == "exit");
+    CHECK(read_json(dir / model::kJobRecordFile)["status"] == "partial");
+  }
+  CHECK(written >= 1);
+  CHECK(contents.staging == (written == 2 ? 0u : contents.staging));
+}
+
+TEST_CASE("log tree: an unwritable log directory costs one line and no output", "[mpi]") {
+  const fs::path file = scratch_dir("log_tree_file");
+  std::ofstream(file) << "a file, not a directory\n";
+  const fs::path cwd = scratch_dir("log_tree_unwritable_cwd");
+  fs::create_directories(cwd);
+  const fs::path here = fs::current_path();
+  fs::current_path(cwd);
+  const auto p = both(2, program("fault_dies"), {"exit7"}, {{"MPIDLE_LOG_DIR", file.string()}});
+  fs::current_path(here);
+  check_same_for_the_application(p);
+  check_only_mpidle_lines(p.bare.err, p.profiled.err);
+  CHECK(count_lines_with(p.profiled.err, "MPIDLE_LOG_DIR") == 1);
+  CHECK(count_lines_with(p.profiled.err, "mpidle") == 1);
+  CHECK(fs::is_empty(cwd));
+}
+
+TEST_CASE("site configuration: the file's settings apply, garbage in it costs one line", "[mpi]") {
+  const fs::path tree = scratch_dir("log_tree_config");
+  fs::create_directories(tree);
+  const fs::path config = scratch_dir("log_tree_config_file");
+  std::ofstream(config) << "# a centre's settings\nLOG_DIR=" << tree.string()
+                        << "\nMETADATA=from=file\n\x01\x02 garbage \x7f\nTRACE_MEM=lots\n";
+  const auto p = both(2, program("fault_dies"), {"exit7"}, {{"MPIDLE_CONFIG", config.string()}});
+  check_same_for_the_application(p);
+  check_only_mpidle_lines(p.bare.err, p.profiled.err);
+  CHECK(count_lines_with(p.profiled.err, config.string()) == 2);  // the lines, the value
+  const auto contents = runs_in(tree);
+  REQUIRE(contents.runs.size() == 1);
+  CHECK(read_json(contents.runs[0] / "profile.json")["job"]["metadata"]["from"] == "file");
+}
+
+TEST_CASE("log tree: users cannot read or replace each other's runs, the admin group reads all, "
+          "nothing is world-writable",
+          "[mpi]") {
+  if (geteuid() != 0) {
+    WARN("skipped: needs root to run jobs as three users (setpriv)");
+    return;
+  }
+  if (!fs::exists("/usr/bin/setpriv")) {
+    WARN("skipped: setpriv (util-linux) is not installed");
+    return;
+  }
+  // Users and groups by number: nothing is added to the system's databases.
+  const std::string writers = "47000", admins = "47100";
+  const fs::path tree = scratch_dir("log_tree_site");
+  const auto init = run({MPIDLE_BIN, "logdir", "init", tree.string(), "--writers", writers,
+                         "--admin-group", admins, "--days", "2"});
+  INFO(init.out << init.err);
+  REQUIRE(init.status == 0);
+  // The tree's users must reach the programs and the library.
+  const auto as = [&](const std::string& uid, const std::string& groups,
+                      std::vector<std::string> argv) {
+    argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid,
+                               "--groups=" + groups, "--"});
+    return argv;
+  };
+  std::map<std::string, std::string> env = {{"MPIDLE_LOG_DIR", tree.string()},
+                                            {"HOME", "/tmp"},
+                                            {"SLURM_JOB_ID", "1"}};
+  auto job_a = mpi_command(2, program("fault_dies"), {"exit7"}, env);
+  // Open MPI's --allow-run-as-root is for root only; as a user it is not needed.
+  job_a.erase(std::remove(job_a.begin(), job_a.end(), "--allow-run-as-root"), job_a.end());
+  const auto a = run(as("47001", writers, job_a), env);
+  INFO("user A: " << a.err);
+  const auto contents = runs_in(tree);
+  if (a.status != 7 || contents.runs.size() != 1) {
+    // The user could not run MPI at all (the build tree is not readable by others).
+    REQUIRE(run(as("47001", writers, {"/usr/bin/test", "-x", program("fault_dies")})).status !=
+            0);
+    WARN("skipped: another user cannot run the test programs from this build tree");
+    return;
+  }
+  const fs::path run_a = contents.runs[0];
+  const std::string profile_a = (run_a / "profile.json").string();
+  // User B, also a writer: cannot read A's profile, list the day, rename or remove A's run.
+  CHECK(run(as("47002", writers, {"/bin/cat", profile_a})).status != 0);
+  CHECK(run(as("47002", writers, {"/bin/ls", run_a.parent_path().string()})).status != 0);
+  CHECK(run(as("47002", writers, {"/bin/mv", run_a.string(), run_a.string() + "-b"})).status !=
+        0);
+  CHECK(run(as("47002", writers, {"/bin/rm", "-rf", run_a.string()})).status != 0);
+  CHECK(fs::exists(profile_a));
+  // B can still make runs of its own in the same day.
+  CHECK(run(as("47002", writers, {"/bin/mkdir", (run_a.parent_path() / "b_run").string()}))
+            .status == 0);
+  // The admin group reads A's run; a user in neither group reaches nothing.
+  const auto admin = run(as("47003", admins, {"/bin/cat", profile_a}));
+  CHECK(admin.status == 0);
+  CHECK(admin.out == read_text(profile_a));
+  CHECK(run(as("47004", "47004", {"/bin/cat", profile_a})).status != 0);
+  CHECK(run(as("47004", "47004", {"/bin/mkdir", (run_a.parent_path() / "c_run").string()}))
+            .status != 0);
+  // Nothing in the tree is world-writable.
+  for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator();
+       ++it) {
+    struct stat st{};
+    REQUIRE(::lstat(it->path().c_str(), &st) == 0);
+    INFO(it->path());
+    CHECK((st.st_mode & S_IWOTH) == 0);
+    if (it->path().string().rfind(run_a.string(), 0) == 0) {
+      CHECK(st.st_uid == 47001u);
+      CHECK((st.st_mode & S_IRWXO) == 0);
+    }
+  }
+}
