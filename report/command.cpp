@@ -141,6 +141,22 @@ const std::vector<Command>& commands() {
        "  --days N             day directories to make (1..3660)\n"
        "  --from DATE          the first day (default today)\n",
        "set up a site-wide log tree for MPIDLE_LOG_DIR", logdir_command},
+      {"fleet",
+       "mpidle fleet ingest LOG_DIR... --db DB\n"
+       "mpidle fleet report --db DB [--since DATE] [--until DATE] [--user U] [--account A]\n"
+       "                    [--app APP] [--json | --html FILE]\n\n"
+       "Many jobs at once. ingest reads every run under the log trees (each run's\n"
+       "job.json, else its profile.json) into DB: a SQLite file (made if missing), or\n"
+       "a postgresql:// URI for a centre-wide server. It is incremental and\n"
+       "idempotent, and several may run at once; a corrupt, partial or foreign file\n"
+       "gets one line and is skipped and counted.\n"
+       "report prints core-hours and waiting per application, user and account, the\n"
+       "jobs and callsites that waited most, the distribution of wait share, trends\n"
+       "per day and week, and the applications whose wait share rose against their\n"
+       "own history. DATE is YYYY-MM-DD (UTC; --until excludes its day).\n\n"
+       "  --json       the same report as JSON on stdout\n"
+       "  --html FILE  one self-contained page with plots\n",
+       "look across many jobs: a fleet database and its report", fleet_command},
       {"config",
        "mpidle config [--markdown]\n\nLists every MPIDLE_* environment setting with its type, "
        "default, valid\n"

@@ -37,6 +37,7 @@ int analyze_command(Args args);
 int probe_command(Args args);
 int predict_command(Args args);
 int logdir_command(Args args);
+int fleet_command(Args args);
 
 const std::vector<Command>& commands();
 

@@ -116,7 +116,7 @@ void set_acl(const fs::path& path, acl_type_t type, const std::string& text) {
 // A directory with exactly this owner group and mode (made if missing).
 void directory(const fs::path& path, gid_t gid, mode_t mode) {
   if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) fail(path, "create");
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     errno = ENOTDIR;
     fail(path, "use");

@@ -11,7 +11,7 @@ packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""
-  optional="chromium python3-pil bagel"
+  optional="chromium python3-pil bagel postgresql"
 fi
 # `setup.sh --bench`: HPC Challenge (Open MPI), whose polling loop `make bench` times.
 if [ "${1:-}" = "--bench" ]; then

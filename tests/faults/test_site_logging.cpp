@@ -48,22 +48,21 @@ nlohmann::json read_json(const fs::path& file) {
 
 }  // namespace
 
-TEST_CASE("log tree: a run appears whole under LOG_DIR/YYYY/MM/DD with its job, nothing in the "
-          "working directory",
-          "[mpi]") {
+TEST_CASE(
+    "log tree: a run appears whole under LOG_DIR/YYYY/MM/DD with its job, nothing in the "
+    "working directory",
+    "[mpi]") {
   for (const bool trace : {false, true}) {
     INFO((trace ? "trace mode" : "profile mode"));
     const fs::path tree = scratch_dir(std::string("log_tree") + (trace ? "_trace" : ""));
     const fs::path cwd = scratch_dir(std::string("log_tree_cwd") + (trace ? "_trace" : ""));
     fs::create_directories(tree);
     fs::create_directories(cwd);
-    std::map<std::string, std::string> env = {{"MPIDLE_LOG_DIR", tree.string()},
-                                              {"MPIDLE_METADATA", "case=water,mesh=fine"},
-                                              {"SLURM_JOB_ID", "4242"},
-                                              {"SLURM_STEP_ID", "0"},
-                                              {"SLURM_JOB_ACCOUNT", "chem"},
-                                              {"SLURM_JOB_PARTITION", "batch"},
-                                              {"SLURM_JOB_USER", "alice"}};
+    std::map<std::string, std::string> env = {
+        {"MPIDLE_LOG_DIR", tree.string()}, {"MPIDLE_METADATA", "case=water,mesh=fine"},
+        {"SLURM_JOB_ID", "4242"},          {"SLURM_STEP_ID", "0"},
+        {"SLURM_JOB_ACCOUNT", "chem"},     {"SLURM_JOB_PARTITION", "batch"},
+        {"SLURM_JOB_USER", "alice"}};
     if (trace) env["MPIDLE_TRACE"] = "1";
     const fs::path here = fs::current_path();
     fs::current_path(cwd);
@@ -116,9 +115,10 @@ TEST_CASE("log tree: a run appears whole under LOG_DIR/YYYY/MM/DD with its job, 
   }
 }
 
-TEST_CASE("log tree: ranks that exit without MPI_Finalize publish their partial profiles into "
-          "one run",
-          "[mpi]") {
+TEST_CASE(
+    "log tree: ranks that exit without MPI_Finalize publish their partial profiles into "
+    "one run",
+    "[mpi]") {
   const fs::path tree = scratch_dir("log_tree_exit");
   fs::create_directories(tree);
   const auto p = both(2, program("fault_dies"), {"exit"}, {{"MPIDLE_LOG_DIR", tree.string()}});
@@ -171,9 +171,10 @@ TEST_CASE("site configuration: the file's settings apply, garbage in it costs on
   CHECK(read_json(contents.runs[0] / "profile.json")["job"]["metadata"]["from"] == "file");
 }
 
-TEST_CASE("log tree: users cannot read or replace each other's runs, the admin group reads all, "
-          "nothing is world-writable",
-          "[mpi]") {
+TEST_CASE(
+    "log tree: users cannot read or replace each other's runs, the admin group reads all, "
+    "nothing is world-writable",
+    "[mpi]") {
   if (geteuid() != 0) {
     WARN("skipped: needs root to run jobs as three users (setpriv)");
     return;
@@ -196,9 +197,8 @@ TEST_CASE("log tree: users cannot read or replace each other's runs, the admin g
                                "--groups=" + groups, "--"});
     return argv;
   };
-  std::map<std::string, std::string> env = {{"MPIDLE_LOG_DIR", tree.string()},
-                                            {"HOME", "/tmp"},
-                                            {"SLURM_JOB_ID", "1"}};
+  std::map<std::string, std::string> env = {
+      {"MPIDLE_LOG_DIR", tree.string()}, {"HOME", "/tmp"}, {"SLURM_JOB_ID", "1"}};
   auto job_a = mpi_command(2, program("fault_dies"), {"exit7"}, env);
   // Open MPI's --allow-run-as-root is for root only; as a user it is not needed.
   job_a.erase(std::remove(job_a.begin(), job_a.end(), "--allow-run-as-root"), job_a.end());
@@ -207,8 +207,7 @@ TEST_CASE("log tree: users cannot read or replace each other's runs, the admin g
   const auto contents = runs_in(tree);
   if (a.status != 7 || contents.runs.size() != 1) {
     // The user could not run MPI at all (the build tree is not readable by others).
-    REQUIRE(run(as("47001", writers, {"/usr/bin/test", "-x", program("fault_dies")})).status !=
-            0);
+    REQUIRE(run(as("47001", writers, {"/usr/bin/test", "-x", program("fault_dies")})).status != 0);
     WARN("skipped: another user cannot run the test programs from this build tree");
     return;
   }
@@ -217,24 +216,25 @@ TEST_CASE("log tree: users cannot read or replace each other's runs, the admin g
   // User B, also a writer: cannot read A's profile, list the day, rename or remove A's run.
   CHECK(run(as("47002", writers, {"/bin/cat", profile_a})).status != 0);
   CHECK(run(as("47002", writers, {"/bin/ls", run_a.parent_path().string()})).status != 0);
-  CHECK(run(as("47002", writers, {"/bin/mv", run_a.string(), run_a.string() + "-b"})).status !=
-        0);
+  CHECK(run(as("47002", writers, {"/bin/mv", run_a.string(), run_a.string() + "-b"})).status != 0);
   CHECK(run(as("47002", writers, {"/bin/rm", "-rf", run_a.string()})).status != 0);
   CHECK(fs::exists(profile_a));
   // B can still make runs of its own in the same day.
-  CHECK(run(as("47002", writers, {"/bin/mkdir", (run_a.parent_path() / "b_run").string()}))
-            .status == 0);
+  CHECK(
+      run(as("47002", writers, {"/bin/mkdir", (run_a.parent_path() / "b_run").string()})).status ==
+      0);
   // The admin group reads A's run; a user in neither group reaches nothing.
   const auto admin = run(as("47003", admins, {"/bin/cat", profile_a}));
   CHECK(admin.status == 0);
   CHECK(admin.out == read_text(profile_a));
   CHECK(run(as("47004", "47004", {"/bin/cat", profile_a})).status != 0);
-  CHECK(run(as("47004", "47004", {"/bin/mkdir", (run_a.parent_path() / "c_run").string()}))
-            .status != 0);
+  CHECK(
+      run(as("47004", "47004", {"/bin/mkdir", (run_a.parent_path() / "c_run").string()})).status !=
+      0);
   // Nothing in the tree is world-writable.
   for (auto it = fs::recursive_directory_iterator(tree); it != fs::recursive_directory_iterator();
        ++it) {
-    struct stat st{};
+    struct stat st {};
     REQUIRE(::lstat(it->path().c_str(), &st) == 0);
     INFO(it->path());
     CHECK((st.st_mode & S_IWOTH) == 0);

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -46,10 +47,11 @@ Outcome run(const std::vector<std::string>& argv, const std::map<std::string, st
   for (auto& s : argv_copy) args.push_back(s.data());
   args.push_back(nullptr);
 
-  const fs::path out_file =
-      fs::temp_directory_path() / ("mpidle-test-out-" + std::to_string(getpid()));
-  const fs::path err_file =
-      fs::temp_directory_path() / ("mpidle-test-err-" + std::to_string(getpid()));
+  // Per call, not per process: tests may run commands from several threads.
+  static std::atomic<unsigned> calls{0};
+  const std::string id = std::to_string(getpid()) + "-" + std::to_string(calls++);
+  const fs::path out_file = fs::temp_directory_path() / ("mpidle-test-out-" + id);
+  const fs::path err_file = fs::temp_directory_path() / ("mpidle-test-err-" + id);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   // No stdin: mpiexec would otherwise keep forwarding the test's stdin to rank 0.
