@@ -73,9 +73,8 @@ std::string week_of(std::int64_t t) {
 nlohmann::json top_groups(const std::map<std::string, Totals>& groups, const char* key,
                           std::size_t n) {
   std::vector<std::pair<std::string, Totals>> sorted(groups.begin(), groups.end());
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.second.core_hours > b.second.core_hours;
-  });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second.core_hours > b.second.core_hours; });
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t i = 0; i < sorted.size() && i < n; ++i) {
     auto row = sorted[i].second.json();
@@ -149,7 +148,8 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
   for (const auto& j : jobs) wasteful.push_back(&j);
   const std::size_t keep = std::min<std::size_t>(10, wasteful.size());
   std::partial_sort(wasteful.begin(), wasteful.begin() + static_cast<std::ptrdiff_t>(keep),
-                    wasteful.end(), [](const JobRow* a, const JobRow* b) { return a->wait_s > b->wait_s; });
+                    wasteful.end(),
+                    [](const JobRow* a, const JobRow* b) { return a->wait_s > b->wait_s; });
   report["top_jobs"] = nlohmann::json::array();
   for (std::size_t i = 0; i < keep; ++i) {
     const auto* j = wasteful[i];
@@ -184,9 +184,9 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
 
   report["wait_share_histogram"] = nlohmann::json::array();
   for (std::size_t b = 0; b < histogram.size(); ++b) {
-    report["wait_share_histogram"].push_back(
-        {{"from", static_cast<double>(b) / 10}, {"to", static_cast<double>(b + 1) / 10},
-         {"jobs", histogram[b]}});
+    report["wait_share_histogram"].push_back({{"from", static_cast<double>(b) / 10},
+                                              {"to", static_cast<double>(b + 1) / 10},
+                                              {"jobs", histogram[b]}});
   }
   const auto trend = [](const std::map<std::string, Totals>& m, const char* key) {
     nlohmann::json out = nlohmann::json::array();
@@ -270,8 +270,8 @@ std::string fleet_report_text(const nlohmann::json& r) {
   for (const auto& j : r["top_jobs"]) {
     std::snprintf(line, sizeof line, "  %8.2f wait core-h (%5.1f%%)  %-16.16s %-10.10s %s\n",
                   j["wait_core_hours"].get<double>(), 100 * j["wait_share"].get<double>(),
-                  j["application"].get<std::string>().c_str(),
-                  j["user"].get<std::string>().c_str(), j["run"].get<std::string>().c_str());
+                  j["application"].get<std::string>().c_str(), j["user"].get<std::string>().c_str(),
+                  j["run"].get<std::string>().c_str());
     out += line;
   }
   out += "\nCallsites that waited most\n";
@@ -310,7 +310,8 @@ std::string fleet_report_text(const nlohmann::json& r) {
   out += "\nApplications whose wait share rose (last 7 days against their history)\n";
   if (r["rising"].empty()) out += "  none\n";
   for (const auto& a : r["rising"]) {
-    std::snprintf(line, sizeof line, "  %-28.28s %5.1f%% in %lld recent jobs, %5.1f%% before (%lld jobs)\n",
+    std::snprintf(line, sizeof line,
+                  "  %-28.28s %5.1f%% in %lld recent jobs, %5.1f%% before (%lld jobs)\n",
                   a["application"].get<std::string>().c_str(),
                   100 * a["recent_wait_share"].get<double>(), a["recent_jobs"].get<long long>(),
                   100 * a["history_wait_share"].get<double>(), a["history_jobs"].get<long long>());

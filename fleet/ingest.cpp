@@ -33,7 +33,7 @@ struct Stamp {
 };
 
 std::optional<Stamp> stamp_of(const fs::path& file) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   return Stamp{static_cast<std::int64_t>(st.st_size),
                static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
@@ -137,8 +137,8 @@ nlohmann::json load_record(const Found& f) {
 
 // Writes one job and its rows; true if it was new.
 bool store(Database& db, const Found& f, const nlohmann::json& r, std::int64_t now) {
-  const nlohmann::json job = r.contains("job") && r["job"].is_object() ? r["job"]
-                                                                       : nlohmann::json::object();
+  const nlohmann::json job =
+      r.contains("job") && r["job"].is_object() ? r["job"] : nlohmann::json::object();
   const bool existed =
       !db.query("SELECT 1 FROM jobs WHERE run_path = $1", {f.run.string()}).empty();
   const auto rows = db.query(

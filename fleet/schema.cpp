@@ -51,7 +51,8 @@ CREATE TABLE job_callsites (
 std::string in_dialect(std::string sql, const Database& db) {
   const bool pg = std::string(db.dialect()) == "postgresql";
   const auto replace = [&](const std::string& from, const std::string& to) {
-    for (std::size_t at; (at = sql.find(from)) != std::string::npos;) sql.replace(at, from.size(), to);
+    for (std::size_t at; (at = sql.find(from)) != std::string::npos;)
+      sql.replace(at, from.size(), to);
   };
   replace("{id}", pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY");
   replace("{real}", pg ? "DOUBLE PRECISION" : "REAL");

@@ -11,8 +11,8 @@ namespace {
 class SqliteDatabase final : public Database {
  public:
   explicit SqliteDatabase(const std::string& path) {
-    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                        nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+        SQLITE_OK) {
       const std::string why = m_db ? sqlite3_errmsg(m_db) : "out of memory";
       sqlite3_close(m_db);
       m_db = nullptr;

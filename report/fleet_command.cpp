@@ -37,9 +37,8 @@ int ingest_command(Args args) {
   if (db.empty()) throw UsageError("needs --db DB (a SQLite file or a postgresql:// URI)");
   auto database = fleet::open_database(db);
   const auto c = fleet::ingest(*database, roots, stderr);
-  std::printf(
-      "mpidle fleet: %zu runs found: %zu added, %zu updated, %zu unchanged, %zu skipped\n",
-      c.runs, c.added, c.updated, c.unchanged, c.skipped);
+  std::printf("mpidle fleet: %zu runs found: %zu added, %zu updated, %zu unchanged, %zu skipped\n",
+              c.runs, c.added, c.updated, c.unchanged, c.skipped);
   return 0;
 }
 

@@ -1,13 +1,15 @@
 #!/bin/sh
 # `make bench`: overhead of mpidle per intercepted call, profiled vs bare, HPC
-# Challenge's polling kernel bare vs profiled (Open MPI build), and the profile
-# finalize at 2 to 32 ranks.
+# Challenge's polling kernel bare vs profiled (Open MPI build), the profile
+# finalize at 2 to 32 ranks, and the fleet database at 10^5 jobs.
 set -eu
 build=${1:-build}
 openmpi_build=${2:-build-openmpi}
 python3 "$(dirname "$0")/../bench/run_bench.py" --build "$build"
 # The profile finalize as the number of ranks grows (docs/scale.md).
 python3 "$(dirname "$0")/../bench/scale_bench.py" --build "$build"
+# The fleet database at 10^5 synthetic jobs: ingest rate, report time, size per job.
+python3 "$(dirname "$0")/../bench/fleet_bench.py" --build "$build"
 # HPC Challenge's MPIRandomAccess (Debian's hpcc is built for Open MPI).
 if command -v hpcc >/dev/null 2>&1 && [ -e "$openmpi_build/lib/libmpidle.so" ]; then
   python3 "$(dirname "$0")/../bench/hpcc_randomaccess.py" --build "$openmpi_build"

@@ -7,11 +7,11 @@
 # tests that need them say so and the rest runs. `setup.sh --bench` adds hpcc.
 set -eu
 
-packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev libacl1-dev libsqlite3-dev libpq-dev python3-pandas"
+packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev libacl1-dev libsqlite3-dev libpq-dev pkg-config python3-pandas"
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""
-  optional="chromium python3-pil bagel postgresql"
+  optional="chromium python3-pil bagel postgresql lmod"
 fi
 # `setup.sh --bench`: HPC Challenge (Open MPI), whose polling loop `make bench` times.
 if [ "${1:-}" = "--bench" ]; then

@@ -28,8 +28,9 @@ constexpr int kJobs = 400;
 // A fresh tree of kJobs synthetic runs, and the generator's truth.
 nlohmann::json synthetic_tree(const fs::path& tree) {
   fs::remove_all(tree);
-  const auto r = run({MPIDLE_SYSTEM_PYTHON, std::string(MPIDLE_SOURCE_DIR) + "/bench/fleet_synthetic.py",
-                      tree.string(), "--jobs", std::to_string(kJobs), "--ranks-max", "256"});
+  const auto r =
+      run({MPIDLE_SYSTEM_PYTHON, std::string(MPIDLE_SOURCE_DIR) + "/bench/fleet_synthetic.py",
+           tree.string(), "--jobs", std::to_string(kJobs), "--ranks-max", "256"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   return nlohmann::json::parse(r.out);
@@ -49,8 +50,8 @@ void check_against_truth(const nlohmann::json& report, const nlohmann::json& tru
   CHECK(t["jobs"] == truth["jobs"]);
   CHECK(t["core_hours"].get<double>() == Approx(truth["core_hours"].get<double>()));
   CHECK(t["wait_core_hours"].get<double>() == Approx(truth["wait_core_hours"].get<double>()));
-  CHECK(t["wait_share"].get<double>() ==
-        Approx(truth["wait_core_hours"].get<double>() * 3600 / truth["rank_seconds"].get<double>()));
+  CHECK(t["wait_share"].get<double>() == Approx(truth["wait_core_hours"].get<double>() * 3600 /
+                                                truth["rank_seconds"].get<double>()));
   for (const char* key : {"application", "user", "account"}) {
     const auto& groups = truth[std::string("by_") + key];
     CHECK(report[std::string("by_") + key].size() == groups.size());
@@ -85,7 +86,8 @@ void check_same_report(const nlohmann::json& a, const nlohmann::json& b,
     CHECK(a.get<double>() == Approx(b.get<double>()).epsilon(1e-9));
   } else if (a.is_object()) {
     REQUIRE(a.size() == b.size());
-    for (const auto& [key, value] : a.items()) check_same_report(value, b.at(key), where + "/" + key);
+    for (const auto& [key, value] : a.items())
+      check_same_report(value, b.at(key), where + "/" + key);
   } else if (a.is_array()) {
     REQUIRE(a.size() == b.size());
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -115,7 +117,8 @@ TEST_CASE("ingest is complete, incremental and idempotent, and the report adds u
 
   // The text report says the same totals.
   const auto text = run({MPIDLE_BIN, "fleet", "report", "--db", db});
-  CHECK_THAT(text.out, Catch::StartsWith("mpidle fleet report: " + std::to_string(kJobs) + " jobs"));
+  CHECK_THAT(text.out,
+             Catch::StartsWith("mpidle fleet report: " + std::to_string(kJobs) + " jobs"));
   CHECK_THAT(text.out, Catch::Contains("Applications whose wait share rose") &&
                            Catch::Contains(truth["rising"].get<std::string>()));
 
@@ -201,8 +204,7 @@ TEST_CASE("ingesters at once into one SQLite file lose nothing", "[fleet]") {
   check_against_truth(report_json(db), truth);
 }
 
-TEST_CASE("a real PostgreSQL server holds the same fleet and gives the same report",
-          "[fleet]") {
+TEST_CASE("a real PostgreSQL server holds the same fleet and gives the same report", "[fleet]") {
   const fs::path dir = scratch_dir("fleet_postgres");
   const auto truth = synthetic_tree(dir / "logs");
   const std::string script = std::string(MPIDLE_SOURCE_DIR) + "/tests/fleet/postgres_server.sh";
