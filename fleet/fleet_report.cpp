@@ -52,22 +52,22 @@ std::string where_clause(const ReportFilter& f, std::vector<Value>& params,
   return sql;
 }
 
-std::string day_of(std::int64_t t) {
+// A job's start as UTC text in strftime's `format`.
+std::string utc_text(std::int64_t t, const char* format) {
   const std::time_t tt = static_cast<std::time_t>(t);
   std::tm tm{};
   gmtime_r(&tt, &tm);
   char text[16];
-  std::strftime(text, sizeof text, "%Y-%m-%d", &tm);
+  std::strftime(text, sizeof text, format, &tm);
   return text;
 }
 
+std::string day_of(std::int64_t t) {
+  return utc_text(t, "%Y-%m-%d");
+}
+
 std::string week_of(std::int64_t t) {
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char text[16];
-  std::strftime(text, sizeof text, "%G-W%V", &tm);  // ISO 8601 week
-  return text;
+  return utc_text(t, "%G-W%V");  // ISO 8601 week
 }
 
 nlohmann::json top_groups(const std::map<std::string, Totals>& groups, const char* key,
