@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "log.hpp"
+#include "real_function.hpp"
 
 namespace mpidle::profiler {
 namespace {
@@ -20,12 +21,16 @@ struct Provider {
   std::string file;
 };
 
-// The loaded object that defines `symbol` as seen from `handle`'s scope.
-std::optional<Provider> provider_of(void* handle, const char* symbol) {
-  void* address = dlsym(handle, symbol);
+// The loaded object that holds `address`.
+std::optional<Provider> provider_at(void* address) {
   Dl_info info{};
   if (address == nullptr || dladdr(address, &info) == 0) return std::nullopt;
   return Provider{info.dli_fbase, info.dli_fname ? info.dli_fname : "?"};
+}
+
+// The loaded object that defines `symbol` as seen from `handle`'s scope.
+std::optional<Provider> provider_of(void* handle, const char* symbol) {
+  return provider_at(dlsym(handle, symbol));
 }
 
 int collect_object_name(dl_phdr_info* info, std::size_t, void* out) {
@@ -38,11 +43,13 @@ int collect_object_name(dl_phdr_info* info, std::size_t, void* out) {
 }  // namespace
 
 std::optional<std::string> foreign_mpi_library() {
-  const auto program_mpi = provider_of(RTLD_NEXT, "PMPI_Init");
+  const auto program_mpi = provider_at(find_next_symbol("PMPI_Init"));
   Dl_info self{};
   if (!program_mpi || dladdr(reinterpret_cast<void*>(&foreign_mpi_library), &self) == 0) {
     return std::nullopt;
   }
+  // The preload shim defines every MPI name too, as trampolines: not an MPI library.
+  const auto shim = provider_of(RTLD_DEFAULT, "mpidle_preload_next_symbol");
   std::vector<std::string> objects;
   dl_iterate_phdr(collect_object_name, &objects);
   for (const std::string& name : objects) {
@@ -51,7 +58,8 @@ std::optional<std::string> foreign_mpi_library() {
     if (handle == nullptr) continue;
     const auto other = provider_of(handle, "PMPI_Init");
     dlclose(handle);
-    if (other && other->base != self.dli_fbase && other->base != program_mpi->base) {
+    if (other && other->base != self.dli_fbase && other->base != program_mpi->base &&
+        !(shim && other->base == shim->base)) {
       return "the program runs on the MPI library " + program_mpi->file +
              ", but this libmpidle was built for " + MPIDLE_BUILT_FOR_MPI + " (" + other->file +
              "): not profiling this run; use an mpidle built for the program's MPI";

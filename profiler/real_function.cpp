@@ -8,7 +8,13 @@
 namespace mpidle::profiler {
 
 void* find_next_symbol(const char* name) {
-  return dlsym(RTLD_NEXT, name);
+  // Loaded by the preload shim (libmpidle-preload.so) at the first MPI call rather
+  // than preloaded, libmpidle is not in the process' global scope, where
+  // RTLD_NEXT would search after it: the shim finds the MPI library's functions.
+  using Finder = void* (*)(const char*);
+  static const auto shim =
+      reinterpret_cast<Finder>(dlsym(RTLD_DEFAULT, "mpidle_preload_next_symbol"));
+  return shim ? shim(name) : dlsym(RTLD_NEXT, name);
 }
 
 int missing_function(const char* name) {

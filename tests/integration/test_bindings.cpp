@@ -28,39 +28,45 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
     WARN("skipped: no Fortran MPI compiler was found at configure time");
     return;
   }
-  for (const char* name : {"fortran_mpif", "fortran_use_mpi", "fortran_mpi_f08"}) {
-    INFO(name);
-    const auto dir = scratch_dir(name);
-    const auto r = run_mpi(2, program(name), {}, {{"MPIDLE_OUTPUT", dir}});
-    REQUIRE(r.status == 0);
-    const auto truth = truth_of(r.out);
-    REQUIRE(truth.contains("barriers"));
-    // A profile at all means MPI_Init and MPI_Finalize were seen.
-    const auto p = model::read_profile(dir);
-    CHECK(calls_of(p, "MPI_Barrier") == 2 * truth["barriers"].get<std::uint64_t>());
-    CHECK(calls_of(p, "MPI_Allreduce") == 2 * truth["allreduces"].get<std::uint64_t>());
-    CHECK(calls_of(p, "MPI_Comm_rank") == 2);
-    CHECK(calls_of(p, "MPI_Comm_size") == 2);
-    CHECK(p.functions.size() == 4);
-    // Callsites are the Fortran source lines, not frames of the MPI library's
-    // Fortran bindings: each names the .f90 file and the line of its `call`.
-    const std::string source = std::string(name) + ".f90";
-    const std::string text =
-        read_text(std::string(MPIDLE_SOURCE_DIR) + "/tests/programs/" + source);
-    auto line_of = [&](const std::string& call) {
-      std::size_t at = text.find("call " + call + "(");
-      return at == std::string::npos
-                 ? -1
-                 : static_cast<int>(std::count(text.begin(), text.begin() + at, '\n')) + 1;
-    };
-    REQUIRE_FALSE(p.callsites.empty());
-    for (const auto& c : p.callsites) {
-      INFO(c.function);
-      REQUIRE_FALSE(c.frames.empty());
-      CHECK_THAT(c.frames[0].file, Catch::EndsWith(source));
-      CHECK(c.frames[0].line == line_of(c.function));
+  // libmpidle preloaded itself, and loaded by the preload shim at the first call.
+  std::vector<std::string> loaders = {""};
+  if (!std::string(MPIDLE_PRELOAD_LIB).empty()) loaders.push_back(MPIDLE_PRELOAD_LIB);
+  for (const auto& loader : loaders)
+    for (const char* name : {"fortran_mpif", "fortran_use_mpi", "fortran_mpi_f08"}) {
+      INFO(name << (loader.empty() ? "" : " through the preload shim"));
+      const auto dir = scratch_dir(name);
+      std::map<std::string, std::string> env = {{"MPIDLE_OUTPUT", dir}};
+      if (!loader.empty()) env["LD_PRELOAD"] = loader;
+      const auto r = run_mpi(2, program(name), {}, env, loader.empty());
+      REQUIRE(r.status == 0);
+      const auto truth = truth_of(r.out);
+      REQUIRE(truth.contains("barriers"));
+      // A profile at all means MPI_Init and MPI_Finalize were seen.
+      const auto p = model::read_profile(dir);
+      CHECK(calls_of(p, "MPI_Barrier") == 2 * truth["barriers"].get<std::uint64_t>());
+      CHECK(calls_of(p, "MPI_Allreduce") == 2 * truth["allreduces"].get<std::uint64_t>());
+      CHECK(calls_of(p, "MPI_Comm_rank") == 2);
+      CHECK(calls_of(p, "MPI_Comm_size") == 2);
+      CHECK(p.functions.size() == 4);
+      // Callsites are the Fortran source lines, not frames of the MPI library's
+      // Fortran bindings: each names the .f90 file and the line of its `call`.
+      const std::string source = std::string(name) + ".f90";
+      const std::string text =
+          read_text(std::string(MPIDLE_SOURCE_DIR) + "/tests/programs/" + source);
+      auto line_of = [&](const std::string& call) {
+        std::size_t at = text.find("call " + call + "(");
+        return at == std::string::npos
+                   ? -1
+                   : static_cast<int>(std::count(text.begin(), text.begin() + at, '\n')) + 1;
+      };
+      REQUIRE_FALSE(p.callsites.empty());
+      for (const auto& c : p.callsites) {
+        INFO(c.function);
+        REQUIRE_FALSE(c.frames.empty());
+        CHECK_THAT(c.frames[0].file, Catch::EndsWith(source));
+        CHECK(c.frames[0].line == line_of(c.function));
+      }
     }
-  }
 }
 
 // NetPIPE 3.7.2 (Debian's netpipe-mpich2 or netpipe-openmpi, never rebuilt). With -l 1 -u 1 -p 0 -n
