@@ -64,12 +64,14 @@ static void* open_profiler(void) {
   const char* family = mpi_family();
   char path[PATH_MAX];
   if (family) {
-    snprintf(path, sizeof path, "MPIDLE_LIBRARY_%s", strcmp(family, "mpich") == 0 ? "MPICH" : "OPENMPI");
+    snprintf(path, sizeof path, "MPIDLE_LIBRARY_%s",
+             strcmp(family, "mpich") == 0 ? "MPICH" : "OPENMPI");
     const char* chosen = getenv(path);
     if (chosen && *chosen) {
       void* library = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
       if (library) return library;
-      if (first_rank()) fprintf(stderr, "mpidle: cannot load %s (%s); not profiled\n", chosen, dlerror());
+      if (first_rank())
+        fprintf(stderr, "mpidle: cannot load %s (%s); not profiled\n", chosen, dlerror());
       return NULL;
     }
   }
@@ -86,9 +88,11 @@ static void* open_profiler(void) {
   snprintf(path, sizeof path, "%.*s/libmpidle.so", dir, base);
   void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!library && first_rank()) {
-    fprintf(stderr, "mpidle: no libmpidle for this MPI (%s) beside %s (set MPIDLE_LIBRARY_%s); not profiled\n",
-            family ? family : "not recognized", self.dli_fname,
-            family && strcmp(family, "openmpi") == 0 ? "OPENMPI" : "MPICH");
+    fprintf(
+        stderr,
+        "mpidle: no libmpidle for this MPI (%s) beside %s (set MPIDLE_LIBRARY_%s); not profiled\n",
+        family ? family : "not recognized", self.dli_fname,
+        family && strcmp(family, "openmpi") == 0 ? "OPENMPI" : "MPICH");
   }
   return library;
 }
@@ -97,7 +101,8 @@ static void* open_profiler(void) {
  * up with dlsym): says so once, and fails as an MPI call does. */
 static int missing_function(void) {
   static int said = 0;
-  if (!said && first_rank()) fprintf(stderr, "mpidle: this MPI library lacks a function the program called\n");
+  if (!said && first_rank())
+    fprintf(stderr, "mpidle: this MPI library lacks a function the program called\n");
   said = 1;
   return 1;
 }

@@ -212,18 +212,15 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   }
   // The fleet's compact record of the run, first, as the other side files: a profile.json that
   // exists has it.
+  const fs::path record = dir / model::kJobRecordFile;
+  bool record_written = false;
   {
-    const fs::path record = dir / model::kJobRecordFile;
     std::ofstream out(record.string() + ".partial");
     if (out) out << model::job_record(json).dump(1) << '\n';
     std::error_code renamed;
     if (out) out.close();
     if (out) fs::rename(record.string() + ".partial", record, renamed);
-    // A directory that could not be made is said once, with the profile.
-    if ((!out || renamed) && !ec) {
-      warn("cannot write " + record.string() +
-           "; the fleet will build the record from profile.json");
-    }
+    record_written = out && !renamed;
   }
   const fs::path file = dir / "profile.json";
   const fs::path partial = dir / "profile.json.partial";
@@ -240,6 +237,11 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   if (ec) {
     warn("cannot write " + file.string() + " (" + ec.message() + ")");
     return;
+  }
+  // Said only once profile.json is there: a full disk or a missing directory is
+  // said once, with the profile.
+  if (!record_written) {
+    warn("cannot write " + record.string() + "; the fleet will build the record from profile.json");
   }
   if (!matrix_written || !minima_written) {
     warn("cannot write " +

@@ -95,9 +95,10 @@ TEST_CASE("preload shim: an MPI program gets its whole profile, exact counts, in
   CHECK_FALSE(fs::exists(off + "/profile.json"));
 }
 
-TEST_CASE("preload shim: MPIDLE_LIBRARY_<MPI> picks the build, and without one, one line and the "
-          "program runs as bare",
-          "[mpi]") {
+TEST_CASE(
+    "preload shim: MPIDLE_LIBRARY_<MPI> picks the build, and without one, one line and the "
+    "program runs as bare",
+    "[mpi]") {
   if (!have_shim()) return;
   // The shim alone in a directory: no libmpidle beside it.
   const fs::path alone = scratch_dir("preload_shim_alone");

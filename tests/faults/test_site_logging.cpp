@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include "fault_checks.hpp"
 #include "model/job_record.hpp"
@@ -243,4 +244,63 @@ TEST_CASE(
       CHECK((st.st_mode & S_IRWXO) == 0);
     }
   }
+}
+
+TEST_CASE("log tree: 100 runs ending at once into one tree, none lost, none replaced", "[mpi]") {
+  const fs::path tree = scratch_dir("log_tree_hundred");
+  fs::create_directories(tree);
+  constexpr int kRuns = 100;
+  // One user, one job, one second: every run wants the same name.
+  std::map<std::string, std::string> env = {
+      {"MPIDLE_LOG_DIR", tree.string()}, {"SLURM_JOB_ID", "77"}, {"SLURM_JOB_USER", "alice"}};
+  std::vector<std::future<Outcome>> runs;
+  for (int i = 0; i < kRuns; ++i) {
+    runs.push_back(std::async(std::launch::async, [&env] {
+      auto local = env;
+      return run_mpi(1, program("fault_dies"), {"exit7"}, local);
+    }));
+  }
+  int exited_7 = 0;
+  for (auto& r : runs) {
+    const auto o = r.get();
+    exited_7 += o.status == 7;
+  }
+  CHECK(exited_7 == kRuns);
+  const auto contents = runs_in(tree);
+  CHECK(contents.staging == 0);
+  CHECK(contents.runs.size() == static_cast<std::size_t>(kRuns));
+  std::size_t whole = 0;
+  for (const auto& run : contents.runs) {
+    const auto profile = read_json(run / "profile.json");
+    whole += profile["run"]["ended"] == "MPI_Finalize" && profile["ranks"].size() == 1 &&
+             fs::exists(run / model::kJobRecordFile);
+  }
+  CHECK(whole == static_cast<std::size_t>(kRuns));
+}
+
+TEST_CASE("log tree: a full disk costs the job nothing but its log", "[mpi]") {
+  if (geteuid() != 0) {
+    WARN("skipped: needs root to mount a small filesystem");
+    return;
+  }
+  const fs::path tree = scratch_dir("log_tree_full");
+  fs::create_directories(tree);
+  // 16 KiB: room for the directories, not for a profile.
+  if (run({"/bin/mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", tree.string()}).status != 0) {
+    WARN("skipped: cannot mount a tmpfs here");
+    return;
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { run({"/bin/umount", path}); }
+  } unmount{tree.string()};
+  // Most of the room taken already, as on a full disk.
+  std::ofstream(tree / "filler") << std::string(12 * 1024, 'x');
+  const auto p = both(2, program("fault_dies"), {"exit7"}, {{"MPIDLE_LOG_DIR", tree.string()}});
+  check_same_for_the_application(p);
+  check_only_mpidle_lines(p.bare.err, p.profiled.err);
+  CHECK(count_lines_with(p.profiled.err, "mpidle") == 1);
+  CHECK_THAT(p.profiled.err, Catch::Contains("cannot write"));
+  // Nothing half-written was published.
+  CHECK(runs_in(tree).runs.empty());
 }
