@@ -128,7 +128,8 @@ const std::vector<Command>& commands() {
        "export a trace run's timeline (Chrome Trace Event format, OTF2)", export_command},
       {"logdir",
        "mpidle logdir init LOG_DIR --writers GROUP --admin-group GROUP [--days N] [--from "
-       "YYYY-MM-DD]\n\n"
+       "YYYY-MM-DD]\n"
+       "mpidle logdir clean LOG_DIR [--older-than HOURS]\n\n"
        "Makes the site-wide log tree that MPIDLE_LOG_DIR names: LOG_DIR/YYYY/MM/DD for\n"
        "N days from today (default 366; run it again before they run out, e.g. from\n"
        "cron). Jobs of the writers group create their run directories in a day\n"
@@ -139,7 +140,10 @@ const std::vector<Command>& commands() {
        "  --writers GROUP      the users whose jobs log (e.g. users)\n"
        "  --admin-group GROUP  who reads every log (the fleet's ingester)\n"
        "  --days N             day directories to make (1..3660)\n"
-       "  --from DATE          the first day (default today)\n",
+       "  --from DATE          the first day (default today)\n\n"
+       "clean removes the staging directories of runs whose ranks all died before\n"
+       "writing anything, once older than HOURS (default 336, two weeks: longer than\n"
+       "any job, whose run is written there until it ends).\n",
        "set up a site-wide log tree for MPIDLE_LOG_DIR", logdir_command},
       {"fleet",
        "mpidle fleet ingest LOG_DIR... --db DB\n"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -25,6 +26,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "model/log_tree.hpp"
 
 namespace mpidle::report {
 namespace {
@@ -59,10 +61,9 @@ std::time_t parse_date(const std::string& text) {
 }
 
 LogdirOptions parse_logdir_args(const Args& args) {
-  if (args.empty() || args[0] != "init") throw UsageError("the only subcommand is init");
   LogdirOptions o;
   o.from = std::time(nullptr);
-  for (std::size_t i = 1; i < args.size(); ++i) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const auto value = [&]() -> const std::string& {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
@@ -133,9 +134,57 @@ void day_directory(const fs::path& path, const LogdirOptions& o) {
   set_acl(path, ACL_TYPE_DEFAULT, "u::rwx,g::r-x,o::---");
 }
 
-}  // namespace
+// Runs whose every rank died before writing anything leave their staging
+// directory (.<name>.incomplete) behind; no reader looks at it. A job may run for
+// days with its staging directory untouched, so only those older than the
+// longest job are removed.
+int clean_command(Args args) {
+  fs::path root;
+  double hours = 14 * 24;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--older-than") {
+      if (i + 1 >= args.size()) throw UsageError("--older-than needs a value (hours)");
+      const std::string& value = args[++i];
+      hours = number_option("--older-than", value);
+      if (hours <= 0)
+        throw UsageError("--older-than " + value + ": not a positive number of hours");
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      throw UsageError("unknown option " + args[i]);
+    } else if (root.empty()) {
+      root = args[i];
+    } else {
+      throw UsageError("one LOG_DIR only, not also " + args[i]);
+    }
+  }
+  if (root.empty()) throw UsageError("names no LOG_DIR");
+  if (!fs::is_directory(root)) throw std::runtime_error(root.string() + ": not a directory");
+  const auto limit = fs::file_time_type::clock::now() -
+                     std::chrono::duration_cast<fs::file_time_type::duration>(
+                         std::chrono::duration<double, std::ratio<3600>>(hours));
+  std::size_t removed = 0, kept = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(
+           root, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it.depth() > 3 || !it->is_directory(ec)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!model::is_staging_name(it->path().filename().string())) continue;
+    it.disable_recursion_pending();
+    if (fs::last_write_time(it->path(), ec) < limit && !ec) {
+      removed += fs::remove_all(it->path(), ec) > 0 && !ec;
+    } else {
+      ++kept;
+    }
+  }
+  std::printf("mpidle: %zu abandoned runs removed from %s, %zu still being written kept\n", removed,
+              root.c_str(), kept);
+  return 0;
+}
 
-int logdir_command(Args args) {
+int init_command(Args args) {
   const LogdirOptions o = parse_logdir_args(args);
   fs::path made_first, made_last;
   directory(o.root, o.admins_gid, 0751);
@@ -158,6 +207,15 @@ int logdir_command(Args args) {
               o.admins.c_str());
   std::printf("mpidle: set MPIDLE_LOG_DIR=%s for the jobs (docs/fleet.md)\n", o.root.c_str());
   return 0;
+}
+
+}  // namespace
+
+int logdir_command(Args args) {
+  if (args.empty()) throw UsageError("needs a subcommand: init or clean");
+  if (args[0] == "init") return init_command(args.subspan(1));
+  if (args[0] == "clean") return clean_command(args.subspan(1));
+  throw UsageError("unknown subcommand " + args[0] + " (init or clean)");
 }
 
 }  // namespace mpidle::report

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -288,4 +289,32 @@ TEST_CASE("the HTML report has its plots and renders in a browser", "[fleet]") {
   // Bars and columns of both colours were drawn.
   CHECK(compute > 5000);
   CHECK(wait > 2000);
+}
+
+TEST_CASE("logdir clean removes only abandoned staging directories older than the limit",
+          "[fleet]") {
+  const fs::path tree = scratch_dir("logdir_clean");
+  const fs::path day = tree / "2026/11/20";
+  for (const char* name : {".old_x_1_000000.incomplete", ".new_x_2_000000.incomplete",
+                           "whole_x_3_000000", ".hidden-but-not-staging"}) {
+    fs::create_directories(day / name);
+    std::ofstream(day / name / "profile.json") << "{}";
+  }
+  const auto three_days_ago = fs::file_time_type::clock::now() - std::chrono::hours(72);
+  fs::last_write_time(day / ".old_x_1_000000.incomplete", three_days_ago);
+  fs::last_write_time(day / "whole_x_3_000000", three_days_ago);
+  const auto r = run({MPIDLE_BIN, "logdir", "clean", tree.string(), "--older-than", "48"});
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("1 abandoned runs removed") && Catch::Contains("1 still"));
+  CHECK_FALSE(fs::exists(day / ".old_x_1_000000.incomplete"));
+  CHECK(fs::exists(day / ".new_x_2_000000.incomplete"));
+  CHECK(fs::exists(day / "whole_x_3_000000/profile.json"));
+  CHECK(fs::exists(day / ".hidden-but-not-staging"));
+  // Bad input: one line, non-zero exit.
+  const auto bad = run({MPIDLE_BIN, "logdir", "clean", tree.string(), "--older-than", "soon"});
+  CHECK(bad.status == 2);
+  CHECK(count_lines_with(bad.err, "mpidle logdir") == 1);
+  CHECK(run({MPIDLE_BIN, "logdir", "clean", "/nonexistent/tree"}).status == 2);
+  CHECK(run({MPIDLE_BIN, "logdir", "sweep", tree.string()}).status == 2);
 }
