@@ -1,7 +1,9 @@
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "database.hpp"
 
@@ -31,11 +33,14 @@ class SqliteDatabase final : public Database {
   const char* dialect() const override { return "sqlite"; }
 
   void exec(const std::string& sql) override {
-    char* error = nullptr;
-    if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    for (int attempt = 0;; ++attempt) {
+      char* error = nullptr;
+      const int rc = sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &error);
+      if (rc == SQLITE_OK) return;
       const std::string why = error ? error : sqlite3_errmsg(m_db);
       sqlite3_free(error);
-      throw DatabaseError(why);
+      if (!busy(rc) || attempt >= kRetries) throw DatabaseError(why);
+      pause(attempt);
     }
   }
 
@@ -61,9 +66,14 @@ class SqliteDatabase final : public Database {
           params[i]);
     }
     std::vector<Row> rows;
-    for (;;) {
+    for (int attempt = 0;;) {
       const int rc = sqlite3_step(stmt);
       if (rc == SQLITE_DONE) break;
+      if (rows.empty() && busy(rc) && attempt < kRetries) {
+        sqlite3_reset(stmt);
+        pause(attempt++);
+        continue;
+      }
       if (rc != SQLITE_ROW) {
         const std::string why = sqlite3_errmsg(m_db);
         sqlite3_reset(stmt);
@@ -87,6 +97,15 @@ class SqliteDatabase final : public Database {
   void rollback() noexcept override { sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr); }
 
  private:
+  // The busy handler waits for most locks, but SQLite returns SQLITE_BUSY at once
+  // where waiting could deadlock or while another connection makes a new file a
+  // WAL database: such statements are tried again, for up to a minute.
+  static constexpr int kRetries = 3000;
+  static bool busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+  static void pause(int attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(attempt < 10 ? 1 : 20));
+  }
+
   sqlite3_stmt* prepared(const std::string& sql) {
     if (const auto it = m_statements.find(sql); it != m_statements.end()) return it->second;
     sqlite3_stmt* stmt = nullptr;
