@@ -190,6 +190,10 @@ TEST_CASE(
   const auto init = run({MPIDLE_BIN, "logdir", "init", tree.string(), "--writers", writers,
                          "--admin-group", admins, "--days", "2"});
   INFO(init.out << init.err);
+  if (init.status != 0 && init.err.find("no POSIX ACLs") != std::string::npos) {
+    WARN("skipped: the scratch filesystem has no POSIX ACLs");
+    return;
+  }
   REQUIRE(init.status == 0);
   // The tree's users must reach the programs and the library.
   const auto as = [&](const std::string& uid, const std::string& groups,
