@@ -42,6 +42,11 @@ bool rename_no_replace(const fs::path& from, const fs::path& to) {
   return ::rename(from.c_str(), to.c_str()) == 0;
 }
 
+// The n-th choice of a run's name: "name", then "name-2", "name-3", ...
+std::string numbered(const std::string& name, int n) {
+  return n == 1 ? name : name + "-" + std::to_string(n);
+}
+
 std::string last_error() {
   return std::strerror(errno);
 }
@@ -81,7 +86,7 @@ std::optional<LogRun> reserve_log_run(const fs::path& day_directory, const std::
     return std::nullopt;
   }
   for (int n = 1; n <= 1000; ++n) {
-    const std::string candidate = n == 1 ? name : name + "-" + std::to_string(n);
+    const std::string candidate = numbered(name, n);
     struct stat st {};
     if (lstat((day_directory / candidate).c_str(), &st) == 0) continue;
     const fs::path staging = day_directory / staging_name(candidate);
@@ -100,7 +105,7 @@ fs::path publish_log_run(const LogRun& run, std::string& error) {
   const fs::path day = run.final_path.parent_path();
   const std::string name = run.final_path.filename().string();
   for (int n = 1; n <= 1000; ++n) {
-    const fs::path target = n == 1 ? run.final_path : day / (name + "-" + std::to_string(n));
+    const fs::path target = day / numbered(name, n);
     if (rename_no_replace(run.staging, target)) return target;
     if (errno != EEXIST && errno != ENOTEMPTY) break;
   }

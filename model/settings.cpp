@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 
 namespace mpidle::model {
 namespace {
@@ -181,6 +182,12 @@ std::string setting_warning(const SettingSpec& spec, std::string_view text,
   const std::string shown = kept.empty() ? "(empty)" : kept;
   return std::string(spec.env) + "=\"" + echo(text) + "\" is not " + setting_expectation(spec) +
          (kept == spec.default_value ? "; using the default " + shown : "; keeping " + shown);
+}
+
+std::optional<std::string> environment_variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
 }
 
 Settings parse_settings(const EnvLookup& lookup, std::vector<std::string>& warnings) {

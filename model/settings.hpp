@@ -55,6 +55,8 @@ std::string setting_expectation(const SettingSpec& spec);
 // Reads settings through `lookup` (getenv in the profiler, a map in tests). Every
 // malformed value adds one warning to `warnings` and keeps the default.
 using EnvLookup = std::function<std::optional<std::string>(const char*)>;
+// The process' own environment (getenv), as an EnvLookup.
+std::optional<std::string> environment_variable(const char* name);
 Settings parse_settings(const EnvLookup& lookup, std::vector<std::string>& warnings);
 
 // The warning for a malformed value (the value cut to a readable length).

@@ -10,7 +10,6 @@
 #include "log.hpp"
 
 namespace mpidle::profiler {
-namespace {
 
 std::string iso_utc(std::time_t t) {
   std::tm tm{};
@@ -19,6 +18,8 @@ std::string iso_utc(std::time_t t) {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 std::string host_name() {
   char buf[HOST_NAME_MAX + 1] = {};

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,9 @@
 #include "trace_clock.hpp"
 
 namespace mpidle::profiler {
+
+// `t` as ISO 8601 in UTC ("2026-11-26T02:16:43Z"), as profile.json writes times.
+std::string iso_utc(std::time_t t);
 
 class Context {
  public:

@@ -25,24 +25,22 @@ std::string process_user() {
   return std::to_string(getuid());
 }
 
+std::string executable_path() {
+  char exe[PATH_MAX] = {};
+  return realpath("/proc/self/exe", exe) ? exe : "unknown";
+}
+
 LogLocation choose_log_location(model::Settings& config, MPI_Comm comm, int rank) {
   LogLocation location;
   if (config.log_dir.empty() || !config.output.empty()) return location;
   std::string chosen;  // "staging\nfinal", or "" when the tree cannot take the run
   if (rank == 0) {
-    const auto job = model::detect_job(
-        [](const char* name) -> std::optional<std::string> {
-          const char* v = std::getenv(name);
-          return v ? std::optional<std::string>(v) : std::nullopt;
-        },
-        process_user());
-    char exe[PATH_MAX] = {};
-    const std::string executable = realpath("/proc/self/exe", exe) ? exe : "unknown";
+    const auto job = model::detect_job(model::environment_variable, process_user());
     const std::time_t now = std::time(nullptr);
     std::string error;
-    const auto run =
-        model::reserve_log_run(model::log_day_directory(config.log_dir, now),
-                               model::log_run_name(job.user, executable, job.job_id, now), error);
+    const auto run = model::reserve_log_run(
+        model::log_day_directory(config.log_dir, now),
+        model::log_run_name(job.user, executable_path(), job.job_id, now), error);
     if (run) {
       chosen = run->staging.string() + "\n" + run->final_path.string();
     } else {

@@ -24,5 +24,7 @@ LogLocation choose_log_location(model::Settings& config, MPI_Comm comm, int rank
 
 // The login name of this process' user (or its uid).
 std::string process_user();
+// The program this process runs (its real path), or "unknown".
+std::string executable_path();
 
 }  // namespace mpidle::profiler

@@ -111,30 +111,11 @@ struct FinalizeCost {
   double seconds = 0;
 };
 
-std::string executable_path() {
-  char exe[PATH_MAX] = {};
-  return realpath("/proc/self/exe", exe) ? exe : "unknown";
-}
-
-std::string iso_utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
 // profile.json's "job" section: the batch job, the user, the executable's identity
 // and the user's own pairs (rank 0, at the end of the run).
 nlohmann::json job_section(const Context& context, const model::ProfileSummary& summary,
                            const std::string& executable, const std::string& mpi_library) {
-  auto job = model::detect_job(
-      [](const char* name) -> std::optional<std::string> {
-        const char* v = std::getenv(name);
-        return v ? std::optional<std::string>(v) : std::nullopt;
-      },
-      process_user());
+  auto job = model::detect_job(model::environment_variable, process_user());
   job.executable = executable;
   job.executable_id = model::executable_identity(executable);
   std::vector<std::string> warnings;
@@ -143,7 +124,7 @@ nlohmann::json job_section(const Context& context, const model::ProfileSummary& 
   std::vector<std::string> hosts;
   hosts.reserve(summary.ranks.size());
   for (const auto& r : summary.ranks) hosts.push_back(r.host);
-  return model::job_json(job, hosts, context.start_iso(), iso_utc_now(), mpi_library);
+  return model::job_json(job, hosts, context.start_iso(), iso_utc(std::time(nullptr)), mpi_library);
 }
 
 // In trace mode: the trace's sections of profile.json (rank 0), or none when the

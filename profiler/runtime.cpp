@@ -24,17 +24,11 @@
 namespace mpidle::profiler::hooks {
 namespace {
 
-std::optional<std::string> from_environment(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
-}
-
 // The settings, with the log set up for this rank (rank 0 speaks); nullopt when
 // profiling is off.
 std::optional<model::Settings> settings_of(int rank) {
   std::vector<std::string> warnings;
-  model::Settings config = model::read_settings(from_environment, warnings);
+  model::Settings config = model::read_settings(model::environment_variable, warnings);
   set_log_rank(rank, rank != 0 && config.verbose == 0);
   for (const auto& w : warnings) warn(w);
   if (!config.enable) return std::nullopt;

@@ -117,8 +117,7 @@ model::Settings settings_of_run(const std::map<std::string, std::string>& set) {
   return model::read_settings(
       [&](const char* name) -> std::optional<std::string> {
         if (const auto given = set.find(name); given != set.end()) return given->second;
-        if (const char* value = std::getenv(name)) return std::string(value);
-        return std::nullopt;
+        return model::environment_variable(name);
       },
       ignored);
 }
