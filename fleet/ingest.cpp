@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/job_record.hpp"
+#include "model/json_fields.hpp"
 #include "model/log_tree.hpp"
 #include "schema.hpp"
 
@@ -39,11 +40,17 @@ std::optional<Stamp> stamp_of(const fs::path& file) {
                static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }
 
+// `dir`'s job.json, else its profile.json, as the record of the run `run`.
+std::optional<Found> record_in(const fs::path& run, const fs::path& dir) {
+  for (const char* name : {model::kJobRecordFile, "profile.json"}) {
+    if (const auto s = stamp_of(dir / name)) return Found{run, dir / name, s->size, s->mtime_ns};
+  }
+  return std::nullopt;
+}
+
 // The file a run's record comes from, if `dir` is a run directory.
 std::optional<Found> run_record(const fs::path& dir) {
-  for (const char* name : {model::kJobRecordFile, "profile.json"}) {
-    if (const auto s = stamp_of(dir / name)) return Found{dir, dir / name, s->size, s->mtime_ns};
-  }
+  if (auto found = record_in(dir, dir)) return found;
   // A run that ended without MPI_Finalize: its lowest rank's partial record.
   std::error_code ec;
   std::optional<std::pair<long, fs::path>> lowest;
@@ -53,13 +60,7 @@ std::optional<Found> run_record(const fs::path& dir) {
     const long rank = std::strtol(name.c_str() + 5, nullptr, 10);
     if (!lowest || rank < lowest->first) lowest = {rank, e.path()};
   }
-  if (!lowest) return std::nullopt;
-  for (const char* name : {model::kJobRecordFile, "profile.json"}) {
-    if (const auto s = stamp_of(lowest->second / name)) {
-      return Found{dir, lowest->second / name, s->size, s->mtime_ns};
-    }
-  }
-  return std::nullopt;
+  return lowest ? record_in(dir, lowest->second) : std::nullopt;
 }
 
 std::vector<Found> find_runs(const std::vector<std::string>& roots, std::FILE* messages,
@@ -118,10 +119,9 @@ double number(const nlohmann::json& j, const char* key) {
 nlohmann::json load_record(const Found& f) {
   std::ifstream in(f.record, std::ios::binary);
   if (!in) throw std::runtime_error("cannot be read");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception&) {
+  // The readers' own parse, with their nesting limit: a record is a few levels deep.
+  const nlohmann::json doc = model::read_json(in);
+  if (doc.is_discarded()) {
     throw std::runtime_error("not JSON, or cut short (a partial or corrupt file)");
   }
   const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
