@@ -68,13 +68,22 @@ bool merge_alike_callsites(ProfileSummary& summary) {
       if (added) continue;
       into.visits += share.visits;
       into.time_s += share.time_s;
-      into.wait_s += share.wait_s;
-      into.wait_s_global_min += share.wait_s_global_min;
+      into.add(share);
       into.bytes += share.bytes;
     }
     rank.shares.clear();
     for (auto& [key, share] : combined) rank.shares.push_back(share);
   }
+  std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteDurations> durations;
+  for (auto& d : summary.callsite_durations) {
+    const std::uint32_t callsite = remap.at(d.callsite);
+    CallsiteDurations& into = durations[{callsite, d.function}];
+    into.callsite = callsite;
+    into.function = d.function;
+    merge_histograms(into.durations, d.durations);
+  }
+  summary.callsite_durations.clear();
+  for (auto& [key, d] : durations) summary.callsite_durations.push_back(std::move(d));
   return true;
 }
 

@@ -7,8 +7,14 @@ namespace mpidle::model {
 namespace {
 
 constexpr FunctionInfo kCatalog[] = {
-#define MPIDLE_FUNCTION(name, group, kind, dependency, operation) \
-  {name, FunctionGroup::group, kind, CollectiveKind::dependency, CollectiveOperation::operation},
+#define MPIDLE_FUNCTION(name, group, kind, dependency, operation, can_wait) \
+  {                                                                         \
+      name,                                                                 \
+      FunctionGroup::group,                                                 \
+      kind,                                                                 \
+      CollectiveKind::dependency,                                           \
+      CollectiveOperation::operation,                                       \
+      can_wait},
 #include "mpi_catalog.inc"
 #undef MPIDLE_FUNCTION
 };
@@ -40,6 +46,11 @@ const FunctionInfo* find_function(std::string_view name) {
 bool is_completion(std::string_view name) {
   const FunctionInfo* f = find_function(name);
   return f != nullptr && f->group == FunctionGroup::completion;
+}
+
+bool can_wait(std::string_view name) {
+  const FunctionInfo* f = find_function(name);
+  return f == nullptr || f->can_wait;
 }
 
 bool is_barrier(std::string_view name) {

@@ -38,6 +38,10 @@ struct FunctionInfo {
   std::string_view kind;  // the table's hook kind: "send", "icoll", "waitall", ...
   CollectiveKind dependency = CollectiveKind::none;
   CollectiveOperation operation = CollectiveOperation::none;
+  // Whether the call can wait for another rank (a blocking receive, a Wait, a
+  // blocking collective, a fence, ...); a local call's time above its baseline is
+  // variation (Comm_rank, Isend, Test*, ...).
+  bool can_wait = true;
 };
 
 // The catalog's entry for an MPI function (also its NAME_c large-count form), or
@@ -46,6 +50,8 @@ const FunctionInfo* find_function(std::string_view name);
 
 // Wait*, Test*: the calls that complete requests.
 bool is_completion(std::string_view name);
+// True for a function that can wait, and for a name the catalog does not know.
+bool can_wait(std::string_view name);
 // A barrier in any form (no data: its waiting is its own wait-state pattern).
 bool is_barrier(std::string_view name);
 

@@ -14,6 +14,38 @@ namespace {
 
 using nlohmann::json;
 
+// [[lower edge in seconds, calls, their total seconds], ...], bins in increasing order.
+DurationHistogram parse_histogram(const Fields& f, const char* key) {
+  DurationHistogram h;
+  if (!f.has(key)) return h;
+  for (const auto& b : f.array(key)) {
+    if (!b.is_array() || b.size() != 3 || !b[0].is_number() || !b[1].is_number_unsigned() ||
+        !b[2].is_number()) {
+      throw ProfileError(f.where(key) + ": a bin is not [lower_s, count, sum_s]");
+    }
+    const double lower = b[0].get<double>();
+    const std::int32_t bin = duration_bin_of(lower * 1.0000001);  // the edge itself
+    if (!(lower >= 0) || duration_bin_lower_s(bin) > lower * 1.0000001 + 1e-18) {
+      throw ProfileError(f.where(key) + ": a bin's lower edge is not a power of two of ns");
+    }
+    h.push_back(DurationBin{bin, b[1].get<std::uint64_t>(), b[2].get<double>()});
+  }
+  if (!valid_histogram(h)) {
+    throw ProfileError(f.where(key) + ": bins out of order or with a negative total");
+  }
+  return h;
+}
+
+// The estimates by name; a profile from before the robust estimate has only wait_s
+// (against the rank's own minima) and wait_s_global_min.
+WaitColumns parse_estimates(const Fields& f) {
+  WaitColumns w;
+  w.wait_s_minimum = f.get_or<double>("wait_s_minimum", f.get<double>("wait_s"));
+  w.wait_s_robust = f.get_or<double>("wait_s_robust", w.wait_s_minimum);
+  w.variation_s = f.get_or<double>("variation_s", 0.0);
+  return w;
+}
+
 RunSummary parse_run(const Fields& f) {
   RunSummary r;
   r.executable = f.get<std::string>("executable");
@@ -38,6 +70,11 @@ RunSummary parse_run(const Fields& f) {
   r.minimum = f.get<std::string>("minimum");
   if (r.minimum != "local" && r.minimum != "global") {
     throw ProfileError("run.minimum is neither \"local\" nor \"global\"");
+  }
+  r.wait_estimate =
+      f.get_or<std::string>("wait_estimate", r.minimum == "global" ? "global" : "minimum");
+  if (r.wait_estimate != "robust" && r.wait_estimate != "minimum" && r.wait_estimate != "global") {
+    throw ProfileError("run.wait_estimate is not \"robust\", \"minimum\" or \"global\"");
   }
   r.callsite_depth = f.get<std::int64_t>("callsite_depth");
   Fields overhead(f.at("overhead"), f.where("overhead"));
@@ -104,16 +141,20 @@ Profile parse_profile(const json& doc) {
     row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
     row.untimed_calls = f.get_or<std::uint64_t>("untimed_calls", 0);
     row.finalize_memory_bytes = f.get_or<std::uint64_t>("finalize_memory_bytes", 0);
+    row.estimates = parse_estimates(f);
     return row;
   });
   p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
-    return FunctionRow{f.get<std::string>("name"),
-                       f.get<std::uint64_t>("calls"),
-                       f.get<std::uint64_t>("incomplete_calls"),
-                       f.get<double>("time_s"),
-                       f.get<double>("wait_s"),
-                       f.get<double>("wait_s_global_min"),
-                       f.get<double>("bytes")};
+    FunctionRow row{f.get<std::string>("name"),
+                    f.get<std::uint64_t>("calls"),
+                    f.get<std::uint64_t>("incomplete_calls"),
+                    f.get<double>("time_s"),
+                    f.get<double>("wait_s"),
+                    f.get<double>("wait_s_global_min"),
+                    f.get<double>("bytes")};
+    row.estimates = parse_estimates(f);
+    row.can_wait = f.get_or<bool>("can_wait", true);
+    return row;
   });
   p.callsites = rows<CallsiteRow>(top, "callsites", [version](const Fields& f) {
     CallsiteRow c;
@@ -125,6 +166,8 @@ Profile parse_profile(const json& doc) {
     c.time_s = f.get<double>("time_s");
     c.wait_s = f.get<double>("wait_s");
     c.wait_s_global_min = f.get<double>("wait_s_global_min");
+    c.estimates = parse_estimates(f);
+    c.durations = parse_histogram(f, "durations");
     if (version == 1) {
       c.by_rank = rows<CallsiteRankRow>(f, "by_rank", [](const Fields& r) {
         return CallsiteRankRow{r.get<std::int64_t>("rank"), r.get<std::uint64_t>("visits"),
@@ -218,6 +261,8 @@ Profile parse_profile(const json& doc) {
     m.comm_size = f.get_or<std::int64_t>("comm_size", 0);
     m.intercomm = f.get_or<bool>("intercomm", false);
     m.ranks = version == 1 ? 1 : f.get<std::uint64_t>("ranks");
+    m.baseline_s = f.get_or<double>("baseline_s", m.min_s);
+    m.durations = parse_histogram(f, "durations");
     return m;
   });
   if (version == 1) p.rank_minima = p.minima;

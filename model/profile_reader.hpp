@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "duration_histogram.hpp"
 #include "json_fields.hpp"
 #include "profile_tables.hpp"
 #include "rank_statistics.hpp"
@@ -30,11 +31,20 @@ struct RunSummary {
   std::string mode;
   std::string ended = "MPI_Finalize";  // or "MPI_Abort", "exit": one rank's partial profile
   std::string minimum;
+  // Which estimate the rows' wait_s holds: "robust", "minimum" or "global" (a
+  // profile written before the robust estimate: "minimum" or "global").
+  std::string wait_estimate = "robust";
   std::int64_t callsite_depth = 1;
   double overhead_per_call_s = 0;
   double overhead_total_s = 0;
   double overhead_fraction = 0;
   double setup_s = 0;  // the profiler's set-up in MPI_Init (0 before it was recorded)
+};
+
+// A row's wait estimates (docs/profile-format.md, "Two wait estimates"): wait_s is
+// the run's chosen one; the others are each estimate by name.
+struct WaitColumns {
+  double wait_s_robust = 0, variation_s = 0, wait_s_minimum = 0;
 };
 
 struct RankRow {
@@ -47,6 +57,7 @@ struct RankRow {
   std::uint64_t untracked_requests = 0;
   std::uint64_t untimed_calls = 0;
   std::uint64_t finalize_memory_bytes = 0;
+  WaitColumns estimates;
 };
 
 struct FunctionRow {
@@ -54,6 +65,8 @@ struct FunctionRow {
   std::uint64_t calls = 0;
   std::uint64_t incomplete_calls = 0;
   double time_s = 0, wait_s = 0, wait_s_global_min = 0, bytes = 0;
+  WaitColumns estimates;
+  bool can_wait = true;
 };
 
 struct CallsiteRankRow {
@@ -69,6 +82,9 @@ struct CallsiteRow {
   std::uint64_t visits = 0;
   double bytes = 0;  // all visits, all ranks (0 in profiles written before it existed)
   double time_s = 0, wait_s = 0, wait_s_global_min = 0;
+  WaitColumns estimates;
+  // Durations of every rank's calls here, non-empty bins (empty in older profiles).
+  DurationHistogram durations;
   RankStatistics rank_stats;
   // Every visiting rank's share: from `by_rank` (version 1) or the rank matrix file
   // (version 2; empty when that file is missing).
@@ -90,6 +106,10 @@ struct MinimumRow {
   // unknown in profiles written before the rank minima carried them.
   bool has_traffic = false;
   double bytes = 0, wait_s = 0;
+  // Version 2 global rows since the robust estimate: its baseline and the durations
+  // (the minimum and no bins in older profiles).
+  double baseline_s = 0;
+  DurationHistogram durations;
 };
 
 // Trace mode only.

@@ -4,8 +4,10 @@
 #include <map>
 #include <tuple>
 
+#include "function_catalog.hpp"
 #include "minima.hpp"
 #include "table_merge.hpp"
+#include "wait_baseline.hpp"
 
 namespace mpidle::model {
 namespace {
@@ -31,12 +33,13 @@ GlobalMinima minima_of(const ProfileTables& tables) {
       GlobalMinimum& m = it->second;
       if (added) {
         m = GlobalMinimum{
-            tables.functions[e.function], e.size_class, e.comm_shape, e.min_s, rank.rank, 0, 0};
+            tables.functions[e.function], e.size_class, e.comm_shape, e.min_s, rank.rank, 0, 0, {}};
       } else if (e.min_s < m.min_s || (e.min_s == m.min_s && rank.rank < m.rank)) {
         m.min_s = e.min_s;
         m.rank = rank.rank;
       }
       m.count += e.visits;
+      merge_histograms(m.durations, e.durations);
       if (seen_here.try_emplace(key, true).second) ++m.ranks;
     }
   }
@@ -64,6 +67,7 @@ void merge_minima(GlobalMinima& into, const GlobalMinima& from) {
       }
       m.count += b->count;
       m.ranks += b->ranks;
+      merge_histograms(m.durations, b->durations);
       ++b;
       merged.push_back(std::move(m));
     }
@@ -71,21 +75,34 @@ void merge_minima(GlobalMinima& into, const GlobalMinima& from) {
   into = std::move(merged);
 }
 
+double robust_baseline_s(const GlobalMinimum& m) {
+  return robust_baseline_s(m.durations, m.min_s);
+}
+
 ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global) {
   ProfileSummary s;
   s.functions = tables.functions;
   s.callsites = tables.callsites;
   s.function_totals.resize(tables.functions.size());
-  // The global minimum of each of this rank's (function, size class, shape).
-  std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t>, double> global_min;
+  // The global minimum and robust baseline of each of this rank's (function, size
+  // class, shape).
+  struct Baselines {
+    double minimum_s = 0, robust_s = 0;
+  };
+  std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t>, Baselines> baselines;
   for (std::uint32_t f = 0; f < tables.functions.size(); ++f) {
-    GlobalMinimum probe{tables.functions[f], 0, 0, 0, 0, 0, 0};
+    GlobalMinimum probe{tables.functions[f], 0, 0, 0, 0, 0, 0, {}};
     auto it = std::lower_bound(global.begin(), global.end(), probe, key_less);
     for (; it != global.end() && it->function == tables.functions[f]; ++it) {
-      global_min[{f, it->size_class, it->comm_shape}] = it->min_s;
+      baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust_baseline_s(*it)};
     }
   }
+  std::vector<bool> waits(tables.functions.size());
+  for (std::uint32_t f = 0; f < tables.functions.size(); ++f) {
+    waits[f] = can_wait(tables.functions[f]);
+  }
   const Minima local(tables);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteDurations> durations;
   for (std::size_t ri = 0; ri < tables.ranks.size(); ++ri) {
     const RankData& rank = tables.ranks[ri];
     RankSummary row;
@@ -100,34 +117,39 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, LocalMinimum>
         key_totals;
     for (const auto& e : rank.entries) {
-      const double w = local.wait_local(ri, e);
+      WaitEstimates w;
+      w.wait_s_minimum = local.wait_local(ri, e);
       LocalMinimum& key = key_totals[{e.function, e.size_class, e.peer, e.comm_shape}];
       key.count += e.visits;
       key.bytes += e.bytes;
-      key.wait_s += w;
-      auto g = global_min.find({e.function, e.size_class, e.comm_shape});
+      key.wait_s += w.wait_s_minimum;
+      auto g = baselines.find({e.function, e.size_class, e.comm_shape});
       // A key the reduction did not see (it cannot happen in one run) falls back to local.
-      const double minimum_g = g != global_min.end() ? g->second : e.min_s;
-      const double wg = std::max(0.0, e.time_s - static_cast<double>(e.visits) * minimum_g);
+      const Baselines b = g != baselines.end() ? g->second : Baselines{e.min_s, e.min_s};
+      const double visits = static_cast<double>(e.visits);
+      w.wait_s_global_min = std::max(0.0, e.time_s - visits * b.minimum_s);
+      const double above_robust = std::max(0.0, e.time_s - visits * b.robust_s);
+      (waits[e.function] ? w.wait_s : w.variation_s) = above_robust;
       row.mpi_s += e.time_s;
-      row.wait_s += w;
-      row.wait_s_global_min += wg;
+      row.add(w);
       row.calls += e.visits;
       CallsiteShare& share = shares[{e.callsite, e.function}];
       share.callsite = e.callsite;
       share.function = e.function;
       share.visits += e.visits;
       share.time_s += e.time_s;
-      share.wait_s += w;
-      share.wait_s_global_min += wg;
+      share.add(w);
       share.bytes += e.bytes;
       FunctionTotals& f = s.function_totals[e.function];
       f.calls += e.visits;
       if (e.size_class == kSizeClassIncomplete) f.incomplete_calls += e.visits;
       f.time_s += e.time_s;
-      f.wait_s += w;
-      f.wait_s_global_min += wg;
+      f.add(w);
       f.bytes += e.bytes;
+      CallsiteDurations& d = durations[{e.callsite, e.function}];
+      d.callsite = e.callsite;
+      d.function = e.function;
+      merge_histograms(d.durations, e.durations);
     }
     for (const auto& fc : rank.first_calls) {
       const double m = local.local(ri, fc.function, fc.size_class, fc.peer, fc.comm_shape);
@@ -141,6 +163,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     }
     s.ranks.push_back(std::move(row));
   }
+  for (auto& [key, d] : durations) s.callsite_durations.push_back(std::move(d));
   return s;
 }
 
@@ -154,8 +177,7 @@ void merge_summaries(ProfileSummary& into, const ProfileSummary& from) {
     t.calls += o.calls;
     t.incomplete_calls += o.incomplete_calls;
     t.time_s += o.time_s;
-    t.wait_s += o.wait_s;
-    t.wait_s_global_min += o.wait_s_global_min;
+    t.add(o);
     t.bytes += o.bytes;
   }
   const std::size_t first_new = into.ranks.size();
@@ -176,6 +198,26 @@ void merge_summaries(ProfileSummary& into, const ProfileSummary& from) {
                      into.ranks.begin() + static_cast<std::ptrdiff_t>(first_new), into.ranks.end(),
                      [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   merge_minima(into.minima, from.minima);
+  // Callsite histograms: the other side's, renumbered, then added up per key.
+  auto& cd = into.callsite_durations;
+  const std::size_t first_added = cd.size();
+  for (const auto& d : from.callsite_durations) {
+    cd.push_back({maps.callsites.at(d.callsite), maps.functions.at(d.function), d.durations});
+  }
+  const auto key = [](const CallsiteDurations& d) { return std::tie(d.callsite, d.function); };
+  std::sort(cd.begin() + static_cast<std::ptrdiff_t>(first_added), cd.end(),
+            [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  std::inplace_merge(cd.begin(), cd.begin() + static_cast<std::ptrdiff_t>(first_added), cd.end(),
+                     [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  std::vector<CallsiteDurations> summed;
+  for (auto& d : cd) {
+    if (!summed.empty() && key(summed.back()) == key(d)) {
+      merge_histograms(summed.back().durations, d.durations);
+    } else {
+      summed.push_back(std::move(d));
+    }
+  }
+  cd = std::move(summed);
 }
 
 ProfileSummary summarize_all(const ProfileTables& tables) {

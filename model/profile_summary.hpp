@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "duration_histogram.hpp"
 #include "profile_tables.hpp"
 
 namespace mpidle::model {
@@ -20,20 +21,44 @@ struct GlobalMinimum {
   std::int32_t size_class = 0;
   std::int32_t comm_shape = kNoCommShape;
   double min_s = 0;
-  std::int32_t rank = 0;    // a rank where it was seen (the lowest among equals)
-  std::uint64_t count = 0;  // visits with this key, all ranks
-  std::uint32_t ranks = 0;  // ranks that made such a call
+  std::int32_t rank = 0;        // a rank where it was seen (the lowest among equals)
+  std::uint64_t count = 0;      // visits with this key, all ranks
+  std::uint32_t ranks = 0;      // ranks that made such a call
+  DurationHistogram durations;  // of every rank's timed calls with this key
 };
 
 // Sorted by (function, size class, shape).
 using GlobalMinima = std::vector<GlobalMinimum>;
 
+// The wait estimates (docs/profile-format.md, "Two wait estimates"): `wait_s` is the
+// default, time above the robust baseline of calls that can wait; `variation_s` the
+// same for local calls (Comm_rank, Isend, Test*, ...), which cannot wait;
+// `wait_s_minimum` the minimum method against the rank's own minima (the published
+// method), `wait_s_global_min` against the minima over all ranks.
+struct WaitEstimates {
+  double wait_s = 0, variation_s = 0, wait_s_minimum = 0, wait_s_global_min = 0;
+  void add(const WaitEstimates& o) {
+    wait_s += o.wait_s;
+    variation_s += o.variation_s;
+    wait_s_minimum += o.wait_s_minimum;
+    wait_s_global_min += o.wait_s_global_min;
+  }
+};
+
 // One rank's visits of one (callsite, function).
-struct CallsiteShare {
+struct CallsiteShare : WaitEstimates {
   std::uint32_t callsite = 0;
   std::uint32_t function = 0;
   std::uint64_t visits = 0;
-  double time_s = 0, wait_s = 0, wait_s_global_min = 0, bytes = 0;
+  double time_s = 0, bytes = 0;
+};
+
+// The durations of one (callsite, function)'s calls over every rank: a sum whose
+// size does not grow with the number of ranks.
+struct CallsiteDurations {
+  std::uint32_t callsite = 0;
+  std::uint32_t function = 0;
+  DurationHistogram durations;
 };
 
 // A rank's own minimum of one (function, size class, peer, communicator shape): what
@@ -47,10 +72,10 @@ struct LocalMinimum {
   double bytes = 0, wait_s = 0;
 };
 
-struct RankSummary {
+struct RankSummary : WaitEstimates {
   std::int32_t rank = 0;
   std::string host;
-  double wall_s = 0, mpi_s = 0, wait_s = 0, wait_s_global_min = 0, first_call_wait_s = 0;
+  double wall_s = 0, mpi_s = 0, first_call_wait_s = 0;
   std::uint64_t calls = 0, dropped_calls = 0, memory_bytes = 0, untracked_requests = 0;
   std::uint64_t untimed_calls = 0;
   // What the trace finalize added at its peak, included in memory_bytes; set on
@@ -60,9 +85,9 @@ struct RankSummary {
   std::vector<LocalMinimum> minima;   // bounded by the rank's table, not by P
 };
 
-struct FunctionTotals {
+struct FunctionTotals : WaitEstimates {
   std::uint64_t calls = 0, incomplete_calls = 0;
-  double time_s = 0, wait_s = 0, wait_s_global_min = 0, bytes = 0;
+  double time_s = 0, bytes = 0;
 };
 
 struct ProfileSummary {
@@ -71,7 +96,11 @@ struct ProfileSummary {
   std::vector<Callsite> callsites;
   std::vector<RankSummary> ranks;  // sorted by rank
   GlobalMinima minima;
+  std::vector<CallsiteDurations> callsite_durations;  // sorted by (callsite, function)
 };
+
+// The robust baseline of each key, from its global histogram (wait_baseline.hpp).
+double robust_baseline_s(const GlobalMinimum& m);
 
 // The minima of one rank's tables, as the start of the global reduction.
 GlobalMinima minima_of(const ProfileTables& tables);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "duration_histogram.hpp"
+
 namespace mpidle::model {
 
 // Size class of a message: 0 for 0 bytes, else floor(log2(bytes)) + 1.
@@ -68,6 +70,7 @@ struct Entry {
   double min_s = 0;
   double bytes = 0;
   std::int32_t comm_shape = kNoCommShape;
+  DurationHistogram durations;  // the timed visits' durations
 };
 
 // The first call of a function on a rank: its wait is mostly startup skew.

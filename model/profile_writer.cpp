@@ -1,5 +1,6 @@
 #include "profile_writer.hpp"
 
+#include "function_catalog.hpp"
 #include "json_fields.hpp"
 
 #include <algorithm>
@@ -37,7 +38,8 @@ json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t t
           {"timer_resolution_s", run.timer_resolution_s},
           {"mode", run.mode},
           {"ended", run.ended},
-          {"minimum", run.global_minimum ? "global" : "local"},
+          {"minimum", run.wait_estimate == "global" ? "global" : "local"},
+          {"wait_estimate", run.wait_estimate},
           {"callsite_depth", run.callsite_depth},
           {"mpidle", {{"version", mpidle_version()}, {"built_for", run.built_for_mpi}}},
           {"overhead",
@@ -52,9 +54,33 @@ json run_json(const ProfileSummary& summary, const RunInfo& run, std::uint64_t t
 // A callsite over all ranks: totals, and each visiting rank's wait for the statistics.
 struct CallsiteTotals {
   std::uint64_t visits = 0;
-  double bytes = 0, time_s = 0, wait_s = 0, wait_s_global_min = 0;
+  double bytes = 0, time_s = 0;
+  WaitEstimates waits;
   std::vector<std::pair<std::int64_t, double>> rank_waits;  // (rank, wait), visiting ranks
 };
+
+// The reports' wait under the run's chosen estimate.
+double chosen_wait(const WaitEstimates& w, const std::string& estimate) {
+  if (estimate == "minimum") return w.wait_s_minimum;
+  if (estimate == "global") return w.wait_s_global_min;
+  return w.wait_s;
+}
+
+// Every estimate of a row under its own name; `wait_s` is the chosen one.
+void put_estimates(json& row, const WaitEstimates& w, const std::string& estimate) {
+  row["wait_s"] = chosen_wait(w, estimate);
+  row["wait_s_robust"] = w.wait_s;
+  row["variation_s"] = w.variation_s;
+  row["wait_s_minimum"] = w.wait_s_minimum;
+  row["wait_s_global_min"] = w.wait_s_global_min;
+}
+
+// Non-empty bins as [lower edge in seconds, calls, their total seconds].
+json histogram_json(const DurationHistogram& h) {
+  json bins = json::array();
+  for (const DurationBin& b : h) bins.push_back({duration_bin_lower_s(b.bin), b.count, b.sum_s});
+  return bins;
+}
 
 json statistics_json(const RankStatistics& s) {
   if (s.count == 0) return {{"count", 0}};
@@ -79,37 +105,37 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
       c.visits += share.visits;
       c.bytes += share.bytes;
       c.time_s += share.time_s;
-      c.wait_s += share.wait_s;
-      c.wait_s_global_min += share.wait_s_global_min;
-      c.rank_waits.emplace_back(rank.rank, share.wait_s);
+      c.waits.add(share);
+      c.rank_waits.emplace_back(rank.rank, chosen_wait(share, run.wait_estimate));
     }
     total_calls += rank.calls;
-    ranks.push_back({{"rank", rank.rank},
-                     {"host", rank.host},
-                     {"wall_s", rank.wall_s},
-                     {"mpi_s", rank.mpi_s},
-                     {"wait_s", rank.wait_s},
-                     {"wait_s_global_min", rank.wait_s_global_min},
-                     {"first_call_wait_s", rank.first_call_wait_s},
-                     {"calls", rank.calls},
-                     {"dropped_calls", rank.dropped_calls},
-                     {"memory_bytes", rank.memory_bytes},
-                     {"untracked_requests", rank.untracked_requests},
-                     {"untimed_calls", rank.untimed_calls},
-                     {"finalize_memory_bytes", rank.finalize_memory_bytes}});
+    json row = {{"rank", rank.rank},
+                {"host", rank.host},
+                {"wall_s", rank.wall_s},
+                {"mpi_s", rank.mpi_s},
+                {"first_call_wait_s", rank.first_call_wait_s},
+                {"calls", rank.calls},
+                {"dropped_calls", rank.dropped_calls},
+                {"memory_bytes", rank.memory_bytes},
+                {"untracked_requests", rank.untracked_requests},
+                {"untimed_calls", rank.untimed_calls},
+                {"finalize_memory_bytes", rank.finalize_memory_bytes}};
+    put_estimates(row, rank, run.wait_estimate);
+    ranks.push_back(std::move(row));
   }
 
   json function_rows = json::array();
   for (std::size_t fn = 0; fn < summary.functions.size(); ++fn) {
     const FunctionTotals& f = summary.function_totals[fn];
     if (f.calls == 0) continue;
-    function_rows.push_back({{"name", summary.functions[fn]},
-                             {"calls", f.calls},
-                             {"incomplete_calls", f.incomplete_calls},
-                             {"time_s", f.time_s},
-                             {"wait_s", f.wait_s},
-                             {"wait_s_global_min", f.wait_s_global_min},
-                             {"bytes", f.bytes}});
+    json row = {{"name", summary.functions[fn]},
+                {"calls", f.calls},
+                {"incomplete_calls", f.incomplete_calls},
+                {"time_s", f.time_s},
+                {"bytes", f.bytes},
+                {"can_wait", can_wait(summary.functions[fn])}};
+    put_estimates(row, f, run.wait_estimate);
+    function_rows.push_back(std::move(row));
   }
   std::stable_sort(function_rows.begin(), function_rows.end(), [](const json& a, const json& b) {
     return a["time_s"].get<double>() > b["time_s"].get<double>();
@@ -119,9 +145,14 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
   using Key = std::pair<std::uint32_t, std::uint32_t>;
   std::vector<std::pair<Key, const CallsiteTotals*>> order;
   for (const auto& [key, totals] : callsites) order.emplace_back(key, &totals);
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.second->wait_s > b.second->wait_s;
+  std::stable_sort(order.begin(), order.end(), [&run](const auto& a, const auto& b) {
+    return chosen_wait(a.second->waits, run.wait_estimate) >
+           chosen_wait(b.second->waits, run.wait_estimate);
   });
+  std::map<Key, const DurationHistogram*> durations_of;
+  for (const CallsiteDurations& d : summary.callsite_durations) {
+    durations_of[{d.callsite, d.function}] = &d.durations;
+  }
   std::map<Key, std::uint32_t> column_of;
   json callsite_rows = json::array();
   for (const auto& [key, totals] : order) {
@@ -133,9 +164,11 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
                              {"visits", totals->visits},
                              {"bytes", totals->bytes},
                              {"time_s", totals->time_s},
-                             {"wait_s", totals->wait_s},
-                             {"wait_s_global_min", totals->wait_s_global_min},
                              {"ranks", statistics_json(rank_statistics(totals->rank_waits))}});
+    put_estimates(callsite_rows.back(), totals->waits, run.wait_estimate);
+    const auto d = durations_of.find(key);
+    callsite_rows.back()["durations"] =
+        histogram_json(d != durations_of.end() ? *d->second : DurationHistogram{});
     const auto& merged = summary.callsites[key.first].merged_from;
     if (!merged.empty()) {
       json addresses = json::array();
@@ -158,7 +191,7 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
           matrix.cells[row * matrix.callsites + column_of.at({share.callsite, share.function})];
       cell.visits += share.visits;
       cell.time_s += static_cast<float>(share.time_s);
-      cell.wait_s += static_cast<float>(share.wait_s);
+      cell.wait_s += static_cast<float>(chosen_wait(share, run.wait_estimate));
       cell.wait_s_global_min += static_cast<float>(share.wait_s_global_min);
     }
   }
@@ -172,7 +205,9 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
                            {"min_s", m.min_s},
                            {"rank", m.rank},
                            {"count", m.count},
-                           {"ranks", m.ranks}});
+                           {"ranks", m.ranks},
+                           {"baseline_s", robust_baseline_s(m)},
+                           {"durations", histogram_json(m.durations)}});
   }
 
   // One line per rank: {"rank": r, "minima": [[function, size class, peer, comm size,

@@ -32,7 +32,10 @@ struct RunInfo {
   std::string timer;
   double timer_resolution_s = 0;
   std::string mode = "profile";
-  bool global_minimum = false;  // which estimate the text report shows
+  // Which estimate `wait_s` holds and the reports show: "robust", "minimum" or
+  // "global" (docs/profile-format.md, "Two wait estimates"). Every estimate is in
+  // profile.json under its own name whatever this says.
+  std::string wait_estimate = "robust";
   std::int32_t callsite_depth = 1;
   double per_call_overhead_s = 0;
   // A poll left out of the timing sample: its table update alone.

@@ -1,11 +1,14 @@
 #pragma once
 // Per-thread table of (callsite, function, size class, peer, communicator shape) →
-// visits, time, minimum.
+// visits, minimum, and a histogram of durations (count and sum per power of two).
 // Fixed capacity, open addressing with linear probing, allocated once per thread:
-// an update is a hash, a probe or two and four stores, with no allocation or lock.
+// an update is a hash, a probe or two and a few stores, with no allocation or lock.
+// The slots are zero pages until a key first lands there, so the table's resident
+// memory follows the keys used, not its capacity.
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "clock.hpp"
 
@@ -25,12 +28,38 @@ struct CallKey {
 // sample, MPIDLE_POLL_SAMPLE): counted, its time estimated at finalize.
 inline constexpr Ticks kUntimed = ~Ticks{0};
 
+// Durations by power of two of ticks: bin 0 holds [0, 64) ticks, bin k holds
+// [2^(k+5), 2^(k+6)) and the last everything from 2^(kDurationBins+4) on. Each bin
+// keeps the sum of its durations, so finalize knows the exact time above any bin edge
+// and the exact mean within a bin (the robust baseline, docs/profile-format.md).
+inline constexpr unsigned kDurationBins = 28;
+inline constexpr unsigned kFirstBinBits = 6;  // bin 0 is [0, 2^6) ticks
+
+[[gnu::always_inline]] inline unsigned duration_bin(Ticks duration) {
+  // `| 32` keeps the leading bit at 5 or above, so short calls fall in bin 0.
+  const unsigned bit = 63u - static_cast<unsigned>(__builtin_clzll(duration | 32u));
+  const unsigned bin = bit - (kFirstBinBits - 1);
+  return bin < kDurationBins - 1 ? bin : kDurationBins - 1;
+}
+
+struct DurationBin {
+  std::uint64_t count = 0;
+  Ticks sum = 0;
+};
+
 struct CallStats {
   std::uint64_t visits = 0;
-  Ticks total = 0;  // of the timed visits
   Ticks minimum = ~Ticks{0};
   std::uint64_t bytes = 0;
   std::uint64_t untimed = 0;  // visits without a duration
+  DurationBin bins[kDurationBins];
+
+  // Of the timed visits.
+  Ticks total() const {
+    Ticks t = 0;
+    for (const DurationBin& b : bins) t += b.sum;
+    return t;
+  }
 };
 
 class CallTable {
@@ -56,6 +85,8 @@ class CallTable {
         if (m_size >= m_limit) return nullptr;
         s.used = true;
         s.key = key;
+        s.stats = CallStats{};
+        touch(i);
         ++m_size;
         return &s.stats;
       }
@@ -69,7 +100,9 @@ class CallTable {
       ++s.untimed;
       return;
     }
-    s.total += duration;
+    DurationBin& bin = s.bins[duration_bin(duration)];
+    ++bin.count;
+    bin.sum += duration;
     if (duration < s.minimum) s.minimum = duration;
   }
 
@@ -82,7 +115,10 @@ class CallTable {
 
   std::size_t size() const { return m_size; }
   std::size_t capacity() const { return m_capacity; }
-  std::size_t memory_bytes() const { return m_capacity * sizeof(Slot); }
+  // Resident memory: the pages that keys have landed on, and the page map.
+  std::size_t memory_bytes() const {
+    return m_touched_pages * kPageBytes + m_page_touched.size() / 8;
+  }
 
  private:
   struct Slot {
@@ -90,6 +126,13 @@ class CallTable {
     CallStats stats;
     bool used = false;
   };
+  struct FreeSlots {
+    void operator()(Slot* slots) const;
+  };
+  static constexpr std::size_t kPageBytes = 4096;
+
+  // Out of line: only when a key is new.
+  void touch(std::size_t slot);
 
   static std::uint64_t hash(const CallKey& k) {
     std::uint64_t h = static_cast<std::uint64_t>(k.callsite) ^
@@ -106,7 +149,10 @@ class CallTable {
   std::size_t m_capacity;
   std::size_t m_limit;
   std::size_t m_size = 0;
-  std::unique_ptr<Slot[]> m_slots;
+  // Zero-filled pages from calloc: a zero slot is an unused one.
+  std::unique_ptr<Slot[], FreeSlots> m_slots;
+  std::vector<bool> m_page_touched;
+  std::size_t m_touched_pages = 0;
 };
 
 }  // namespace mpidle::profiler

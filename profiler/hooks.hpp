@@ -955,5 +955,8 @@ struct TimeOnly {
   void before(Call&) {}
   void after(Call& call, int) { call.record(0, -1); }
 };
+// Recorded as TimeOnly; the kind tells the catalog that the call can wait for other
+// ranks (window and file synchronization), so its time above its baseline is wait.
+using SyncOnly = TimeOnly;
 
 }  // namespace mpidle::profiler::hooks

@@ -1,6 +1,7 @@
 #include "local_tables.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
@@ -15,6 +16,7 @@ struct Totals {
   Ticks minimum = ~Ticks{0};
   std::uint64_t bytes = 0;
   std::uint64_t untimed = 0;
+  std::array<DurationBin, kDurationBins> bins{};
 };
 
 // Polls left out of the timing sample (MPIDLE_POLL_SAMPLE) take their key's mean
@@ -62,10 +64,14 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
       Totals& t = merged[Key{stack_of(*thread, k.callsite), k.function, k.size_class, k.peer,
                              k.comm_shape}];
       t.visits += s.visits;
-      t.total += s.total;
+      t.total += s.total();
       t.minimum = std::min(t.minimum, s.minimum);
       t.bytes += s.bytes;
       t.untimed += s.untimed;
+      for (unsigned b = 0; b < kDurationBins; ++b) {
+        t.bins[b].count += s.bins[b].count;
+        t.bins[b].sum += s.bins[b].sum;
+      }
     });
     for (std::uint16_t fn = 0; fn < kMpiFnCount; ++fn) {
       const FirstCallRecord& f = thread->first_calls()[fn];
@@ -99,9 +105,20 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   for (const auto& [key, t] : merged) {
     const auto& [stack, fn, size_class, peer, shape] = key;
     rank.untimed_calls += t.untimed;
-    rank.entries.push_back(model::Entry{callsite_id(stack), function_id(fn), size_class, peer,
-                                        t.visits, rate.seconds(t.total), rate.seconds(t.minimum),
-                                        static_cast<double>(t.bytes), shape});
+    model::Entry entry{callsite_id(stack),
+                       function_id(fn),
+                       size_class,
+                       peer,
+                       t.visits,
+                       rate.seconds(t.total),
+                       rate.seconds(t.minimum),
+                       static_cast<double>(t.bytes),
+                       shape};
+    // Only the timed visits: an untimed poll's duration is an estimate.
+    for (const DurationBin& b : t.bins) {
+      model::add_durations(entry.durations, b.count, rate.seconds(b.sum));
+    }
+    rank.entries.push_back(std::move(entry));
   }
   for (const auto& [fn, f] : first_calls) {
     rank.first_calls.push_back(model::FirstCall{function_id(fn), f.size_class, f.peer,

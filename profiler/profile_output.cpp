@@ -155,7 +155,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   run.wall_s = summary.ranks.empty() ? 0.0 : summary.ranks.front().wall_s;
   run.timer = timer_name(selected_timer());
   run.timer_resolution_s = context.tick_rate().resolution_s();
-  run.global_minimum = context.config().global_min;
+  run.wait_estimate = context.config().global_min ? "global" : context.config().wait_estimate;
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
   run.per_call_overhead_s = per_call.timed_s;
   run.per_untimed_call_overhead_s = per_call.untimed_s;

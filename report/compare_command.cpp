@@ -23,14 +23,14 @@ int compare_command(Args args) {
     } else if (arg == "--html") {
       if (i + 1 >= args.size()) throw UsageError("--html needs an output file");
       html_out = args[++i];
-    } else if (arg == "--top" || arg == "--minimum") {
+    } else if (arg == "--top" || arg == "--minimum" || arg == "--estimate") {
       if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
       const std::string& v = args[++i];
       if (arg == "--top") {
         top = top_option(v);
       } else {
-        if (v != "local" && v != "global") throw UsageError("--minimum is local or global");
-        estimate = v == "global" ? Estimate::global : Estimate::local;
+        estimate = parse_estimate(v);
+        if (!estimate) throw UsageError(arg + " is robust, minimum or global");
       }
     } else if (a.empty()) {
       take_positional(arg, a, "pair of runs");

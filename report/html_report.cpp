@@ -36,8 +36,9 @@ std::string run_section(const model::Profile& p, Estimate e) {
          row("wall time", seconds(r.wall_s)) +
          row("time in MPI", format("%s of %s rank-seconds (%.1f%%)", seconds(mpi).c_str(),
                                    seconds(wall).c_str(), percent(mpi, wall))) +
-         row("wait", format("%s (%.1f%% of wall; %s minimum)", seconds(wait).c_str(),
-                            percent(wait, wall), e == Estimate::global ? "global" : "local")) +
+         row("wait",
+             format("%s (%.1f%% of wall; %s estimate: %s)", seconds(wait).c_str(),
+                    percent(wait, wall), estimate_name(e), estimate_description(e).c_str())) +
          row("mode", r.mode) +
          row("timer", r.timer + ", resolution " + seconds(r.timer_resolution_s)) +
          row("profiler overhead",

@@ -80,14 +80,15 @@ int report_command(Args args) {
     if (a == "--html") {
       if (i + 1 >= args.size()) throw UsageError("--html needs an output file");
       html_out = args[++i];
-    } else if (a == "--top" || a == "--minimum") {
+    } else if (a == "--top" || a == "--minimum" || a == "--estimate") {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       const std::string& v = args[++i];
       if (a == "--top") {
         options.top = top_option(v);
       } else {
-        if (v != "local" && v != "global") throw UsageError("--minimum is local or global");
-        options.estimate = v == "global" ? Estimate::global : Estimate::local;
+        const auto e = parse_estimate(v);
+        if (!e) throw UsageError(a + " is robust, minimum or global");
+        options.estimate = *e;
         estimate_given = true;
       }
     } else {

@@ -35,7 +35,41 @@ std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p
 }
 
 Estimate estimate_of(const model::Profile& profile) {
-  return profile.run.minimum == "global" ? Estimate::global : Estimate::local;
+  return parse_estimate(profile.run.wait_estimate).value_or(Estimate::robust);
+}
+
+std::optional<Estimate> parse_estimate(const std::string& name) {
+  if (name == "robust") return Estimate::robust;
+  if (name == "minimum" || name == "local") return Estimate::local;
+  if (name == "global") return Estimate::global;
+  return std::nullopt;
+}
+
+const char* estimate_name(Estimate e) {
+  switch (e) {
+    case Estimate::global:
+      return "global";
+    case Estimate::local:
+      return "minimum";
+    case Estimate::robust:
+      break;
+  }
+  return "robust";
+}
+
+std::string estimate_description(Estimate e) {
+  switch (e) {
+    case Estimate::global:
+      return "time above the fastest call of any rank with the same (function, message size "
+             "class, communicator size)";
+    case Estimate::local:
+      return "time above each rank's fastest call with the same (function, message size "
+             "class, peer, communicator size): the minimum method";
+    case Estimate::robust:
+      break;
+  }
+  return "time above the cost of a call that did not wait (robust baseline over all ranks, per "
+         "function, message size class and communicator size) in calls that can wait";
 }
 
 std::string callsite_location(const model::CallsiteRow& c) {
@@ -60,9 +94,7 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
       p.run.timer.c_str(), seconds(p.run.timer_resolution_s).c_str(),
       static_cast<long long>(p.run.callsite_depth), seconds(p.run.overhead_total_s).c_str(),
       100 * p.run.overhead_fraction, seconds(p.run.setup_s).c_str());
-  out += format("  wait = time above the %s minimum of each (function, message size class%s)\n\n",
-                e == Estimate::global ? "global (all ranks)" : "local (per rank)",
-                e == Estimate::global ? "" : ", peer");
+  out += format("  wait (%s estimate) = %s\n\n", estimate_name(e), estimate_description(e).c_str());
   if (p.run.ended != "MPI_Finalize") {
     out += format(
         "  partial profile: rank %lld ended without MPI_Finalize (%s); it holds this rank's "
@@ -203,11 +235,10 @@ std::string format_summary(const model::Profile& p, const std::string& where) {
   // MPI and wait are the ranks' mean, so they compare with the run's wall time (their
   // sums over ranks read as more than the wall time).
   const double ranks = p.ranks.empty() ? 1.0 : static_cast<double>(p.ranks.size());
-  out += format("  %lld ranks, wall %s; per rank: MPI %s (%.1f%%), wait %s (%.1f%%, %s minimum)\n",
+  out += format("  %lld ranks, wall %s; per rank: MPI %s (%.1f%%), wait %s (%.1f%%, %s estimate)\n",
                 static_cast<long long>(p.run.ranks), seconds(p.run.wall_s).c_str(),
                 seconds(t.mpi / ranks).c_str(), percent(t.mpi, t.wall),
-                seconds(t.wait / ranks).c_str(), percent(t.wait, t.wall),
-                e == Estimate::global ? "global" : "local");
+                seconds(t.wait / ranks).c_str(), percent(t.wait, t.wall), estimate_name(e));
   const model::RankRow* worst = nullptr;
   for (const auto& r : p.ranks) {
     const double w = wait_of(r, e);

@@ -1,6 +1,7 @@
 #pragma once
 // The text forms of a profile: the full report and the five-line run summary.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,18 +9,34 @@
 
 namespace mpidle::report {
 
-enum class Estimate { local, global };
+// docs/profile-format.md, "Two wait estimates": `robust` (time above the cost of a
+// call that did not wait, the default), `local` (the minimum method, each rank's
+// own minima), `global` (the minima over all ranks).
+enum class Estimate { robust, local, global };
 
 struct ReportOptions {
   std::size_t top = 10;
-  Estimate estimate = Estimate::local;
+  Estimate estimate = Estimate::robust;
 };
 
 Estimate estimate_of(const model::Profile& profile);
+// "robust", "minimum" (also "local") or "global"; nullopt for anything else.
+std::optional<Estimate> parse_estimate(const std::string& name);
+const char* estimate_name(Estimate e);  // "robust", "minimum", "global"
+// What the estimate subtracts, for a report's header line.
+std::string estimate_description(Estimate e);
 // The wait a rank, function or callsite row shows under the chosen estimate.
 template <typename Row>
 double wait_of(const Row& row, Estimate e) {
-  return e == Estimate::global ? row.wait_s_global_min : row.wait_s;
+  switch (e) {
+    case Estimate::global:
+      return row.wait_s_global_min;
+    case Estimate::local:
+      return row.estimates.wait_s_minimum;
+    case Estimate::robust:
+      break;
+  }
+  return row.estimates.wait_s_robust;
 }
 // Every callsite, most waiting first.
 std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e);

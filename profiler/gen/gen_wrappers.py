@@ -56,6 +56,7 @@ KIND_ROLES = {
     "io_request": ["bytes", "request"],
     "type_change": [],
     "time_only": [],
+    "sync_only": [],
 }
 SPECIAL_KINDS = {"init", "finalize", "session_init", "session_finalize", "abort", "pcontrol"}
 # Non-blocking polls: timed by sample in profile mode (MPIDLE_POLL_SAMPLE).

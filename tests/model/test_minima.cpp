@@ -2,7 +2,9 @@
 
 #include "fixtures.hpp"
 #include "model/minima.hpp"
+#include "model/profile_summary.hpp"
 #include "model/table_merge.hpp"
+#include "model/wait_baseline.hpp"
 
 using namespace mpidle;
 
@@ -48,4 +50,61 @@ TEST_CASE("rounding never yields negative wait", "[model]") {
   t.ranks.push_back(r);
   const model::Minima m(t);
   CHECK(m.wait_local(0, t.ranks[0].entries[0]) >= 0.0);
+}
+
+namespace {
+// A histogram from (mean duration, calls) clusters, each in the bin of its mean.
+model::DurationHistogram histogram(std::initializer_list<std::pair<double, std::uint64_t>> calls) {
+  model::DurationHistogram h;
+  for (const auto& [mean, n] : calls) model::add_durations(h, n, mean * static_cast<double>(n));
+  return h;
+}
+}  // namespace
+
+TEST_CASE("the robust baseline is the mean of the lowest cluster, not the fastest call",
+          "[model]") {
+  // Frequent small collectives: a few unusually fast calls, the calls that did not
+  // wait at 1.1 µs, a tail of waits.
+  CHECK(model::robust_baseline_s(histogram({{0.6e-6, 8}, {1.1e-6, 39000}, {5e-6, 50}, {40e-6, 30}}),
+                                 0.5e-6) == Approx(1.1e-6));
+  // Large transfers after a varying late sender: 25% of the receives did not wait
+  // (140 µs); the others waited 0.5, 2 or 4 ms more. The fuller bins above are waits.
+  CHECK(model::robust_baseline_s(histogram({{140e-6, 16}, {650e-6, 16}, {3.1e-3, 32}}), 113e-6) ==
+        Approx(140e-6));
+  // A cluster across a bin edge (1024 ns): both halves count.
+  const auto straddling = histogram({{0.95e-6, 400}, {1.1e-6, 600}, {30e-6, 100}});
+  CHECK(model::robust_baseline_s(straddling, 0.9e-6) ==
+        Approx((0.95e-6 * 400 + 1.1e-6 * 600) / 1000));
+  // Clusters in adjacent bins that do not touch the edge stay apart.
+  CHECK(model::robust_baseline_s(histogram({{0.55e-6, 500}, {1.9e-6, 500}}), 0.5e-6) ==
+        Approx(0.55e-6));
+  // No histogram (untimed polls, older profiles): the minimum.
+  CHECK(model::robust_baseline_s({}, 2e-6) == 2e-6);
+  CHECK(model::robust_baseline_s(histogram({{1e-6, 10}}), 2e-6) == 2e-6);
+}
+
+TEST_CASE("local calls' time above their baseline is variation, not wait", "[model]") {
+  model::ProfileTables t;
+  t.functions = {"MPI_Comm_rank", "MPI_Recv", "MPI_Isend"};
+  t.callsites.resize(1);
+  t.ranks.resize(1);
+  auto entry = [](std::uint32_t fn, std::uint64_t n, double time, double min,
+                  model::DurationHistogram h) {
+    model::Entry e{0, fn, 4, fn == 1 ? 1 : -1, n, time, min, 0, 0};
+    e.durations = std::move(h);
+    return e;
+  };
+  t.ranks[0].entries.push_back(entry(0, 10, 30e-6, 0.6e-6, histogram({{1e-6, 9}, {21e-6, 1}})));
+  t.ranks[0].entries.push_back(entry(1, 10, 100e-6, 1e-6, histogram({{2e-6, 8}, {42e-6, 2}})));
+  t.ranks[0].entries.push_back(entry(2, 4, 20e-6, 1e-6, histogram({{2e-6, 3}, {14e-6, 1}})));
+  const auto s = model::summarize_all(t);
+  const auto& rank = s.ranks.at(0);
+  // Comm_rank: 30 − 10 × 1 µs; Isend: 20 − 4 × 2 µs; Recv: 100 − 10 × 2 µs.
+  CHECK(rank.variation_s == Approx(20e-6 + 12e-6));
+  CHECK(rank.wait_s == Approx(80e-6));
+  CHECK(rank.wait_s_minimum == Approx((30 - 6) * 1e-6 + (100 - 10) * 1e-6 + (20 - 4) * 1e-6));
+  CHECK(s.function_totals[0].wait_s == 0);
+  CHECK(s.function_totals[0].variation_s == Approx(20e-6));
+  REQUIRE(s.callsite_durations.size() == 3);
+  CHECK(model::count_of(s.callsite_durations[1].durations) == 10);
 }

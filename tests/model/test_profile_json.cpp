@@ -47,7 +47,11 @@ TEST_CASE("profile.json written and read back gives the same numbers", "[model]"
   REQUIRE(p.ranks.size() == 2);
   CHECK(p.ranks[0].calls == 5);
   CHECK(p.ranks[0].mpi_s == Approx(15e-6 + 12e-6));
-  CHECK(p.ranks[0].wait_s == Approx(0 + 8e-6));
+  CHECK(p.run.wait_estimate == "robust");
+  CHECK(p.ranks[0].estimates.wait_s_minimum == Approx(0 + 8e-6));
+  // No duration histograms here: the robust baseline is the global minimum.
+  CHECK(p.ranks[0].wait_s == Approx(12e-6 + 8e-6));
+  CHECK(p.ranks[0].estimates.wait_s_robust == p.ranks[0].wait_s);
   CHECK(p.ranks[0].wait_s_global_min == Approx(12e-6 + 8e-6));
   CHECK(p.ranks[0].first_call_wait_s == Approx(8e-6));  // 10 µs − 2 µs minimum
 
@@ -66,8 +70,10 @@ TEST_CASE("profile.json written and read back gives the same numbers", "[model]"
   CHECK(barrier.function == "MPI_Barrier");
   CHECK(barrier.rank_stats.count == 2);
   CHECK(barrier.rank_stats.median_s == Approx(8e-6));
-  const auto& recv_site = p.callsites[1];  // rank 0 waited 0 (local), rank 1 waited 0
-  CHECK(recv_site.rank_stats.max_s == Approx(0).margin(1e-12));
+  // Rank 0 waited 12 µs against the global baseline (0 against its own minimum).
+  const auto& recv_site = p.callsites[1];
+  CHECK(recv_site.rank_stats.max_s == Approx(12e-6));
+  CHECK(recv_site.estimates.wait_s_minimum == Approx(0).margin(1e-12));
 
   // The per-rank breakdown comes from the matrix file.
   CHECK(p.callsites[0].by_rank.empty());

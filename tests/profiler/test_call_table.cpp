@@ -19,7 +19,7 @@ TEST_CASE("call table keeps visits, total, minimum and bytes per key", "[profile
   t.for_each([&](const CallKey& k, const CallStats& s) { seen[k.peer] = s; });
   REQUIRE(seen.size() == 2);
   CHECK(seen[1].visits == 3);
-  CHECK(seen[1].total == 100);
+  CHECK(seen[1].total() == 100);
   CHECK(seen[1].minimum == 20);
   CHECK(seen[1].bytes == 24);
   CHECK(seen[2].minimum == 7);
@@ -52,8 +52,43 @@ TEST_CASE("call table agrees with a map on random keys", "[profiler]") {
   t.for_each([&](const CallKey& k, const CallStats& s) {
     const auto& e = expected.at({k.callsite, k.function, k.size_class, k.peer});
     CHECK(s.visits == e.first);
-    CHECK(s.total == e.second);
+    CHECK(s.total() == e.second);
     ++matched;
   });
   CHECK(matched == expected.size());
+}
+
+TEST_CASE("call table bins durations by power of two with their exact sums", "[profiler]") {
+  CHECK(duration_bin(0) == 0);
+  CHECK(duration_bin(63) == 0);
+  CHECK(duration_bin(64) == 1);
+  CHECK(duration_bin(127) == 1);
+  CHECK(duration_bin(128) == 2);
+  CHECK(duration_bin(Ticks{1} << 32) == kDurationBins - 1);
+  CHECK(duration_bin(~Ticks{0}) == kDurationBins - 1);
+  CallTable t(64);
+  const CallKey k{0x401000, 3, 4, 1};
+  for (Ticks d : {10, 70, 100, 1000, 1000}) REQUIRE(t.add(k, d, 0));
+  REQUIRE(t.add(k, kUntimed, 0));
+  t.for_each([&](const CallKey&, const CallStats& s) {
+    CHECK(s.visits == 6);
+    CHECK(s.untimed == 1);
+    CHECK(s.bins[0].count == 1);
+    CHECK(s.bins[0].sum == 10);
+    CHECK(s.bins[1].count == 2);
+    CHECK(s.bins[1].sum == 170);
+    CHECK(s.bins[4].count == 2);  // [512, 1024)
+    CHECK(s.bins[4].sum == 2000);
+    CHECK(s.total() == 2180);
+  });
+}
+
+TEST_CASE("call table memory follows the keys used, not the capacity", "[profiler]") {
+  CallTable t(1 << 16);
+  const std::size_t empty = t.memory_bytes();
+  for (int i = 0; i < 10; ++i)
+    REQUIRE(t.add(CallKey{std::uintptr_t(0x1000 + 16 * i), 1, 0, -1}, 5, 0));
+  CHECK(t.memory_bytes() > empty);
+  CHECK(t.memory_bytes() <= empty + 20 * 4096);
+  CHECK(t.memory_bytes() < t.capacity() * 100);
 }

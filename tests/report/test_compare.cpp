@@ -18,6 +18,7 @@ model::CallsiteRow site(const std::string& fn, int line, std::uint64_t offset, d
   c.time_s = time;
   c.wait_s = wait;
   c.wait_s_global_min = wait;
+  c.estimates.wait_s_robust = c.estimates.wait_s_minimum = wait;
   c.bytes = bytes;
   return c;
 }
@@ -33,6 +34,7 @@ model::Profile profile(std::int64_t ranks, std::vector<model::CallsiteRow> sites
     row.wall_s = 10;
     row.mpi_s = 2;
     row.wait_s = 1;
+    row.estimates.wait_s_robust = row.estimates.wait_s_minimum = 1;
     p.ranks.push_back(row);
   }
   p.callsites = std::move(sites);

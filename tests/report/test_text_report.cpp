@@ -18,7 +18,7 @@ model::Profile sample(bool global) {
   t.callsites[0].frames[0].function = "exchange";
   model::RunInfo run;
   run.executable = "/bin/app";
-  run.global_minimum = global;
+  run.wait_estimate = global ? "global" : "minimum";
   run.wall_s = 1;
   return model::parse_profile(model::build_profile(t, run).profile);
 }
@@ -26,9 +26,11 @@ model::Profile sample(bool global) {
 
 TEST_CASE("the report names the estimate and shows the matching numbers", "[report]") {
   const auto local = report::format_report(sample(false), {10, report::Estimate::local});
-  CHECK_THAT(local, Catch::Contains("local (per rank) minimum"));
+  CHECK_THAT(local, Catch::Contains("wait (minimum estimate)"));
+  CHECK_THAT(local, Catch::Contains("each rank's fastest call"));
   const auto global = report::format_report(sample(true), {10, report::Estimate::global});
-  CHECK_THAT(global, Catch::Contains("global (all ranks) minimum"));
+  CHECK_THAT(global, Catch::Contains("wait (global estimate)"));
+  CHECK_THAT(global, Catch::Contains("fastest call of any rank"));
   // The receive waited 12 µs against the global minimum and 0 against rank 0's own.
   CHECK_THAT(global, Catch::Contains("solver.c:57 (exchange)"));
   CHECK_THAT(global, Catch::Contains("12.0 us"));
@@ -57,16 +59,16 @@ TEST_CASE("the run summary gives MPI and wait per rank, so they compare with the
   for (auto& r : p.ranks) r.wall_s = 1.0;
   p.ranks[0].mpi_s = 0.8;  // summed over the ranks this would be 1.4 s of a 1 s run
   p.ranks[1].mpi_s = 0.6;
-  p.ranks[0].wait_s = 0.5;
-  p.ranks[1].wait_s = 0.1;
+  p.ranks[0].estimates.wait_s_minimum = 0.5;
+  p.ranks[1].estimates.wait_s_minimum = 0.1;
   const auto text = report::format_summary(p, "/tmp/run");
   CHECK_THAT(text, Catch::Contains("2 ranks, wall 1.00 s; per rank: MPI 700.00 ms (70.0%), "
-                                   "wait 300.00 ms (30.0%, local minimum)"));
+                                   "wait 300.00 ms (30.0%, minimum estimate)"));
 }
 
 TEST_CASE("the report points out startup skew when first calls dominate the wait", "[report]") {
   auto p = sample(false);
-  for (auto& r : p.ranks) r.first_call_wait_s = r.wait_s;
+  for (auto& r : p.ranks) r.first_call_wait_s = r.estimates.wait_s_minimum;
   const auto text = report::format_report(p, {10, report::Estimate::local});
   CHECK_THAT(text, Catch::Contains("startup skew"));
 }

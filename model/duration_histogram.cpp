@@ -1,0 +1,65 @@
+#include "duration_histogram.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mpidle::model {
+
+std::int32_t duration_bin_of(double seconds) {
+  const double ns = seconds * 1e9;
+  if (!(ns >= 2.0)) return 0;  // also NaN
+  const int bin = std::ilogb(ns);
+  return std::min<std::int32_t>(bin, kLastDurationBin);
+}
+
+double duration_bin_lower_s(std::int32_t bin) {
+  return bin <= 0 ? 0.0 : std::ldexp(1e-9, bin);
+}
+
+void add_durations(DurationHistogram& into, std::uint64_t count, double sum_s) {
+  if (count == 0) return;
+  const std::int32_t bin = duration_bin_of(sum_s / static_cast<double>(count));
+  auto it = std::lower_bound(into.begin(), into.end(), bin,
+                             [](const DurationBin& b, std::int32_t k) { return b.bin < k; });
+  if (it == into.end() || it->bin != bin) it = into.insert(it, DurationBin{bin, 0, 0});
+  it->count += count;
+  it->sum_s += sum_s;
+}
+
+void merge_histograms(DurationHistogram& into, const DurationHistogram& from) {
+  DurationHistogram merged;
+  merged.reserve(into.size() + from.size());
+  auto a = into.begin();
+  auto b = from.begin();
+  while (a != into.end() || b != from.end()) {
+    if (b == from.end() || (a != into.end() && a->bin < b->bin)) {
+      merged.push_back(*a++);
+    } else if (a == into.end() || b->bin < a->bin) {
+      merged.push_back(*b++);
+    } else {
+      merged.push_back(DurationBin{a->bin, a->count + b->count, a->sum_s + b->sum_s});
+      ++a;
+      ++b;
+    }
+  }
+  into = std::move(merged);
+}
+
+std::uint64_t count_of(const DurationHistogram& h) {
+  std::uint64_t n = 0;
+  for (const DurationBin& b : h) n += b.count;
+  return n;
+}
+
+bool valid_histogram(const DurationHistogram& h) {
+  std::int32_t previous = -1;
+  for (const DurationBin& b : h) {
+    if (b.bin <= previous || b.bin > kLastDurationBin || !std::isfinite(b.sum_s) || b.sum_s < 0) {
+      return false;
+    }
+    previous = b.bin;
+  }
+  return true;
+}
+
+}  // namespace mpidle::model

@@ -1,0 +1,46 @@
+#include "wait_baseline.hpp"
+
+#include <algorithm>
+
+namespace mpidle::model {
+namespace {
+
+// The lowest bin holding at least this share of the calls starts the cluster of calls
+// that did not wait: a handful of unusually fast calls below it do not (a
+// minimum would), and calls that waited spread over the bins above it.
+constexpr double kClusterShare = 0.05;
+
+// Two adjacent bins hold one cluster when it presses on their common edge from both
+// sides: the lower bin's mean in its top quarter, the upper bin's in its bottom half.
+bool one_cluster(const DurationBin& lower, const DurationBin& upper) {
+  if (upper.bin != lower.bin + 1 || lower.count == 0 || upper.count == 0) return false;
+  const double edge = duration_bin_lower_s(upper.bin);
+  const double lower_mean = lower.sum_s / static_cast<double>(lower.count);
+  const double upper_mean = upper.sum_s / static_cast<double>(upper.count);
+  return lower_mean >= 0.75 * edge && upper_mean <= 1.5 * edge;
+}
+
+}  // namespace
+
+double robust_baseline_s(const DurationHistogram& durations, double minimum_s) {
+  const std::uint64_t n = count_of(durations);
+  if (n == 0) return minimum_s;
+  std::size_t first = 0;
+  while (first + 1 < durations.size() &&
+         static_cast<double>(durations[first].count) < kClusterShare * static_cast<double>(n)) {
+    ++first;
+  }
+  std::uint64_t count = durations[first].count;
+  double sum = durations[first].sum_s;
+  if (first > 0 && one_cluster(durations[first - 1], durations[first])) {
+    count += durations[first - 1].count;
+    sum += durations[first - 1].sum_s;
+  }
+  if (first + 1 < durations.size() && one_cluster(durations[first], durations[first + 1])) {
+    count += durations[first + 1].count;
+    sum += durations[first + 1].sum_s;
+  }
+  return std::max(minimum_s, sum / static_cast<double>(count));
+}
+
+}  // namespace mpidle::model
