@@ -40,7 +40,8 @@ Accuracy compare_with_minimum_method(const model::Profile& profile, const model:
     auto& row = rows[{c.function, model::innermost_location(c.frames)}];
     row.function = c.function;
     row.location = model::innermost_location(c.frames);
-    row.minimum_local_s += c.wait_s;
+    row.robust_s += c.estimates.wait_s_robust;
+    row.minimum_local_s += c.estimates.wait_s_minimum;
     row.minimum_global_s += c.wait_s_global_min;
   }
   std::map<std::pair<std::string, std::string>, PatternSeconds> by_pattern;
@@ -64,6 +65,7 @@ Accuracy compare_with_minimum_method(const model::Profile& profile, const model:
     row.dominant =
         static_cast<Pattern>(std::max_element(patterns.begin(), patterns.end()) - patterns.begin());
     row.reason = reason_for(row);
+    out.robust_s += row.robust_s;
     out.minimum_local_s += row.minimum_local_s;
     out.minimum_global_s += row.minimum_global_s;
     out.trace_s += row.trace_s;
@@ -71,6 +73,7 @@ Accuracy compare_with_minimum_method(const model::Profile& profile, const model:
       const auto k = static_cast<std::size_t>(row.dominant);
       out.trace_by_pattern[k] += row.trace_s;
       out.local_by_pattern[k] += row.minimum_local_s;
+      out.robust_by_pattern[k] += row.robust_s;
     }
     out.rows.push_back(row);
   }

@@ -1,7 +1,8 @@
 #pragma once
-// How far to trust the minimum method: per callsite, its wait estimates (local
-// and global minimum, from profile.json) next to the exact waiting the trace
-// shows, their difference and the likely reason where they differ.
+// How far to trust the profile's wait estimates: per callsite, the robust estimate
+// and the minimum method's (local and global minimum, from profile.json) next to
+// the exact waiting the trace shows, their difference and the likely reason where
+// they differ.
 
 #include <string>
 #include <vector>
@@ -13,15 +14,16 @@ namespace mpidle::analysis {
 
 struct AccuracyRow {
   std::string function, location;
-  double minimum_local_s = 0, minimum_global_s = 0, trace_s = 0;
+  double robust_s = 0, minimum_local_s = 0, minimum_global_s = 0, trace_s = 0;
   Pattern dominant = Pattern::late_sender;  // the trace's largest pattern there
   std::string reason;                       // "agree", or why they differ
 };
 
 struct Accuracy {
   std::vector<AccuracyRow> rows;  // by |local − trace|, largest first
-  double minimum_local_s = 0, minimum_global_s = 0, trace_s = 0;
-  PatternSeconds trace_by_pattern{}, local_by_pattern{};  // rows grouped by dominant pattern
+  double robust_s = 0, minimum_local_s = 0, minimum_global_s = 0, trace_s = 0;
+  // Rows grouped by their dominant pattern.
+  PatternSeconds trace_by_pattern{}, local_by_pattern{}, robust_by_pattern{};
 };
 
 // 1 − |estimate − exact| / max(estimate, exact): 1 is perfect agreement.

@@ -49,6 +49,7 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
   for (const auto& r : accuracy.rows) {
     rows.push_back({{"function", r.function},
                     {"location", r.location},
+                    {"robust_s", r.robust_s},
                     {"minimum_local_s", r.minimum_local_s},
                     {"minimum_global_s", r.minimum_global_s},
                     {"trace_s", r.trace_s},
@@ -62,7 +63,10 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
     per_pattern[pattern_key(static_cast<Pattern>(k))] = {
         {"trace_s", accuracy.trace_by_pattern[k]},
         {"minimum_local_s", accuracy.local_by_pattern[k]},
-        {"agreement", agreement(accuracy.local_by_pattern[k], accuracy.trace_by_pattern[k])}};
+        {"agreement", agreement(accuracy.local_by_pattern[k], accuracy.trace_by_pattern[k])},
+        {"robust_s", accuracy.robust_by_pattern[k]},
+        {"agreement_robust",
+         agreement(accuracy.robust_by_pattern[k], accuracy.trace_by_pattern[k])}};
   }
   return {{"schema", kAnalysisSchema},
           {"producer", model::mpidle_producer()},
@@ -73,7 +77,9 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
           {"totals", patterns_json(waits.totals)},
           {"callsites", std::move(sites)},
           {"accuracy",
-           {{"minimum_local_s", accuracy.minimum_local_s},
+           {{"robust_s", accuracy.robust_s},
+            {"agreement_robust", agreement(accuracy.robust_s, accuracy.trace_s)},
+            {"minimum_local_s", accuracy.minimum_local_s},
             {"minimum_global_s", accuracy.minimum_global_s},
             {"trace_s", accuracy.trace_s},
             {"agreement_local", agreement(accuracy.minimum_local_s, accuracy.trace_s)},

@@ -43,6 +43,8 @@ WaitColumns parse_estimates(const Fields& f) {
   w.wait_s_minimum = f.get_or<double>("wait_s_minimum", f.get<double>("wait_s"));
   w.wait_s_robust = f.get_or<double>("wait_s_robust", w.wait_s_minimum);
   w.variation_s = f.get_or<double>("variation_s", 0.0);
+  w.transfer_s = f.get_or<double>("transfer_s", 0.0);
+  w.wait_or_transfer_s = f.get_or<double>("wait_or_transfer_s", 0.0);
   return w;
 }
 

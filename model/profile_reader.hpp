@@ -44,7 +44,8 @@ struct RunSummary {
 // A row's wait estimates (docs/profile-format.md, "Two wait estimates"): wait_s is
 // the run's chosen one; the others are each estimate by name.
 struct WaitColumns {
-  double wait_s_robust = 0, variation_s = 0, wait_s_minimum = 0;
+  double wait_s_robust = 0, variation_s = 0, transfer_s = 0, wait_or_transfer_s = 0;
+  double wait_s_minimum = 0;
 };
 
 struct RankRow {

@@ -79,6 +79,27 @@ double robust_baseline_s(const GlobalMinimum& m) {
   return robust_baseline_s(m.durations, m.min_s);
 }
 
+TransferTimes transfer_times(const GlobalMinima& global) {
+  // A blocking receive that did not wait took its message's transfer; a blocking
+  // send, for a message too large to be sent eagerly, too (for an eager one, less:
+  // the copy), so receives are preferred.
+  TransferTimes receives, sends;
+  for (const GlobalMinimum& m : global) {
+    if (m.comm_shape != kNoCommShape || m.size_class <= 0) continue;
+    const FunctionInfo* f = find_function(m.function);
+    if (f == nullptr || f->group != FunctionGroup::point_to_point) continue;
+    const bool receive = f->kind == "recv" || f->kind == "mrecv" || f->kind == "sendrecv";
+    const bool send = f->kind == "send" || f->kind == "ssend";
+    if (!receive && !send) continue;
+    auto& into = receive ? receives : sends;
+    const double t = robust_baseline_s(m);
+    auto [it, added] = into.try_emplace(m.size_class, t);
+    if (!added) it->second = std::min(it->second, t);
+  }
+  for (const auto& [size_class, t] : sends) receives.try_emplace(size_class, t);
+  return receives;
+}
+
 ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global) {
   ProfileSummary s;
   s.functions = tables.functions;
@@ -97,10 +118,12 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust_baseline_s(*it)};
     }
   }
-  std::vector<bool> waits(tables.functions.size());
+  std::vector<bool> waits(tables.functions.size()), completes(tables.functions.size());
   for (std::uint32_t f = 0; f < tables.functions.size(); ++f) {
     waits[f] = can_wait(tables.functions[f]);
+    completes[f] = is_completion(tables.functions[f]);
   }
+  const TransferTimes transfer = transfer_times(global);
   const Minima local(tables);
   std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteDurations> durations;
   for (std::size_t ri = 0; ri < tables.ranks.size(); ++ri) {
@@ -129,7 +152,20 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       const double visits = static_cast<double>(e.visits);
       w.wait_s_global_min = std::max(0.0, e.time_s - visits * b.minimum_s);
       const double above_robust = std::max(0.0, e.time_s - visits * b.robust_s);
-      (waits[e.function] ? w.wait_s : w.variation_s) = above_robust;
+      if (!waits[e.function]) {
+        w.variation_s = above_robust;
+      } else if (completes[e.function] && e.size_class > 0) {
+        // A Wait can hold its request's transfer: that part is not waiting.
+        const auto t = transfer.find(e.size_class);
+        if (t != transfer.end()) {
+          w.transfer_s = std::min(above_robust, visits * t->second);
+          w.wait_s = above_robust - w.transfer_s;
+        } else {
+          w.wait_s = w.wait_or_transfer_s = above_robust;
+        }
+      } else {
+        w.wait_s = above_robust;
+      }
       row.mpi_s += e.time_s;
       row.add(w);
       row.calls += e.visits;

@@ -7,6 +7,7 @@
 // are reduced over the same tree first and handed back down. No MPI here.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,15 +32,22 @@ struct GlobalMinimum {
 using GlobalMinima = std::vector<GlobalMinimum>;
 
 // The wait estimates (docs/profile-format.md, "Two wait estimates"): `wait_s` is the
-// default, time above the robust baseline of calls that can wait; `variation_s` the
-// same for local calls (Comm_rank, Isend, Test*, ...), which cannot wait;
-// `wait_s_minimum` the minimum method against the rank's own minima (the published
-// method), `wait_s_global_min` against the minima over all ranks.
+// default, time above the robust baseline of calls that can wait, less the transfer
+// that completion calls held (`transfer_s`, estimated from the blocking
+// point-to-point calls of the same message size); `wait_or_transfer_s` is the part
+// of `wait_s` in completion calls whose transfer no such call tells;
+// `variation_s` is time above the baseline of local calls (Comm_rank, Isend,
+// Test*, ...), which cannot wait; `wait_s_minimum` is the minimum method against
+// the rank's own minima (the published method), `wait_s_global_min` against the
+// minima over all ranks.
 struct WaitEstimates {
-  double wait_s = 0, variation_s = 0, wait_s_minimum = 0, wait_s_global_min = 0;
+  double wait_s = 0, variation_s = 0, transfer_s = 0, wait_or_transfer_s = 0;
+  double wait_s_minimum = 0, wait_s_global_min = 0;
   void add(const WaitEstimates& o) {
     wait_s += o.wait_s;
     variation_s += o.variation_s;
+    transfer_s += o.transfer_s;
+    wait_or_transfer_s += o.wait_or_transfer_s;
     wait_s_minimum += o.wait_s_minimum;
     wait_s_global_min += o.wait_s_global_min;
   }
@@ -101,6 +109,12 @@ struct ProfileSummary {
 
 // The robust baseline of each key, from its global histogram (wait_baseline.hpp).
 double robust_baseline_s(const GlobalMinimum& m);
+
+// Per message size class, the time one transfer takes: the robust baseline of the
+// blocking receives of that size (else of the blocking sends). Completion calls
+// holding a transfer of that size count this much per call as transfer, not wait.
+using TransferTimes = std::map<std::int32_t, double>;
+TransferTimes transfer_times(const GlobalMinima& global);
 
 // The minima of one rank's tables, as the start of the global reduction.
 GlobalMinima minima_of(const ProfileTables& tables);

@@ -71,6 +71,8 @@ void put_estimates(json& row, const WaitEstimates& w, const std::string& estimat
   row["wait_s"] = chosen_wait(w, estimate);
   row["wait_s_robust"] = w.wait_s;
   row["variation_s"] = w.variation_s;
+  row["transfer_s"] = w.transfer_s;
+  row["wait_or_transfer_s"] = w.wait_or_transfer_s;
   row["wait_s_minimum"] = w.wait_s_minimum;
   row["wait_s_global_min"] = w.wait_s_global_min;
 }

@@ -38,28 +38,37 @@ std::string analysis_text(const nlohmann::json& a, std::size_t top) {
                   patterns.c_str());
   }
   const auto& acc = a.at("accuracy");
+  // Analyses written before the robust estimate have no robust columns.
+  const auto number = [](const nlohmann::json& j, const char* key) {
+    return j.contains(key) ? j.at(key).get<double>() : 0.0;
+  };
   out += format(
-      "\naccuracy of the minimum method: trace %.6f s, local minimum %.6f s (agreement "
-      "%.0f%%), global minimum %.6f s (agreement %.0f%%)\n",
-      acc.at("trace_s").get<double>(), acc.at("minimum_local_s").get<double>(),
+      "\naccuracy of the profile's wait estimates: trace %.6f s, robust %.6f s (agreement "
+      "%.0f%%), local minimum %.6f s (agreement %.0f%%), global minimum %.6f s (agreement "
+      "%.0f%%)\n",
+      acc.at("trace_s").get<double>(), number(acc, "robust_s"),
+      100 * number(acc, "agreement_robust"), acc.at("minimum_local_s").get<double>(),
       100 * acc.at("agreement_local").get<double>(), acc.at("minimum_global_s").get<double>(),
       100 * acc.at("agreement_global").get<double>());
   for (const auto& [key, p] : acc.at("by_pattern").items()) {
-    out += format("  %-16s trace %.6f s, local minimum %.6f s, agreement %.0f%%\n", key.c_str(),
-                  p.at("trace_s").get<double>(), p.at("minimum_local_s").get<double>(),
-                  100 * p.at("agreement").get<double>());
+    out += format(
+        "  %-16s trace %.6f s, robust %.6f s (agreement %.0f%%), local minimum %.6f s "
+        "(agreement %.0f%%)\n",
+        key.c_str(), p.at("trace_s").get<double>(), number(p, "robust_s"),
+        100 * number(p, "agreement_robust"), p.at("minimum_local_s").get<double>(),
+        100 * p.at("agreement").get<double>());
   }
-  out += format("  %-16s %-30s %11s %11s %11s %11s  %s\n", "function", "location", "local min",
-                "global min", "trace", "difference", "reason");
+  out += format("  %-16s %-30s %11s %11s %11s %11s %11s  %s\n", "function", "location", "robust",
+                "local min", "global min", "trace", "difference", "reason");
   n = 0;
   for (const auto& r : acc.at("callsites")) {
     if (n++ == top) break;
-    out +=
-        format("  %-16s %-30s %11.6f %11.6f %11.6f %+11.6f  %s\n",
-               r.at("function").get<std::string>().c_str(),
-               r.at("location").get<std::string>().c_str(), r.at("minimum_local_s").get<double>(),
-               r.at("minimum_global_s").get<double>(), r.at("trace_s").get<double>(),
-               r.at("difference_s").get<double>(), r.at("reason").get<std::string>().c_str());
+    out += format("  %-16s %-30s %11.6f %11.6f %11.6f %11.6f %+11.6f  %s\n",
+                  r.at("function").get<std::string>().c_str(),
+                  r.at("location").get<std::string>().c_str(), number(r, "robust_s"),
+                  r.at("minimum_local_s").get<double>(), r.at("minimum_global_s").get<double>(),
+                  r.at("trace_s").get<double>(), r.at("difference_s").get<double>(),
+                  r.at("reason").get<std::string>().c_str());
   }
   return out;
 }

@@ -26,7 +26,7 @@ nlohmann::json analyze(const std::string& dir) {
   const auto a = run({MPIDLE_BIN, "analyze", dir});
   INFO(a.err);
   REQUIRE(a.status == 0);
-  CHECK(a.out.find("accuracy of the minimum method") != std::string::npos);
+  CHECK(a.out.find("accuracy of the profile's wait estimates") != std::string::npos);
   const auto v =
       run({MPIDLE_SYSTEM_PYTHON, std::string(MPIDLE_SOURCE_DIR) + "/scripts/validate-json.py",
            std::string(MPIDLE_SOURCE_DIR) + "/docs/profile.schema.json", dir + "/analysis.json"});
@@ -35,14 +35,18 @@ nlohmann::json analyze(const std::string& dir) {
   return nlohmann::json::parse(read_text(dir + "/analysis.json"));
 }
 
-// The accuracy table's minimum-method columns are profile.json's, per (function, location).
+// The accuracy table's estimate columns are profile.json's, per (function, location).
 void check_accuracy_columns(const std::string& dir, const nlohmann::json& analysis) {
   const auto profile = nlohmann::json::parse(read_text(dir + "/profile.json"));
-  std::map<std::pair<std::string, std::string>, std::pair<double, double>> expected;
+  struct Estimates {
+    double first = 0, second = 0, robust = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Estimates> expected;
   for (const auto& c : profile["callsites"]) {
     auto& e = expected[{c["function"], location_of(c["frames"])}];
-    e.first += c["wait_s"].get<double>();
+    e.first += c["wait_s_minimum"].get<double>();
     e.second += c["wait_s_global_min"].get<double>();
+    e.robust += c["wait_s_robust"].get<double>();
   }
   std::size_t matched = 0;
   for (const auto& row : analysis["accuracy"]["callsites"]) {
@@ -51,6 +55,7 @@ void check_accuracy_columns(const std::string& dir, const nlohmann::json& analys
     ++matched;
     CHECK(row["minimum_local_s"].get<double>() == Approx(it->second.first).margin(1e-12));
     CHECK(row["minimum_global_s"].get<double>() == Approx(it->second.second).margin(1e-12));
+    CHECK(row["robust_s"].get<double>() == Approx(it->second.robust).margin(1e-12));
     CHECK(
         row["difference_s"].get<double>() ==
         Approx(row["minimum_local_s"].get<double>() - row["trace_s"].get<double>()).margin(1e-12));

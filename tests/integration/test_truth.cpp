@@ -230,3 +230,82 @@ TEST_CASE("one-sided and file transfers record their bytes and cancelled receive
   CHECK(p.sync->unmatched_receives == 0);
   std::filesystem::remove(dir + ".bin");
 }
+
+TEST_CASE("frequent small Allreduce without imbalance: jitter is not counted as wait", "[mpi]") {
+  // 20,000 two-double Allreduce per rank; each rank knows when the last rank entered
+  // each call (an MPI_MAX element), so it knows exactly how long it waited. The
+  // minimum method books every call's jitter above the fastest call as wait (2.5-11
+  // times the truth); the robust estimate subtracts the mean cost of the calls that
+  // did not wait. The floor is how much that cost varies (the program's
+  // cost_spread_s): what no single baseline can tell from waiting.
+  const auto dir = scratch_dir("truth_allreduce_rate");
+  const auto r = run_mpi(2, program("allreduce_rate"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const double expected = truth["allreduce_wait_s"].get<double>();
+  const double spread = truth["cost_spread_s"].get<double>();
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.wait_estimate == "robust");
+  const auto* allreduce = function_row(p, "MPI_Allreduce");
+  REQUIRE(allreduce);
+  CHECK(allreduce->calls == 2 * truth["allreduce_per_rank"].get<std::uint64_t>() + 2);
+  const double robust = allreduce->estimates.wait_s_robust;
+  const double minimum = allreduce->estimates.wait_s_minimum;
+  CHECK(allreduce->wait_s == robust);
+  INFO("truth " << expected << " s, robust " << robust << " s (ratio " << robust / expected
+                << "), minimum " << minimum << " s (ratio " << minimum / expected
+                << "), cost spread " << spread << " s");
+  CHECK(std::abs(robust - expected) <= 0.10 * expected + spread);
+  CHECK(robust <= minimum);
+  // Calls that cannot wait have none: their time above the baseline is variation.
+  for (const char* local : {"MPI_Comm_rank", "MPI_Comm_size"}) {
+    const auto* f = function_row(p, local);
+    REQUIRE(f);
+    CHECK_FALSE(f->can_wait);
+    CHECK(f->wait_s == 0);
+    CHECK(f->estimates.variation_s >= 0);
+  }
+  // The distribution is in profile.json: every timed call of the callsite in its bins.
+  const auto site = std::find_if(p.callsites.begin(), p.callsites.end(), [](const auto& c) {
+    return c.function == "MPI_Allreduce" && c.visits > 1000;
+  });
+  REQUIRE(site != p.callsites.end());
+  CHECK(model::count_of(site->durations) == site->visits);
+  double binned = 0;
+  for (const auto& b : site->durations) binned += b.sum_s;
+  CHECK(binned == Approx(site->time_s).epsilon(1e-6));
+}
+
+TEST_CASE("1 MiB receives after a varying late sender: transfer is not wait", "[mpi]") {
+  // A quarter of the receives find their sender on time: they take the transfer
+  // alone, which the robust baseline takes as the cost of a receive that did not
+  // wait. The floor is how much the transfer itself varied (transfer_spread_s).
+  const auto dir = scratch_dir("truth_big_transfer");
+  const auto r = run_mpi(2, program("big_transfer"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const double expected = truth["recv_wait_s"].get<double>();
+  const double spread = truth["transfer_spread_s"].get<double>();
+  REQUIRE(expected > 0.05);
+  const auto p = model::read_profile(dir);
+  const auto* recv = function_row(p, "MPI_Recv");
+  REQUIRE(recv);
+  CHECK(recv->calls == truth["recv_per_rank"].get<std::uint64_t>());
+  const double robust = recv->wait_s;
+  INFO("truth " << expected << " s, robust " << robust << " s (ratio " << robust / expected
+                << "), minimum " << recv->estimates.wait_s_minimum << " s (ratio "
+                << recv->estimates.wait_s_minimum / expected << "), transfer spread " << spread
+                << " s");
+  CHECK(std::abs(robust - expected) <= 0.10 * expected + spread);
+  // The baseline is the transfer of 1 MiB that the program saw, not the fastest one.
+  const auto key = std::find_if(p.minima.begin(), p.minima.end(), [](const auto& m) {
+    return m.function == "MPI_Recv" && m.size_class == 21;
+  });
+  REQUIRE(key != p.minima.end());
+  const double transfer =
+      (truth["recv_time_s"].get<double>() - expected) / truth["recv_per_rank"].get<double>();
+  INFO("baseline " << key->baseline_s << " s, minimum " << key->min_s << " s, mean transfer "
+                   << transfer << " s");
+  CHECK(key->baseline_s >= key->min_s);
+  CHECK(key->baseline_s == Approx(transfer).epsilon(0.5));
+}

@@ -42,13 +42,15 @@ int main(int argc, char** argv) {
   }
   qsort(costs, kCalls, sizeof(double), by_value);
   const double median = costs[kCalls / 2];
-  for (int i = 0; i < kCalls; ++i) spread += costs[i] > median ? costs[i] - median : median - costs[i];
+  for (int i = 0; i < kCalls; ++i)
+    spread += costs[i] > median ? costs[i] - median : median - costs[i];
   double mine[2] = {wait, spread}, all[2] = {0, 0};
   MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0 && example_has_flag(argc, argv, "--json")) {
-    printf("{\"ranks\": %d, \"allreduce_per_rank\": %d, \"allreduce_wait_s\": %.9f, "
-           "\"cost_spread_s\": %.9f}\n",
-           size, kCalls, all[0], all[1]);
+    printf(
+        "{\"ranks\": %d, \"allreduce_per_rank\": %d, \"allreduce_wait_s\": %.9f, "
+        "\"cost_spread_s\": %.9f}\n",
+        size, kCalls, all[0], all[1]);
   }
   free(costs);
   MPI_Finalize();

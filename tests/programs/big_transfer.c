@@ -53,9 +53,10 @@ int main(int argc, char** argv) {
       spread += transfers[i] > median ? transfers[i] - median : median - transfers[i];
     }
     if (example_has_flag(argc, argv, "--json")) {
-      printf("{\"ranks\": %d, \"recv_per_rank\": %d, \"recv_wait_s\": %.9f, \"recv_time_s\": %.9f, "
-             "\"transfer_spread_s\": %.9f}\n",
-             size, kIterations, wait, time, spread);
+      printf(
+          "{\"ranks\": %d, \"recv_per_rank\": %d, \"recv_wait_s\": %.9f, \"recv_time_s\": %.9f, "
+          "\"transfer_spread_s\": %.9f}\n",
+          size, kIterations, wait, time, spread);
     }
   }
   free(buffer);
