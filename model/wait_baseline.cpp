@@ -36,9 +36,19 @@ double robust_baseline_s(const DurationHistogram& durations, double minimum_s) {
     count += durations[first - 1].count;
     sum += durations[first - 1].sum_s;
   }
-  if (first + 1 < durations.size() && one_cluster(durations[first], durations[first + 1])) {
-    count += durations[first + 1].count;
-    sum += durations[first + 1].sum_s;
+  // Upwards, the cluster goes on over adjacent bins that hold as many calls as half of
+  // its fullest one (a cost that varies by more than 2x: a transfer over TCP), or
+  // that it straddles into.
+  std::uint64_t fullest = durations[first].count;
+  for (std::size_t next = first + 1; next < durations.size(); ++next) {
+    const DurationBin& below = durations[next - 1];
+    const DurationBin& bin = durations[next];
+    const bool adjacent = bin.bin == below.bin + 1;
+    if (!adjacent || (2 * bin.count < fullest && !one_cluster(below, bin))) break;
+    count += bin.count;
+    sum += bin.sum_s;
+    fullest = std::max(fullest, bin.count);
+    if (2 * bin.count < fullest) break;  // a straddled edge ends the cluster
   }
   return std::max(minimum_s, sum / static_cast<double>(count));
 }

@@ -35,6 +35,8 @@ const char* dominant_name(Dominant d) {
   switch (d) {
     case Dominant::waiting:
       return "waiting/imbalance";
+    case Dominant::waiting_or_transfer:
+      return "waiting or transfer (completion calls)";
     case Dominant::latency:
       return "latency (small messages)";
     case Dominant::bandwidth:
@@ -48,6 +50,9 @@ const char* dominant_advice(Dominant d) {
     case Dominant::waiting:
       return "balance the load: neither faster links nor faster cores shorten waiting for a late "
              "partner";
+    case Dominant::waiting_or_transfer:
+      return "a late partner or the transfer the Wait held: faster links shorten the transfer "
+             "only; trace both runs (MPIDLE_TRACE=1) to split them";
     case Dominant::latency:
       return "lower network latency would help";
     case Dominant::bandwidth:
@@ -56,8 +61,28 @@ const char* dominant_advice(Dominant d) {
   return "";
 }
 
-Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate) {
+std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis) {
+  if (!analysis.is_object() || !analysis.contains("accuracy") ||
+      !analysis["accuracy"].is_object() || !analysis["accuracy"].contains("callsites") ||
+      !analysis["accuracy"]["callsites"].is_array()) {
+    return std::nullopt;
+  }
+  ExactWaits out;
+  for (const auto& row : analysis["accuracy"]["callsites"]) {
+    if (!row.is_object() || !row.contains("trace_s") || !row["trace_s"].is_number()) continue;
+    const double t = row["trace_s"].get<double>();
+    out.by_site[{row.value("function", ""), row.value("location", "")}] += t;
+    out.total_s += t;
+  }
+  return out;
+}
+
+Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
+                            const ExactWaits* exact_a, const ExactWaits* exact_b) {
   Comparison c;
+  const std::string estimated = std::string(estimate_name(estimate)) + " estimate";
+  c.wait_source_a = exact_a ? "trace analysis" : estimated;
+  c.wait_source_b = exact_b ? "trace analysis" : estimated;
   c.label_a = label_of(a);
   c.label_b = label_of(b);
   const auto exe_a = std::filesystem::path(a.run.executable).filename();
@@ -80,31 +105,42 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
                         b.run.mpi_library);
   }
   c.ranks = {static_cast<double>(a.run.ranks), static_cast<double>(b.run.ranks)};
-  auto totals = [estimate](const model::Profile& p, double& wall, double& mpi, double& wait) {
+  auto totals = [estimate](const model::Profile& p, const ExactWaits* exact, double& wall,
+                           double& mpi, double& wait, double& unsure) {
     for (const auto& r : p.ranks) {
       wall += r.wall_s;
       mpi += r.mpi_s;
       wait += wait_of(r, estimate);
+      if (estimate == Estimate::robust) unsure += r.estimates.wait_or_transfer_s;
+    }
+    if (exact) {
+      wait = exact->total_s;
+      unsure = 0;
     }
   };
-  totals(a, c.wall.a, c.mpi.a, c.wait.a);
-  totals(b, c.wall.b, c.mpi.b, c.wait.b);
+  totals(a, exact_a, c.wall.a, c.mpi.a, c.wait.a, c.wait_or_transfer.a);
+  totals(b, exact_b, c.wall.b, c.mpi.b, c.wait.b, c.wait_or_transfer.b);
   c.compute = {std::max(0.0, c.wall.a - c.mpi.a), std::max(0.0, c.wall.b - c.mpi.b)};
 
   // Functions by name.
   std::map<std::string, FunctionComparison> functions;
   // Adds one run's functions to side a (`side` = &Pair::a) or b.
-  auto add_functions = [&](const model::Profile& p, double Pair::*side) {
+  auto add_functions = [&](const model::Profile& p, const ExactWaits* exact, double Pair::*side) {
     for (const auto& f : p.functions) {
       auto& x = functions[f.name];
       x.name = f.name;
       x.calls.*side += static_cast<double>(f.calls);
       x.time.*side += f.time_s;
-      x.wait.*side += wait_of(f, estimate);
+      if (!exact) x.wait.*side += wait_of(f, estimate);
+    }
+    if (!exact) return;
+    for (const auto& [site, wait] : exact->by_site) {
+      auto it = functions.find(site.first);
+      if (it != functions.end()) it->second.wait.*side += wait;
     }
   };
-  add_functions(a, &Pair::a);
-  add_functions(b, &Pair::b);
+  add_functions(a, exact_a, &Pair::a);
+  add_functions(b, exact_b, &Pair::b);
   for (auto& [name, f] : functions) {
     f.processing = {f.time.a - f.wait.a, f.time.b - f.wait.b};
     c.functions.push_back(f);
@@ -116,20 +152,30 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   // Callsites by (function, source location); several callsites of one run that
   // share a location (deeper stacks) add up.
   std::map<std::pair<std::string, std::string>, SiteComparison> sites;
-  auto add = [&](const model::Profile& p, bool is_a) {
+  auto add = [&](const model::Profile& p, const ExactWaits* exact, bool is_a) {
     for (const auto& row : p.callsites) {
-      auto& s = sites[{row.function, callsite_location(row)}];
+      const auto key = std::make_pair(row.function, callsite_location(row));
+      auto& s = sites[key];
       s.function = row.function;
-      s.location = callsite_location(row);
+      s.location = key.second;
       (is_a ? s.in_a : s.in_b) = true;
       (is_a ? s.visits.a : s.visits.b) += static_cast<double>(row.visits);
       (is_a ? s.time.a : s.time.b) += row.time_s;
-      (is_a ? s.wait.a : s.wait.b) += wait_of(row, estimate);
       (is_a ? s.bytes_per_visit.a : s.bytes_per_visit.b) += row.bytes;  // totals for now
+      if (exact) continue;
+      (is_a ? s.wait.a : s.wait.b) += wait_of(row, estimate);
+      if (estimate == Estimate::robust) {
+        (is_a ? s.wait_or_transfer.a : s.wait_or_transfer.b) += row.estimates.wait_or_transfer_s;
+      }
+    }
+    if (!exact) return;
+    for (const auto& [key, wait] : exact->by_site) {
+      auto it = sites.find(key);
+      if (it != sites.end()) (is_a ? it->second.wait.a : it->second.wait.b) += wait;
     }
   };
-  add(a, true);
-  add(b, false);
+  add(a, exact_a, true);
+  add(b, exact_b, false);
   std::size_t only_a = 0, only_b = 0;
   for (auto& [key, s] : sites) {
     s.processing = {s.time.a - s.wait.a, s.time.b - s.wait.b};
@@ -138,10 +184,13 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
     // What dominates the callsite where it costs more.
     const bool use_b = s.time.b >= s.time.a;
     const double time = use_b ? s.time.b : s.time.a, wait = use_b ? s.wait.b : s.wait.a;
+    const double unsure = use_b ? s.wait_or_transfer.b : s.wait_or_transfer.a;
     const double per_visit = use_b ? s.bytes_per_visit.b : s.bytes_per_visit.a;
-    s.dominant = time > 0 && wait >= 0.5 * time   ? Dominant::waiting
-                 : per_visit > kLatencyBoundBytes ? Dominant::bandwidth
-                                                  : Dominant::latency;
+    // Never "waiting" for time that may be the transfer a Wait held.
+    s.dominant = time > 0 && wait - unsure >= 0.5 * time ? Dominant::waiting
+                 : time > 0 && wait >= 0.5 * time        ? Dominant::waiting_or_transfer
+                 : per_visit > kLatencyBoundBytes        ? Dominant::bandwidth
+                                                         : Dominant::latency;
     only_a += s.in_a && !s.in_b;
     only_b += s.in_b && !s.in_a;
     c.callsites.push_back(s);
@@ -160,7 +209,8 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
 }
 
 std::string format_comparison(const Comparison& c, std::size_t top) {
-  std::string out = "mpidle compare\n  A: " + c.label_a + "\n  B: " + c.label_b + "\n";
+  std::string out = "mpidle compare\n  A: " + c.label_a + " (wait: " + c.wait_source_a +
+                    ")\n  B: " + c.label_b + " (wait: " + c.wait_source_b + ")\n";
   for (const auto& caveat : c.caveats) out += "  note: " + caveat + "\n";
   out += format("\n%-22s %12s %12s %8s\n", "sums over ranks", "A", "B", "B/A");
   auto row = [&out](const char* name, const Pair& p) {
@@ -171,17 +221,27 @@ std::string format_comparison(const Comparison& c, std::size_t top) {
   row("computation", c.compute);
   row("MPI", c.mpi);
   row("  wait", c.wait);
+  if (c.wait_or_transfer.a > 0 || c.wait_or_transfer.b > 0) {
+    row("    or transfer", c.wait_or_transfer);
+  }
   row("  processing", Pair{c.mpi.a - c.wait.a, c.mpi.b - c.wait.b});
   // Which part moved the wall time most.
   const double d_compute = c.compute.b - c.compute.a;
   const double d_wait = c.wait.b - c.wait.a;
   const double d_processing = (c.mpi.b - c.wait.b) - (c.mpi.a - c.wait.a);
+  // Wait in completion calls that may be the transfer they held (a profile without a
+  // trace and without blocking calls of the same size to tell): never "not hardware".
+  const double d_unsure = c.wait_or_transfer.b - c.wait_or_transfer.a;
   const char* part =
       std::abs(d_compute) >= std::abs(d_wait) && std::abs(d_compute) >= std::abs(d_processing)
           ? "computation: faster cores would help most"
-      : std::abs(d_wait) >= std::abs(d_processing)
-          ? "waiting in MPI: load balance, not hardware, decides"
-          : "MPI processing: the network and the MPI library decide";
+      : std::abs(d_wait) < std::abs(d_processing)
+          ? "MPI processing: the network and the MPI library decide"
+      : std::abs(d_unsure) >= 0.5 * std::abs(d_wait)
+          ? "waiting in MPI or the transfers that Wait calls held, which this profile cannot "
+            "tell apart: trace both runs (MPIDLE_TRACE=1) to know whether the network or the load "
+            "balance decides"
+          : "waiting in MPI: load balance, not hardware, decides";
   out += format("most of the difference (%s of wall time) is %s\n",
                 seconds(std::abs(c.wall.b - c.wall.a)).c_str(), part);
 

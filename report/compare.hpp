@@ -6,8 +6,13 @@
 // for the program, how computation compares. Callsites are matched by source
 // location, not by address, so two builds of one program still match.
 
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "model/profile_reader.hpp"
 #include "text_report.hpp"
@@ -20,7 +25,9 @@ struct Pair {
   double ratio() const;
 };
 
-enum class Dominant { waiting, latency, bandwidth };
+// `waiting_or_transfer`: time above the baseline of completion calls (Wait*) that
+// the profile cannot split between a late partner and the transfer they held.
+enum class Dominant { waiting, waiting_or_transfer, latency, bandwidth };
 const char* dominant_name(Dominant d);
 const char* dominant_advice(Dominant d);
 
@@ -32,6 +39,7 @@ struct SiteComparison {
   std::string location;  // "file.c:42 (main)": the matching key, with function
   bool in_a = false, in_b = false;
   Pair visits, time, wait, processing, bytes_per_visit;
+  Pair wait_or_transfer;  // the part of wait that may be transfer (no trace, no estimate)
   Dominant dominant = Dominant::latency;  // in the run where the callsite takes longer
   bool changed_most = false;              // the largest |time B − time A| of all callsites
 };
@@ -44,12 +52,25 @@ struct FunctionComparison {
 struct Comparison {
   std::string label_a, label_b;               // executable and arguments
   std::vector<std::string> caveats;           // mismatches, said plainly
+  std::string wait_source_a, wait_source_b;   // "trace analysis" or "<estimate> estimate"
   Pair ranks, wall, mpi, wait, compute;       // per run: sums over ranks
+  Pair wait_or_transfer;                      // the part of wait that may be transfer
   std::vector<FunctionComparison> functions;  // by |Δtime|
   std::vector<SiteComparison> callsites;      // by |Δtime|
 };
 
-Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate);
+// The exact wait of a traced run, from its analysis.json: per (function, source
+// location) and in total. Where a run has it, the comparison takes its wait from
+// there instead of from an estimate: transfer then counts as processing, exactly.
+struct ExactWaits {
+  std::map<std::pair<std::string, std::string>, double> by_site;
+  double total_s = 0;
+};
+std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis);
+
+Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
+                            const ExactWaits* exact_a = nullptr,
+                            const ExactWaits* exact_b = nullptr);
 std::string format_comparison(const Comparison& c, std::size_t top);
 
 }  // namespace mpidle::report

@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "analysis/analysis_output.hpp"
 #include "command.hpp"
 #include "compare.hpp"
 #include "html_report.hpp"
@@ -47,7 +48,17 @@ int compare_command(Args args) {
   const auto pa = read(a);
   const auto pb = read(b);
   const Estimate e = estimate.value_or(estimate_of(pa));
-  const Comparison comparison = compare_profiles(pa, pb, e);
+  // A traced run's exact wait, from its analysis.json, unless an estimate was asked for.
+  auto exact = [&](const std::string& path) -> std::optional<ExactWaits> {
+    if (estimate || is_prediction_file(path)) return std::nullopt;
+    std::ifstream in(run_directory(path) / analysis::kAnalysisFileName);
+    if (!in) return std::nullopt;
+    return exact_waits_of(model::read_json(in));
+  };
+  const auto xa = exact(a);
+  const auto xb = exact(b);
+  const Comparison comparison =
+      compare_profiles(pa, pb, e, xa ? &*xa : nullptr, xb ? &*xb : nullptr);
   if (!html_out.empty()) {
     std::ofstream out(html_out);
     out << html_comparison(comparison, top);

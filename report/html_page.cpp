@@ -47,6 +47,8 @@ std::string page_start(const std::string& title) {
          ".wait{fill:#d62728;background:#d62728}.run-a{fill:#7f7f7f;background:#7f7f7f}"
          ".run-b{fill:#17becf;background:#17becf}.collective{fill:#9467bd;background:#9467bd}\n"
          "svg text{font:11px system-ui,sans-serif;fill:#333}\n"
+         "rect.bin{fill:#4c78a8}figure{display:inline-block;margin:6px 16px 6px 0}"
+         "figcaption{font-size:12px}\n"
          "</style></head><body>\n";
 }
 

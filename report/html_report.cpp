@@ -5,6 +5,7 @@
 #include <map>
 
 #include "html_communication.hpp"
+#include "html_estimates.hpp"
 #include "html_page.hpp"
 #include "rank_bins.hpp"
 #include "text_format.hpp"
@@ -285,6 +286,8 @@ std::string html_report(const model::Profile& p, const ReportOptions& o, const H
   out += run_section(p, o.estimate);
   out += ranks_section(p, o.estimate);
   out += callsites_section(o.estimate, top);
+  out += estimates_section(top, extras.analysis);
+  out += durations_section(top);
   out += heatmap_section(p, top);
   out += functions_section(p, o.estimate);
   out += communication_matrix_section(p);

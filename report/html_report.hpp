@@ -22,6 +22,7 @@ struct HtmlExtras {
   std::string summary_text;   // the loop summary as `mpidle summary` prints it ("" without)
   std::string loop_timeline;  // loop_timeline_section() ("" without)
   nlohmann::json prediction;  // the run's prediction.json (null without)
+  nlohmann::json analysis;    // the run's analysis.json (null without)
 };
 
 std::string html_report(const model::Profile& profile, const ReportOptions& options,

@@ -56,13 +56,13 @@ std::string analysis_of_run(const std::string& path) {
   }
 }
 
-// The run's prediction.json, or null when there is none (or it is not one).
-nlohmann::json prediction_of_run(const std::string& path) {
-  std::ifstream in(run_directory(path) / analysis::kPredictionFileName);
+// The run's `file` (prediction.json, analysis.json), or null when there is none (or
+// it is not one of `schema`).
+nlohmann::json document_of_run(const std::string& path, const char* file, const char* schema) {
+  std::ifstream in(run_directory(path) / file);
   if (!in) return nullptr;
   auto doc = model::read_json(in);
-  if (doc.is_discarded() || !doc.is_object() ||
-      doc.value("schema", "") != analysis::kPredictionSchema) {
+  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != schema) {
     return nullptr;
   }
   return doc;
@@ -101,9 +101,10 @@ int report_command(Args args) {
   if (!html_out.empty()) {
     std::ofstream out(html_out);
     const auto summary = summary_section(path);
-    const HtmlExtras extras{loop_summary_text(summary),
-                            loop_timeline_section(profile, run_directory(path), summary),
-                            prediction_of_run(path)};
+    const HtmlExtras extras{
+        loop_summary_text(summary), loop_timeline_section(profile, run_directory(path), summary),
+        document_of_run(path, analysis::kPredictionFileName, analysis::kPredictionSchema),
+        document_of_run(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema)};
     out << html_report(profile, options, extras);
     out.close();
     if (!out) throw UsageError("cannot write " + html_out);

@@ -2,8 +2,9 @@
 # Installs the Debian packages mpidle needs, only those that are missing.
 # Used by `make demo`, `make test` and CI; safe to run repeatedly.
 # `setup.sh --test` adds what only the tests use: a browser to render the HTML
-# report in, an image library to look at the render, and BAGEL (a packaged C++
-# MPICH program that finalizes MPI at exit). Where those cannot be installed, the
+# report in, an image library to look at the render, BAGEL (a packaged C++
+# MPICH program that finalizes MPI at exit) and LAMMPS (Open MPI, whose Waits hold
+# transfers). Where those cannot be installed, the
 # tests that need them say so and the rest runs. `setup.sh --bench` adds hpcc.
 set -eu
 
@@ -11,7 +12,7 @@ packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""
-  optional="chromium python3-pil bagel postgresql lmod"
+  optional="chromium python3-pil bagel postgresql lmod lammps"
 fi
 # `setup.sh --bench`: HPC Challenge (Open MPI), whose polling loop `make bench` times.
 if [ "${1:-}" = "--bench" ]; then

@@ -75,9 +75,12 @@ TEST_CASE("the robust baseline is the mean of the lowest cluster, not the fastes
   const auto straddling = histogram({{0.95e-6, 400}, {1.1e-6, 600}, {30e-6, 100}});
   CHECK(model::robust_baseline_s(straddling, 0.9e-6) ==
         Approx((0.95e-6 * 400 + 1.1e-6 * 600) / 1000));
-  // Clusters in adjacent bins that do not touch the edge stay apart.
-  CHECK(model::robust_baseline_s(histogram({{0.55e-6, 500}, {1.9e-6, 500}}), 0.5e-6) ==
+  // An adjacent bin with less than half the calls, away from the edge, is waiting.
+  CHECK(model::robust_baseline_s(histogram({{0.55e-6, 500}, {1.9e-6, 200}}), 0.5e-6) ==
         Approx(0.55e-6));
+  // A transfer over TCP that takes 90 or 157 µs as often: one cluster over both bins.
+  CHECK(model::robust_baseline_s(histogram({{90e-6, 681}, {157e-6, 691}, {285e-6, 62}}), 55e-6) ==
+        Approx((90e-6 * 681 + 157e-6 * 691) / (681 + 691)));
   // No histogram (untimed polls, older profiles): the minimum.
   CHECK(model::robust_baseline_s({}, 2e-6) == 2e-6);
   CHECK(model::robust_baseline_s(histogram({{1e-6, 10}}), 2e-6) == 2e-6);
