@@ -12,26 +12,31 @@ namespace mpidle::report {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run",
-       "mpidle run [--output DIR] [--global-min] [--callsite-depth N] [--trace] -- LAUNCHER "
+       "mpidle run [--output DIR] [--wait-estimate E] [--callsite-depth N] [--trace] -- "
+       "LAUNCHER "
        "ARGS...\n"
        "  e.g. mpidle run -- mpiexec -n 4 ./app input.dat\n\n"
        "Runs the command with libmpidle.so preloaded into every MPI process, then\n"
        "prints where the profile is and a five-line summary on stderr. Exits with\n"
        "the command's exit status.\n\n"
        "  --output DIR        run directory (default mpidle-<app>-<YYYYmmdd-HHMMSS>)\n"
-       "  --global-min        report wait against the minimum over all ranks\n"
+       "  --wait-estimate E   the wait the reports show: robust (default), minimum, global\n"
+       "  --global-min        the same as --wait-estimate global\n"
        "  --callsite-depth N  stack frames per callsite (1 = caller only; >1 uses libunwind)\n"
        "  --trace             also record a trace: one merged, clock-synchronized file\n",
        "profile an MPI program (mpidle run -- mpiexec -n 4 ./app)", run_command},
       {"report",
-       "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--minimum local|global] [--html OUT]\n\n"
+       "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--estimate E] [--html OUT]\n\n"
        "Prints who waited where: per-rank wall/MPI/wait, the top callsites by wait\n"
        "with source locations, and the functions table.\n\n"
        "  --top N             callsites and functions to list (default 10)\n"
-       "  --minimum M         wait estimate to show; default: the one the run chose\n"
+       "  --estimate E        wait estimate to show: robust, minimum (each rank's own\n"
+       "                      fastest call) or global (any rank's); default: the run's\n"
+       "                      (--minimum local|global is the same)\n"
        "  --html OUT          write one self-contained HTML page instead: per-rank\n"
-       "                      time bars, top callsites, a rank x callsite heatmap of\n"
-       "                      wait, functions, and for trace runs the loop summary\n",
+       "                      time bars, top callsites, the wait estimates side by\n"
+       "                      side, call duration histograms, a rank x callsite heatmap\n"
+       "                      of wait, functions, and for trace runs the loop summary\n",
        "print the text report of a run", report_command},
       {"sync",
        "mpidle sync RUN_DIR [--gamma G] [--latency S] [--raw-clocks]\n\n"
@@ -94,16 +99,20 @@ const std::vector<Command>& commands() {
        "  --bandwidth B   every target's bandwidth, in bytes per second\n",
        "predict a trace run on other machines", predict_command},
       {"compare",
-       "mpidle compare RUN_A RUN_B [--top N] [--minimum local|global] [--html OUT]\n"
+       "mpidle compare RUN_A RUN_B [--top N] [--estimate E] [--html OUT]\n"
        "               [--target MACHINE]\n\n"
        "The same application on two clusters (or two configurations), side by side:\n"
        "wall, computation, MPI, wait and processing (time - wait) with ratios B/A;\n"
        "per function and per callsite (matched by source location), and for every\n"
        "callsite what dominates it: waiting/imbalance, latency (small messages) or\n"
        "bandwidth (large messages), i.e. whether faster links would help at all.\n"
+       "A traced run's wait is the exact wait of its analysis.json; otherwise the\n"
+       "estimate's, and time a Wait may have spent holding a transfer is never\n"
+       "called waiting for a late partner.\n"
        "Different programs, arguments, rank counts or MPI libraries are stated.\n\n"
        "  --top N        functions and callsites to list (default 10)\n"
-       "  --minimum M    wait estimate (default: the one run A chose)\n"
+       "  --estimate E   use this wait estimate (robust, minimum, global) on both\n"
+       "                 sides, traced or not (default: the one run A chose)\n"
        "  --html OUT     also write the comparison as one self-contained HTML page\n\n"
        "Either run may be a prediction (RUN/prediction.json from mpidle predict): the\n"
        "run as predicted on a target, so that measured here and predicted there line\n"

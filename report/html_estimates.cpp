@@ -22,12 +22,12 @@ std::string svg_histogram(const model::DurationHistogram& h) {
   constexpr int kBar = 18, kHeight = 60, kTop = 4;
   const int bars = last - first + 1;
   const int width = bars * kBar + 2;
-  std::string out = format(
-      "<svg class=\"durations\" width=\"%d\" height=\"%d\" role=\"img\">", width, kHeight + 30);
+  std::string out = format("<svg class=\"durations\" width=\"%d\" height=\"%d\" role=\"img\">",
+                           width, kHeight + 30);
   for (const auto& b : h) {
     const int x = (b.bin - first) * kBar + 1;
-    const int height =
-        std::max(1, static_cast<int>(kHeight * static_cast<double>(b.count) / static_cast<double>(peak)));
+    const int height = std::max(
+        1, static_cast<int>(kHeight * static_cast<double>(b.count) / static_cast<double>(peak)));
     out += format(
         "<rect class=\"bin\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" data-calls=\"%llu\">"
         "<title>%s to %s: %llu calls, %s</title></rect>",
@@ -99,10 +99,10 @@ std::string estimates_section(const std::vector<const model::CallsiteRow*>& top,
         "<td class=\"num\">%s</td><td class=\"num\">%s</td>%s<td class=\"num\">%s</td>"
         "<td class=\"num\">%s</td></tr>\n",
         escape(c.function).c_str(), e.wait_s_robust, e.wait_s_minimum, i + 1,
-        escape(c.function).c_str(), escape(callsite_location(c)).c_str(),
-        seconds(c.time_s).c_str(), seconds(e.wait_s_robust).c_str(),
-        seconds(e.wait_s_minimum).c_str(), seconds(c.wait_s_global_min).c_str(),
-        trace_cell.c_str(), seconds(e.transfer_s).c_str(), seconds(e.variation_s).c_str());
+        escape(c.function).c_str(), escape(callsite_location(c)).c_str(), seconds(c.time_s).c_str(),
+        seconds(e.wait_s_robust).c_str(), seconds(e.wait_s_minimum).c_str(),
+        seconds(c.wait_s_global_min).c_str(), trace_cell.c_str(), seconds(e.transfer_s).c_str(),
+        seconds(e.variation_s).c_str());
   }
   return out + "</table></section>\n";
 }

@@ -10,6 +10,8 @@ python3 "$(dirname "$0")/../bench/run_bench.py" --build "$build"
 python3 "$(dirname "$0")/../bench/scale_bench.py" --build "$build"
 # What preloading costs a process that never calls MPI: the shim against libmpidle.
 python3 "$(dirname "$0")/../bench/preload_cost.py" --build "$build"
+# The wait estimates against observed and exact wait, repeated (docs/profile-format.md).
+python3 "$(dirname "$0")/../bench/wait_estimates.py" --build "$build" --openmpi-build "$openmpi_build"
 # The fleet database at 10^5 synthetic jobs: ingest rate, report time, size per job.
 python3 "$(dirname "$0")/../bench/fleet_bench.py" --build "$build"
 # HPC Challenge's MPIRandomAccess (Debian's hpcc is built for Open MPI).

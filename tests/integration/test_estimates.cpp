@@ -43,8 +43,7 @@ std::vector<std::string> verdicts_of(const std::string& text, const std::string&
 
 }  // namespace
 
-TEST_CASE("trace mode: the robust estimate within 10% of the exact wait on the examples",
-          "[mpi]") {
+TEST_CASE("trace mode: the robust estimate within 10% of the exact wait on the examples", "[mpi]") {
   // Examples built to wait: a late sender, a static imbalance at an Allreduce, a halo
   // whose neighbours arrive late, and one whose late sender varies. The floor, 50 µs,
   // is well below what each waits (0.1-0.3 s).
@@ -80,10 +79,9 @@ TEST_CASE("LAMMPS over shared memory and TCP: compare tells the transfer from wa
   for (const std::string transport : {"vader", "tcp"}) {
     const auto dir = scratch_dir("lammps_" + transport);
     dirs[transport] = dir;
-    const auto r = run_mpi(2, lammps, {"-in", input, "-log", "none", "-screen", "none"},
-                           {{"MPIDLE_OUTPUT", dir},
-                            {"MPIDLE_TRACE", "1"},
-                            {"OMPI_MCA_btl", "self," + transport}});
+    const auto r = run_mpi(
+        2, lammps, {"-in", input, "-log", "none", "-screen", "none"},
+        {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"OMPI_MCA_btl", "self," + transport}});
     INFO(transport << "\n" << r.err);
     REQUIRE(r.status == 0);
     // Against the exact wait of the same run: the robust estimate is the closer one.
