@@ -49,15 +49,21 @@ def _location(frames):
 def load_profile(run):
     """A run directory (or its profile.json): SimpleNamespace with `run` and `job`
     (dicts), and DataFrames `ranks`, `functions`, `callsites` (one row per callsite,
-    with its first frame's `location`)."""
+    with its first frame's `location` and every wait estimate: `wait_s` is the one
+    `run["wait_estimate"]` names)."""
     doc = _read_json(run, "profile.json", "mpidle-profile/")
     callsites = pd.DataFrame(
         [{"id": c.get("id"), "function": c.get("function"), "location": _location(c.get("frames")),
           "visits": c.get("visits", 0), "bytes": c.get("bytes", 0.0), "time_s": c.get("time_s", 0.0),
-          "wait_s": c.get("wait_s", 0.0), "wait_s_global_min": c.get("wait_s_global_min", 0.0)}
+          "wait_s": c.get("wait_s", 0.0), "wait_s_global_min": c.get("wait_s_global_min", 0.0),
+          # Profiles from before the robust estimate: wait_s is the minimum method's.
+          "wait_s_robust": c.get("wait_s_robust", c.get("wait_s", 0.0)),
+          "wait_s_minimum": c.get("wait_s_minimum", c.get("wait_s", 0.0)),
+          "transfer_s": c.get("transfer_s", 0.0), "variation_s": c.get("variation_s", 0.0)}
          for c in doc.get("callsites", [])],
         columns=["id", "function", "location", "visits", "bytes", "time_s", "wait_s",
-                 "wait_s_global_min"])
+                 "wait_s_global_min", "wait_s_robust", "wait_s_minimum", "transfer_s",
+                 "variation_s"])
     return SimpleNamespace(run=doc.get("run", {}), job=doc.get("job", {}),
                            ranks=pd.DataFrame(doc.get("ranks", [])),
                            functions=pd.DataFrame(doc.get("functions", [])),

@@ -159,6 +159,22 @@ TEST_CASE("bad profile input gives one clear error", "[model]") {
   CHECK_THROWS_WITH(model::read_profile(dir / "wrong_type.json"),
                     Catch::Contains("run.wall_s is not a number"));
 
+  doc = model::build_profile(two_ranks(), run_info()).profile;
+  doc["callsites"][0]["durations"] = {{1e-6, 3, 3.5e-6}, {2e-6, "x", 1}};
+  std::ofstream(dir / "bad_bin.json") << doc.dump();
+  CHECK_THROWS_WITH(
+      model::read_profile(dir / "bad_bin.json"),
+      Catch::Contains("callsites[0].durations: a bin is not [lower_s, count, sum_s]"));
+  doc["callsites"][0]["durations"] = {{2e-6, 3, 7e-6}, {1e-6, 3, 3.5e-6}};
+  std::ofstream(dir / "bins_out_of_order.json") << doc.dump();
+  CHECK_THROWS_WITH(model::read_profile(dir / "bins_out_of_order.json"),
+                    Catch::Contains("out of order"));
+  doc = model::build_profile(two_ranks(), run_info()).profile;
+  doc["run"]["wait_estimate"] = "median";
+  std::ofstream(dir / "bad_estimate.json") << doc.dump();
+  CHECK_THROWS_WITH(model::read_profile(dir / "bad_estimate.json"),
+                    Catch::Contains("run.wait_estimate"));
+
   // A run directory is read through its profile.json.
   std::ofstream(dir / "profile.json")
       << model::build_profile(two_ranks(), run_info()).profile.dump();
@@ -202,4 +218,35 @@ TEST_CASE("JSON nested past the readers' limit is refused as not JSON, at once",
   std::ofstream(dir / "profile.json") << "{\"schema\": " << nested(100'000) << "}";
   CHECK_THROWS_AS(model::read_profile(dir), model::ProfileError);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("duration histograms and every wait estimate survive profile.json", "[model]") {
+  auto tables = two_ranks();
+  // Rank 0's receives: 4 calls that did not wait (1.5 µs) and 2 that waited (~40 µs).
+  for (auto& rank : tables.ranks) {
+    for (auto& e : rank.entries) {
+      e.durations.clear();
+      const double each = e.time_s / static_cast<double>(e.visits);
+      model::add_durations(e.durations, e.visits, each * static_cast<double>(e.visits));
+    }
+  }
+  const auto doc = model::build_profile(tables, run_info()).profile;
+  const auto p = model::parse_profile(nlohmann::json::parse(doc.dump()));
+  CHECK(p.run.wait_estimate == "robust");
+  std::uint64_t binned = 0, visits = 0;
+  for (const auto& c : p.callsites) {
+    binned += model::count_of(c.durations);
+    visits += c.visits;
+    CHECK(model::valid_histogram(c.durations));
+    CHECK(c.wait_s == c.estimates.wait_s_robust);
+  }
+  CHECK(binned == visits);
+  for (const auto& m : p.minima) {
+    CHECK(m.baseline_s >= m.min_s);
+    CHECK(model::count_of(m.durations) == m.count);
+  }
+  for (const auto& f : p.functions) {
+    CHECK(f.estimates.wait_s_robust + f.estimates.variation_s + f.estimates.transfer_s <=
+          f.time_s + 1e-12);
+  }
 }
