@@ -40,6 +40,23 @@ static inline int example_has_flag(int argc, char** argv, const char* flag) {
   return 0;
 }
 
+static inline int example_by_value(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* How much `n` durations vary: the sum of |value - median| (sorts `values`). What no
+ * single baseline of a call's cost can tell from waiting. */
+static inline double example_spread(double* values, int n) {
+  if (n <= 0) return 0;
+  qsort(values, (size_t)n, sizeof(double), example_by_value);
+  const double median = values[n / 2];
+  double spread = 0;
+  for (int i = 0; i < n; ++i)
+    spread += values[i] > median ? values[i] - median : median - values[i];
+  return spread;
+}
+
 /* Gathers `n` timestamps from every rank into a size*n array on rank 0 (NULL elsewhere). */
 static inline double* example_gather_times(const double* mine, int n) {
   int rank = 0, size = 1;

@@ -16,11 +16,6 @@
 
 enum { kCalls = 20000 };
 
-static int by_value(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
@@ -40,10 +35,7 @@ int main(int argc, char** argv) {
     if (last > x[0]) wait += last - x[0];
     costs[i] = ended - (y[0] > x[0] ? y[0] : x[0]);
   }
-  qsort(costs, kCalls, sizeof(double), by_value);
-  const double median = costs[kCalls / 2];
-  for (int i = 0; i < kCalls; ++i)
-    spread += costs[i] > median ? costs[i] - median : median - costs[i];
+  spread = example_spread(costs, kCalls);
   double mine[2] = {wait, spread}, all[2] = {0, 0};
   MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0 && example_has_flag(argc, argv, "--json")) {

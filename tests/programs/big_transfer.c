@@ -16,11 +16,6 @@
 enum { kIterations = 64, kDoubles = 131072 };
 static const int kDelayUs[4] = {0, 2000, 500, 4000};
 
-static int by_value(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
@@ -47,11 +42,7 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0) {
-    qsort(transfers, kIterations, sizeof(double), by_value);
-    const double median = transfers[kIterations / 2];
-    for (int i = 0; i < kIterations; ++i) {
-      spread += transfers[i] > median ? transfers[i] - median : median - transfers[i];
-    }
+    spread = example_spread(transfers, kIterations);
     if (example_has_flag(argc, argv, "--json")) {
       printf(
           "{\"ranks\": %d, \"recv_per_rank\": %d, \"recv_wait_s\": %.9f, \"recv_time_s\": %.9f, "
