@@ -89,9 +89,21 @@ json analysis_json(const model::Trace& trace, const WaitStates& waits, const Acc
 }
 
 json write_analysis(const std::filesystem::path& dir, const model::Profile& profile,
-                    const model::Trace& trace, const WaitStates& waits) {
+                    const model::Trace& trace, const WaitStates& waits,
+                    const model::PopEfficiency* efficiency) {
   const auto accuracy = compare_with_minimum_method(profile, trace, waits);
   json doc = analysis_json(trace, waits, accuracy);
+  if (efficiency != nullptr && efficiency->ideal_runtime_s) {
+    doc["efficiency"] = {{"runtime_s", efficiency->runtime_s},
+                         {"useful_mean_s", efficiency->useful_mean_s},
+                         {"useful_max_s", efficiency->useful_max_s},
+                         {"load_balance", efficiency->load_balance},
+                         {"communication", efficiency->communication},
+                         {"parallel", efficiency->parallel},
+                         {"ideal_runtime_s", *efficiency->ideal_runtime_s},
+                         {"serialization", *efficiency->serialization},
+                         {"transfer", *efficiency->transfer}};
+  }
   const std::filesystem::path out = dir / kAnalysisFileName;
   std::ofstream file(out);
   file << doc.dump(1) << '\n';

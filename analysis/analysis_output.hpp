@@ -19,7 +19,10 @@ nlohmann::json analysis_json(const model::Trace& trace, const WaitStates& waits,
 // Compares `waits` with the run's minimum-method estimates and writes
 // dir/analysis.json; returns what it wrote. `trace` needs its tables and its
 // ranks' headers only. Throws std::runtime_error when the file cannot be written.
+// `efficiency`, when given, is written as the "efficiency" section: POP's metrics
+// with the ideal-network split (docs/analysis-format.md).
 nlohmann::json write_analysis(const std::filesystem::path& dir, const model::Profile& profile,
-                              const model::Trace& trace, const WaitStates& waits);
+                              const model::Trace& trace, const WaitStates& waits,
+                              const model::PopEfficiency* efficiency = nullptr);
 
 }  // namespace mpidle::analysis

@@ -389,4 +389,17 @@ std::uint64_t largest_measured_bytes(const MachineModel& machine) {
   return largest;
 }
 
+MachineModel ideal_network() {
+  MachineModel m;
+  m.name = "ideal network";
+  m.description = "no latency, infinite bandwidth, free collectives";
+  const CostCurve free{{CostPoint{0, 0.0, 0.0}, CostPoint{std::uint64_t{1} << 40, 0.0, 0.0}}};
+  m.p2p = free;
+  m.eager_limit_bytes = ~std::uint64_t{0};
+  for (const char* name : {"Barrier", "Bcast", "Allreduce", "Alltoall", "Allgather"}) {
+    m.collectives[name].by_ranks[2] = free;
+  }
+  return m;
+}
+
 }  // namespace mpidle::model

@@ -121,6 +121,10 @@ bool has_spread(const MachineModel& machine);
 // The model with every measured point moved by its spread: `direction` −1 for the
 // fast end of what the probe saw, +1 for the slow end.
 MachineModel shifted_by_spread(MachineModel machine, double direction);
+// The ideal network of POP's transfer efficiency (and Dimemas'): no latency,
+// infinite bandwidth, every send eager, every collective free. Compute keeps its time.
+MachineModel ideal_network();
+
 // The largest message size of the model's point-to-point curve(s).
 std::uint64_t largest_measured_bytes(const MachineModel& machine);
 

@@ -146,6 +146,29 @@ Profile parse_profile(const json& doc) {
     row.estimates = parse_estimates(f);
     return row;
   });
+  {
+    std::vector<double> useful, wall;
+    for (const auto& r : p.ranks) {
+      useful.push_back(r.wall_s - r.mpi_s);
+      wall.push_back(r.wall_s);
+    }
+    p.efficiency = pop_efficiency(useful, wall);
+    if (top.has("efficiency")) {
+      const Fields e(top.at("efficiency"), "efficiency");
+      for (const char* key : {"load_balance", "communication", "parallel"}) {
+        const double v = e.get<double>(key);
+        if (!(v >= 0 && v <= 1)) throw ProfileError(e.where(key) + " is not within 0..1");
+      }
+      p.efficiency.load_balance = e.get<double>("load_balance");
+      p.efficiency.communication = e.get<double>("communication");
+      p.efficiency.parallel = e.get<double>("parallel");
+      if (e.has("ideal_runtime_s")) {
+        p.efficiency.ideal_runtime_s = e.get<double>("ideal_runtime_s");
+        p.efficiency.serialization = e.get<double>("serialization");
+        p.efficiency.transfer = e.get<double>("transfer");
+      }
+    }
+  }
   p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
     FunctionRow row{f.get<std::string>("name"),
                     f.get<std::uint64_t>("calls"),

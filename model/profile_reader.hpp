@@ -13,6 +13,7 @@
 
 #include "duration_histogram.hpp"
 #include "json_fields.hpp"
+#include "pop_metrics.hpp"
 #include "profile_tables.hpp"
 #include "rank_statistics.hpp"
 
@@ -58,7 +59,7 @@ struct RankRow {
   std::uint64_t untracked_requests = 0;
   std::uint64_t untimed_calls = 0;
   std::uint64_t finalize_memory_bytes = 0;
-  WaitColumns estimates;
+  WaitColumns estimates{};
 };
 
 struct FunctionRow {
@@ -66,7 +67,7 @@ struct FunctionRow {
   std::uint64_t calls = 0;
   std::uint64_t incomplete_calls = 0;
   double time_s = 0, wait_s = 0, wait_s_global_min = 0, bytes = 0;
-  WaitColumns estimates;
+  WaitColumns estimates{};
   bool can_wait = true;
 };
 
@@ -83,9 +84,9 @@ struct CallsiteRow {
   std::uint64_t visits = 0;
   double bytes = 0;  // all visits, all ranks (0 in profiles written before it existed)
   double time_s = 0, wait_s = 0, wait_s_global_min = 0;
-  WaitColumns estimates;
+  WaitColumns estimates{};
   // Durations of every rank's calls here, non-empty bins (empty in older profiles).
-  DurationHistogram durations;
+  DurationHistogram durations{};
   RankStatistics rank_stats;
   // Every visiting rank's share: from `by_rank` (version 1) or the rank matrix file
   // (version 2; empty when that file is missing).
@@ -110,7 +111,7 @@ struct MinimumRow {
   // Version 2 global rows since the robust estimate: its baseline and the durations
   // (the minimum and no bins in older profiles).
   double baseline_s = 0;
-  DurationHistogram durations;
+  DurationHistogram durations{};
 };
 
 // Trace mode only.
@@ -151,6 +152,8 @@ struct Profile {
   std::optional<SyncSection> sync;
   RunSummary run;
   std::vector<RankRow> ranks;
+  // POP's efficiencies (profiles written before them: computed from `ranks`).
+  PopEfficiency efficiency;
   std::vector<FunctionRow> functions;
   std::vector<CallsiteRow> callsites;
   std::vector<MinimumRow> minima;

@@ -70,7 +70,7 @@ struct Entry {
   double min_s = 0;
   double bytes = 0;
   std::int32_t comm_shape = kNoCommShape;
-  DurationHistogram durations;  // the timed visits' durations
+  DurationHistogram durations{};  // the timed visits' durations
 };
 
 // The first call of a function on a rank: its wait is mostly startup skew.

@@ -2,6 +2,7 @@
 
 #include "function_catalog.hpp"
 #include "json_fields.hpp"
+#include "pop_metrics.hpp"
 
 #include <algorithm>
 #include <map>
@@ -75,6 +76,19 @@ void put_estimates(json& row, const WaitEstimates& w, const std::string& estimat
   row["wait_or_transfer_s"] = w.wait_or_transfer_s;
   row["wait_s_minimum"] = w.wait_s_minimum;
   row["wait_s_global_min"] = w.wait_s_global_min;
+}
+
+// POP's efficiencies from the ranks' rows (docs/profile-format.md, "efficiency").
+json efficiency_json(const PopEfficiency& e) {
+  json out = {{"runtime_s", e.runtime_s},         {"useful_mean_s", e.useful_mean_s},
+              {"useful_max_s", e.useful_max_s},   {"load_balance", e.load_balance},
+              {"communication", e.communication}, {"parallel", e.parallel}};
+  if (e.ideal_runtime_s) {
+    out["ideal_runtime_s"] = *e.ideal_runtime_s;
+    out["serialization"] = *e.serialization;
+    out["transfer"] = *e.transfer;
+  }
+  return out;
 }
 
 // Non-empty bins as [lower edge in seconds, calls, their total seconds].
@@ -226,12 +240,19 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
     rank_minima += '\n';
   }
 
+  std::vector<double> useful, wall;
+  for (const RankSummary& rank : summary.ranks) {
+    useful.push_back(rank.wall_s - rank.mpi_s);
+    wall.push_back(rank.wall_s);
+  }
+
   ProfileDocument doc;
   doc.rank_minima = std::move(rank_minima);
   doc.profile = {
       {"schema", kProfileSchema},
       {"run", run_json(summary, run, total_calls)},
       {"ranks", std::move(ranks)},
+      {"efficiency", efficiency_json(pop_efficiency(useful, wall))},
       {"functions", std::move(function_rows)},
       {"callsites", std::move(callsite_rows)},
       {"minima", std::move(minima_rows)},

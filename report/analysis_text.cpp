@@ -37,6 +37,17 @@ std::string analysis_text(const nlohmann::json& a, std::size_t top) {
                   s.at("location").get<std::string>().c_str(), s.at("wait_s").get<double>(),
                   patterns.c_str());
   }
+  if (a.contains("efficiency")) {
+    const auto& e = a.at("efficiency");
+    out += format(
+        "\nefficiency (POP): parallel %.2f = load balance %.2f x communication %.2f, and "
+        "communication = serialization %.2f x transfer %.2f (replayed on an ideal network: "
+        "%.6f s of %.6f s)\n",
+        e.at("parallel").get<double>(), e.at("load_balance").get<double>(),
+        e.at("communication").get<double>(), e.at("serialization").get<double>(),
+        e.at("transfer").get<double>(), e.at("ideal_runtime_s").get<double>(),
+        e.at("runtime_s").get<double>());
+  }
   const auto& acc = a.at("accuracy");
   // Analyses written before the robust estimate have no robust columns.
   const auto number = [](const nlohmann::json& j, const char* key) {

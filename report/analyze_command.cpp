@@ -5,11 +5,13 @@
 #include <fstream>
 
 #include "analysis/analysis_output.hpp"
+#include "analysis/prediction.hpp"
 #include "analysis_text.hpp"
 #include "command.hpp"
 #include "model/profile_reader.hpp"
 #include "model/stage_log.hpp"
 #include "model/trace_file.hpp"
+#include "sync/trace_matching.hpp"
 
 namespace mpidle::report {
 
@@ -37,10 +39,19 @@ int analyze_command(Args args) {
     if (show_progress) std::fprintf(stderr, "mpidle analyze: %3.0f%%\r", 100 * done);
   });
   if (show_progress) std::fputs("\n", stderr);
+  // POP's transfer efficiency: the run replayed on an ideal network.
+  progress("replaying on an ideal network");
+  analysis::PredictionInput ideal;
+  ideal.machine = model::ideal_network();
+  const auto replayed = analysis::predict(trace, sync::match_trace(trace), ideal);
+  model::PopEfficiency efficiency = profile.efficiency;
+  const double transfer =
+      replayed.measured_wall_s > 0 ? replayed.wall_s / replayed.measured_wall_s : 1.0;
+  model::add_ideal_network(efficiency, transfer * efficiency.runtime_s);
   const std::filesystem::path out = dir / analysis::kAnalysisFileName;
   nlohmann::json json;
   try {
-    json = analysis::write_analysis(dir, profile, trace, waits);
+    json = analysis::write_analysis(dir, profile, trace, waits, &efficiency);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

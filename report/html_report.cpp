@@ -5,6 +5,7 @@
 #include <map>
 
 #include "html_communication.hpp"
+#include "html_efficiency.hpp"
 #include "html_estimates.hpp"
 #include "html_page.hpp"
 #include "rank_bins.hpp"
@@ -284,6 +285,7 @@ std::string html_report(const model::Profile& p, const ReportOptions& o, const H
   std::string out = html::page_start("mpidle: " + p.run.executable);
   out += "<h1>mpidle profile of " + escape(p.run.executable) + "</h1>\n";
   out += run_section(p, o.estimate);
+  out += efficiency_section(p.efficiency);
   out += ranks_section(p, o.estimate);
   out += callsites_section(o.estimate, top);
   out += estimates_section(top, extras.analysis);

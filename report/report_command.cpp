@@ -96,15 +96,25 @@ int report_command(Args args) {
     }
   }
   if (path.empty()) throw UsageError("which run? (mpidle report RUN_DIR)");
-  const auto profile = model::read_profile(path);
+  auto profile = model::read_profile(path);
   if (!estimate_given) options.estimate = estimate_of(profile);
+  const auto analysis_doc =
+      document_of_run(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema);
+  // mpidle analyze's ideal-network replay splits communication efficiency.
+  if (analysis_doc.is_object() && analysis_doc.contains("efficiency") &&
+      analysis_doc["efficiency"].is_object()) {
+    const auto& e = analysis_doc["efficiency"];
+    if (e.contains("ideal_runtime_s") && e["ideal_runtime_s"].is_number()) {
+      model::add_ideal_network(profile.efficiency, e["ideal_runtime_s"].get<double>());
+    }
+  }
   if (!html_out.empty()) {
     std::ofstream out(html_out);
     const auto summary = summary_section(path);
     const HtmlExtras extras{
         loop_summary_text(summary), loop_timeline_section(profile, run_directory(path), summary),
         document_of_run(path, analysis::kPredictionFileName, analysis::kPredictionSchema),
-        document_of_run(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema)};
+        analysis_doc};
     out << html_report(profile, options, extras);
     out.close();
     if (!out) throw UsageError("cannot write " + html_out);

@@ -34,6 +34,16 @@ std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p
   return order;
 }
 
+std::string efficiency_line(const model::PopEfficiency& e) {
+  std::string out =
+      format("  efficiency (POP): parallel %.2f = load balance %.2f x communication %.2f",
+             e.parallel, e.load_balance, e.communication);
+  if (e.serialization && e.transfer) {
+    out += format(" (= serialization %.2f x transfer %.2f)", *e.serialization, *e.transfer);
+  }
+  return out + "\n";
+}
+
 Estimate estimate_of(const model::Profile& profile) {
   return parse_estimate(profile.run.wait_estimate).value_or(Estimate::robust);
 }
@@ -94,7 +104,8 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
       p.run.timer.c_str(), seconds(p.run.timer_resolution_s).c_str(),
       static_cast<long long>(p.run.callsite_depth), seconds(p.run.overhead_total_s).c_str(),
       100 * p.run.overhead_fraction, seconds(p.run.setup_s).c_str());
-  out += format("  wait (%s estimate) = %s\n\n", estimate_name(e), estimate_description(e).c_str());
+  out += format("  wait (%s estimate) = %s\n", estimate_name(e), estimate_description(e).c_str());
+  out += efficiency_line(p.efficiency) + "\n";
   if (p.run.ended != "MPI_Finalize") {
     out += format(
         "  partial profile: rank %lld ended without MPI_Finalize (%s); it holds this rank's "

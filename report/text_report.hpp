@@ -42,6 +42,8 @@ double wait_of(const Row& row, Estimate e) {
 std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e);
 std::string format_report(const model::Profile& profile, const ReportOptions& options);
 std::string format_summary(const model::Profile& profile, const std::string& where);
+// "  efficiency (POP): parallel 0.62 = load balance 0.75 x communication 0.83\n"
+std::string efficiency_line(const model::PopEfficiency& e);
 // "file.c:42 (main)" where debug information exists, else "main+0x1a2 (app)".
 std::string callsite_location(const model::CallsiteRow& callsite);
 

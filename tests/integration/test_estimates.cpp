@@ -104,7 +104,7 @@ TEST_CASE("LAMMPS over shared memory and TCP: compare tells the transfer from wa
   }
   // With the trace analyses (the default for traced runs) and with the profile's own
   // estimate, no MPI_Wait is called waiting for a late partner.
-  for (const std::vector<std::string> extra :
+  for (const auto& extra :
        {std::vector<std::string>{}, std::vector<std::string>{"--estimate", "robust"}}) {
     std::vector<std::string> argv = {MPIDLE_BIN, "compare", dirs["vader"], dirs["tcp"]};
     argv.insert(argv.end(), extra.begin(), extra.end());

@@ -309,3 +309,57 @@ TEST_CASE("1 MiB receives after a varying late sender: transfer is not wait", "[
   CHECK(key->baseline_s >= key->min_s);
   CHECK(key->baseline_s == Approx(transfer).epsilon(0.5));
 }
+
+TEST_CASE("POP efficiencies of known, unequal work, as the program observed them", "[mpi]") {
+  // Rank r computes (1 + r) ms per iteration: on 2 ranks load balance 0.75. The
+  // program measures its own useful time (its span less the time inside its MPI
+  // calls) and span; mpidle's metrics come from its own wall and MPI times.
+  const auto dir = scratch_dir("truth_pop_work");
+  const auto r = run_mpi(2, program("pop_work"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const auto p = model::read_profile(dir);
+  const auto& e = p.efficiency;
+  INFO("observed LB " << truth["load_balance"] << ", comm " << truth["communication"]
+                      << ", parallel " << truth["parallel"] << "; mpidle LB " << e.load_balance
+                      << ", comm " << e.communication << ", parallel " << e.parallel);
+  CHECK(std::abs(e.load_balance - truth["load_balance"].get<double>()) <= 0.03);
+  CHECK(std::abs(e.communication - truth["communication"].get<double>()) <= 0.03);
+  CHECK(std::abs(e.parallel - truth["parallel"].get<double>()) <= 0.03);
+  CHECK(e.parallel == Approx(e.load_balance * e.communication));
+  // profile.json carries them as written.
+  const auto doc = nlohmann::json::parse(read_text(dir + "/profile.json"));
+  CHECK(doc["efficiency"]["parallel"].get<double>() == Approx(e.parallel));
+}
+
+TEST_CASE("POP efficiencies of transfers without imbalance: serialization 1, transfer as observed",
+          "[mpi]") {
+  // Equal work and a 4 MiB exchange every iteration: what the program loses to MPI
+  // is the transfers, so its observed communication efficiency is its transfer
+  // efficiency. mpidle analyze replays the trace on an ideal network for the split.
+  const auto dir = scratch_dir("truth_pop_transfer");
+  const auto r = run_mpi(2, program("pop_work"), {"--json", "--transfer"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const auto a = run({MPIDLE_BIN, "analyze", dir});
+  INFO(a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK_THAT(a.out, Catch::Contains("serialization"));
+  const auto doc = nlohmann::json::parse(read_text(dir + "/analysis.json"));
+  REQUIRE(doc.contains("efficiency"));
+  const auto& e = doc["efficiency"];
+  const double observed = truth["communication"].get<double>();
+  INFO("observed communication " << observed << ", load balance " << truth["load_balance"]
+                                 << "; mpidle " << e.dump());
+  CHECK(observed < 0.9);  // the transfers do take a share of the run
+  CHECK(std::abs(e["load_balance"].get<double>() - truth["load_balance"].get<double>()) <= 0.03);
+  CHECK(std::abs(e["communication"].get<double>() - observed) <= 0.03);
+  CHECK(e["serialization"].get<double>() >= 0.95);
+  CHECK(std::abs(e["transfer"].get<double>() - observed) <= 0.03);
+  CHECK(e["communication"].get<double>() ==
+        Approx(e["serialization"].get<double>() * e["transfer"].get<double>()).epsilon(1e-6));
+  // The text report shows the split from the analysis.
+  const auto report = run({MPIDLE_BIN, "report", dir});
+  CHECK_THAT(report.out, Catch::Contains("serialization"));
+}
