@@ -27,7 +27,8 @@ PopEfficiency pop_efficiency(const std::vector<double>& useful_s,
 }
 
 void add_ideal_network(PopEfficiency& e, double ideal_runtime_s) {
-  const double ideal = std::clamp(ideal_runtime_s, e.useful_max_s, std::max(e.useful_max_s, e.runtime_s));
+  const double ideal =
+      std::clamp(ideal_runtime_s, e.useful_max_s, std::max(e.useful_max_s, e.runtime_s));
   e.ideal_runtime_s = ideal;
   e.serialization = std::min(1.0, ratio(e.useful_max_s, ideal));
   e.transfer = std::min(1.0, ratio(ideal, e.runtime_s));

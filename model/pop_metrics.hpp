@@ -10,12 +10,12 @@
 namespace mpidle::model {
 
 struct PopEfficiency {
-  double runtime_s = 0;        // the longest rank's wall time
-  double useful_mean_s = 0;    // mean over ranks of time outside MPI
-  double useful_max_s = 0;     // the most useful time of any rank
-  double load_balance = 0;     // useful_mean / useful_max
-  double communication = 0;    // useful_max / runtime
-  double parallel = 0;         // load_balance × communication = useful_mean / runtime
+  double runtime_s = 0;      // the longest rank's wall time
+  double useful_mean_s = 0;  // mean over ranks of time outside MPI
+  double useful_max_s = 0;   // the most useful time of any rank
+  double load_balance = 0;   // useful_mean / useful_max
+  double communication = 0;  // useful_max / runtime
+  double parallel = 0;       // load_balance × communication = useful_mean / runtime
   // Trace mode, from a replay with no latency and infinite bandwidth:
   // serialization = useful_max / ideal runtime, transfer = ideal runtime / runtime.
   std::optional<double> ideal_runtime_s, serialization, transfer;

@@ -121,6 +121,16 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   totals(a, exact_a, c.wall.a, c.mpi.a, c.wait.a, c.wait_or_transfer.a);
   totals(b, exact_b, c.wall.b, c.mpi.b, c.wait.b, c.wait_or_transfer.b);
   c.compute = {std::max(0.0, c.wall.a - c.mpi.a), std::max(0.0, c.wall.b - c.mpi.b)};
+  auto pop_of = [](const model::Profile& p) {
+    PopRow row;
+    row.efficiency = p.efficiency;
+    for (const auto& r : p.ranks) row.useful_total_s += std::max(0.0, r.wall_s - r.mpi_s);
+    return row;
+  };
+  c.pop_a = pop_of(a);
+  c.pop_b = pop_of(b);
+  c.pop_b.computation_scalability =
+      c.pop_b.useful_total_s > 0 ? c.pop_a.useful_total_s / c.pop_b.useful_total_s : 0.0;
 
   // Functions by name.
   std::map<std::string, FunctionComparison> functions;
@@ -208,6 +218,28 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   return c;
 }
 
+std::string format_pop_table(const Comparison& c) {
+  std::string out =
+      format("\n%-32s %10s %10s\n", "POP efficiency (A: reference)",
+             format("A (%.0f)", c.ranks.a).c_str(), format("B (%.0f)", c.ranks.b).c_str());
+  auto row = [&out](const char* name, double a, double b) {
+    out += format("%-32s %10.2f %10.2f\n", name, a, b);
+  };
+  const auto& a = c.pop_a.efficiency;
+  const auto& b = c.pop_b.efficiency;
+  row("global efficiency", c.pop_a.global(), c.pop_b.global());
+  row("  parallel efficiency", a.parallel, b.parallel);
+  row("    load balance", a.load_balance, b.load_balance);
+  row("    communication efficiency", a.communication, b.communication);
+  if (a.serialization && b.serialization) {
+    row("      serialization", *a.serialization, *b.serialization);
+    row("      transfer", *a.transfer, *b.transfer);
+  }
+  row("  computation scalability", c.pop_a.computation_scalability,
+      c.pop_b.computation_scalability);
+  return out;
+}
+
 std::string format_comparison(const Comparison& c, std::size_t top) {
   std::string out = "mpidle compare\n  A: " + c.label_a + " (wait: " + c.wait_source_a +
                     ")\n  B: " + c.label_b + " (wait: " + c.wait_source_b + ")\n";
@@ -244,6 +276,7 @@ std::string format_comparison(const Comparison& c, std::size_t top) {
           : "waiting in MPI: load balance, not hardware, decides";
   out += format("most of the difference (%s of wall time) is %s\n",
                 seconds(std::abs(c.wall.b - c.wall.a)).c_str(), part);
+  out += format_pop_table(c);
 
   out += format("\nfunctions by change of time\n%-20s %10s %10s %7s %10s %10s %7s %10s %10s %7s\n",
                 "function", "time A", "time B", "B/A", "wait A", "wait B", "B/A", "proc A",

@@ -49,12 +49,24 @@ struct FunctionComparison {
   Pair calls, time, wait, processing;
 };
 
+// POP's efficiency table of two runs of one problem, A the reference (strong
+// scaling): each run's efficiencies, and B's computation scalability, Σ useful time
+// of A / Σ useful time of B (1 for A). Global efficiency = parallel × computation
+// scalability.
+struct PopRow {
+  model::PopEfficiency efficiency;
+  double useful_total_s = 0;
+  double computation_scalability = 1;
+  double global() const { return efficiency.parallel * computation_scalability; }
+};
+
 struct Comparison {
-  std::string label_a, label_b;               // executable and arguments
-  std::vector<std::string> caveats;           // mismatches, said plainly
-  std::string wait_source_a, wait_source_b;   // "trace analysis" or "<estimate> estimate"
-  Pair ranks, wall, mpi, wait, compute;       // per run: sums over ranks
-  Pair wait_or_transfer;                      // the part of wait that may be transfer
+  std::string label_a, label_b;              // executable and arguments
+  std::vector<std::string> caveats;          // mismatches, said plainly
+  std::string wait_source_a, wait_source_b;  // "trace analysis" or "<estimate> estimate"
+  Pair ranks, wall, mpi, wait, compute;      // per run: sums over ranks
+  Pair wait_or_transfer;                     // the part of wait that may be transfer
+  PopRow pop_a, pop_b;
   std::vector<FunctionComparison> functions;  // by |Δtime|
   std::vector<SiteComparison> callsites;      // by |Δtime|
 };
@@ -72,5 +84,7 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
                             const ExactWaits* exact_a = nullptr,
                             const ExactWaits* exact_b = nullptr);
 std::string format_comparison(const Comparison& c, std::size_t top);
+// The POP table alone, as format_comparison prints it.
+std::string format_pop_table(const Comparison& c);
 
 }  // namespace mpidle::report

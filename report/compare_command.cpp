@@ -45,8 +45,22 @@ int compare_command(Args args) {
     return is_prediction_file(path) ? read_prediction_as_profile(path, target)
                                     : model::read_profile(path);
   };
-  const auto pa = read(a);
-  const auto pb = read(b);
+  auto pa = read(a);
+  auto pb = read(b);
+  // mpidle analyze's ideal-network split of a traced run's communication efficiency.
+  auto add_ideal = [](const std::string& path, model::Profile& p) {
+    if (is_prediction_file(path)) return;
+    std::ifstream in(run_directory(path) / analysis::kAnalysisFileName);
+    if (!in) return;
+    const auto doc = model::read_json(in);
+    if (doc.is_object() && doc.contains("efficiency") && doc["efficiency"].is_object() &&
+        doc["efficiency"].contains("ideal_runtime_s") &&
+        doc["efficiency"]["ideal_runtime_s"].is_number()) {
+      model::add_ideal_network(p.efficiency, doc["efficiency"]["ideal_runtime_s"].get<double>());
+    }
+  };
+  add_ideal(a, pa);
+  add_ideal(b, pb);
   const Estimate e = estimate.value_or(estimate_of(pa));
   // A traced run's exact wait, from its analysis.json, unless an estimate was asked for.
   auto exact = [&](const std::string& path) -> std::optional<ExactWaits> {

@@ -26,7 +26,8 @@ std::string efficiency_section(const model::PopEfficiency& e) {
   std::string out =
       "<section id=\"efficiency\"><h2>Efficiency (POP metrics)</h2>\n<p>Useful time is each "
       "rank's time outside MPI; runtime is the longest rank's wall time, " +
-      seconds(e.runtime_s) + ".</p>\n<table><tr><th>metric</th><th class=\"num\">value</th>"
+      seconds(e.runtime_s) +
+      ".</p>\n<table><tr><th>metric</th><th class=\"num\">value</th>"
       "<th>definition</th></tr>\n";
   out += row("parallel efficiency", "load balance &times; communication efficiency", e.parallel, 0);
   out += row("load balance", "mean(useful) / max(useful)", e.load_balance, 1);

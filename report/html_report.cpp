@@ -323,7 +323,11 @@ std::string html_comparison(const Comparison& c, std::size_t top) {
   row("computation", c.compute);
   row("MPI", c.mpi);
   row("wait", c.wait);
-  out += "</table></section>\n<section id=\"callsites\"><h2>Callsites by change of time</h2>\n" +
+  out +=
+      "</table></section>\n<section id=\"pop\"><h2>Efficiency (POP metrics, A the "
+      "reference)</h2>\n<pre>" +
+      escape(format_pop_table(c)) + "</pre></section>\n";
+  out += "<section id=\"callsites\"><h2>Callsites by change of time</h2>\n" +
          html::legend({{"processing", "MPI processing"}, {"wait", "wait"}}) +
          "<p>Two bars per callsite: A above, B below.</p>\n";
   std::vector<html::Bar> bars;

@@ -49,9 +49,10 @@ int main(int argc, char** argv) {
   if (rank == 0 && example_has_flag(argc, argv, "--json")) {
     const double mean = sums[0] / size, max_useful = maxima[1], runtime = maxima[2];
     const double load_balance = mean / max_useful, communication = max_useful / runtime;
-    printf("{\"ranks\": %d, \"load_balance\": %.6f, \"communication\": %.6f, "
-           "\"parallel\": %.6f, \"runtime_s\": %.6f}\n",
-           size, load_balance, communication, load_balance * communication, runtime);
+    printf(
+        "{\"ranks\": %d, \"load_balance\": %.6f, \"communication\": %.6f, "
+        "\"parallel\": %.6f, \"runtime_s\": %.6f}\n",
+        size, load_balance, communication, load_balance * communication, runtime);
   }
   free(out);
   free(in);

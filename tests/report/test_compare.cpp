@@ -87,3 +87,35 @@ TEST_CASE("mismatched programs and rank counts are said plainly") {
   CHECK(text.find("1 callsites only in A and 1 only in B") != std::string::npos);
   CHECK(text.find("(only in B)") != std::string::npos);
 }
+
+TEST_CASE("compare prints POP's efficiency table with computation scalability, A the reference") {
+  // A: 2 ranks, 10 s each, 2 s in MPI (useful 8 + 8). B: 4 ranks, 6 s each: rank 0
+  // 5 s useful, the others 4 s (useful 17 s: computation scalability 16/17).
+  auto a = profile(2, {site("MPI_Allreduce", 20, 0x200, 1.0, 0.5, 800)});
+  auto b = profile(4, {site("MPI_Allreduce", 20, 0x200, 1.0, 0.5, 800)});
+  for (auto& r : b.ranks) {
+    r.wall_s = 6;
+    r.mpi_s = r.rank == 0 ? 1 : 2;
+  }
+  auto fill = [](model::Profile& p) {
+    std::vector<double> useful, wall;
+    for (const auto& r : p.ranks) {
+      useful.push_back(r.wall_s - r.mpi_s);
+      wall.push_back(r.wall_s);
+    }
+    p.efficiency = model::pop_efficiency(useful, wall);
+  };
+  fill(a);
+  fill(b);
+  const auto c = compare_profiles(a, b, Estimate::robust);
+  CHECK(c.pop_a.computation_scalability == 1);
+  CHECK(c.pop_b.computation_scalability == Approx(16.0 / 17.0));
+  CHECK(c.pop_a.efficiency.parallel == Approx(0.8));
+  CHECK(c.pop_b.efficiency.load_balance == Approx(4.25 / 5));
+  CHECK(c.pop_b.efficiency.communication == Approx(5.0 / 6));
+  CHECK(c.pop_b.global() == Approx(4.25 / 6 * 16.0 / 17.0));
+  const auto text = format_comparison(c, 10);
+  CHECK_THAT(text, Catch::Contains("POP efficiency (A: reference)"));
+  CHECK_THAT(text, Catch::Contains("computation scalability"));
+  CHECK_THAT(text, Catch::Contains("0.67"));  // B's global efficiency
+}
