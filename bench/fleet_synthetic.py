@@ -31,7 +31,8 @@ def main():
     rng = random.Random(a.seed)
     end = datetime.datetime(2026, 11, 20, 12, 0, 0, tzinfo=datetime.timezone.utc)
     truth = {"jobs": 0, "core_hours": 0.0, "wait_core_hours": 0.0, "rank_seconds": 0.0,
-             "by_application": {}, "by_user": {}, "by_account": {}, "rising": RISING}
+             "by_application": {}, "by_user": {}, "by_account": {}, "rising": RISING,
+             "parallel_efficiency_bins": [0] * 10}
     for i in range(a.jobs):
         app = APPS[i % len(APPS)]
         user = USERS[(i // 3) % len(USERS)]
@@ -62,13 +63,22 @@ def main():
             "ended": "MPI_Finalize", "mode": "profile", "application": app, "job": job,
             "wall_s": wall, "ranks": ranks, "core_hours": wall * ranks / 3600, "mpi_s": mpi,
             "wait_s": wait, "wait_core_hours": wait / 3600, "mpi_share": mpi / (wall * ranks),
-            "wait_share": share, "wait_estimate": "own minimum",
+            "wait_share": share, "wait_estimate": "robust",
             "rank_mpi_share": {"min": share, "mean": share * 1.2, "max": share * 1.5},
             "functions": [{"name": "MPI_Allreduce", "calls": 1000.0, "time_s": mpi, "wait_s": wait,
                            "bytes": 8000.0}],
             "callsites": [{"function": "MPI_Allreduce", "location": "solver.c:%d (solve)" % (10 + i % 3),
                            "visits": 1000.0, "time_s": mpi, "wait_s": wait}],
         }
+        # POP's efficiencies; one job in ten has none (a record from before them).
+        if i % 10 != 9:
+            balance = rng.uniform(0.6, 1.0)
+            communication = rng.uniform(0.5, 1.0)
+            parallel = balance * communication
+            record["efficiency"] = {"parallel": parallel, "load_balance": balance,
+                                    "communication": communication}
+            bin_ = min(9, int(parallel * 10))
+            truth["parallel_efficiency_bins"][bin_] += 1
         day = start.strftime("%Y/%m/%d")
         run = os.path.join(a.log_dir, day, "%s_%s_%s_%s" % (user, app, job["job_id"], start.strftime("%H%M%S")))
         os.makedirs(run, exist_ok=True)

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "schema.hpp"
@@ -16,6 +17,7 @@ struct JobRow {
   std::int64_t id = 0, start = 0, ranks = 0;
   std::string application, user, account, run_path, job_id, status;
   double wall_s = 0, core_hours = 0, wait_s = 0, wait_share = 0;
+  std::optional<double> parallel_efficiency;  // NULL for jobs ingested before it existed
 };
 
 // Sums of one group (an application, a user, a day...).
@@ -99,19 +101,20 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
   const std::string where = where_clause(filter, params);
   std::vector<JobRow> jobs;
   for (const auto& r : db.query("SELECT id, start_time, ranks, application, user_name, account, "
-                                "run_path, job_id, status, wall_s, core_hours, wait_s, wait_share "
-                                "FROM jobs" +
+                                "run_path, job_id, status, wall_s, core_hours, wait_s, wait_share, "
+                                "parallel_efficiency FROM jobs" +
                                     where,
                                 params)) {
     jobs.push_back({as_integer(r[0]), as_integer(r[1]), as_integer(r[2]), r[3].value_or(""),
                     r[4].value_or(""), r[5].value_or(""), r[6].value_or(""), r[7].value_or(""),
                     r[8].value_or(""), as_number(r[9]), as_number(r[10]), as_number(r[11]),
-                    as_number(r[12])});
+                    as_number(r[12]),
+                    r[13] ? std::optional<double>(as_number(r[13])) : std::nullopt});
   }
   Totals all;
   std::map<std::string, Totals> by_app, by_user, by_account, by_day, by_week;
   std::map<std::string, std::vector<const JobRow*>> app_jobs;
-  std::vector<std::int64_t> histogram(10, 0);
+  std::vector<std::int64_t> histogram(10, 0), efficiency_histogram(10, 0);
   std::int64_t first = 0, last = 0;
   for (const auto& j : jobs) {
     all.add(j);
@@ -127,6 +130,10 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
     app_jobs[j.application].push_back(&j);
     const auto bin = std::clamp(static_cast<int>(std::floor(j.wait_share * 10)), 0, 9);
     ++histogram[static_cast<std::size_t>(bin)];
+    if (j.parallel_efficiency) {
+      const auto e = std::clamp(static_cast<int>(std::floor(*j.parallel_efficiency * 10)), 0, 9);
+      ++efficiency_histogram[static_cast<std::size_t>(e)];
+    }
   }
 
   nlohmann::json report;
@@ -182,12 +189,18 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
                                        {"jobs", as_integer(r[5])}});
   }
 
-  report["wait_share_histogram"] = nlohmann::json::array();
-  for (std::size_t b = 0; b < histogram.size(); ++b) {
-    report["wait_share_histogram"].push_back({{"from", static_cast<double>(b) / 10},
-                                              {"to", static_cast<double>(b + 1) / 10},
-                                              {"jobs", histogram[b]}});
-  }
+  const auto tenths = [](const std::vector<std::int64_t>& counts) {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t b = 0; b < counts.size(); ++b) {
+      out.push_back({{"from", static_cast<double>(b) / 10},
+                     {"to", static_cast<double>(b + 1) / 10},
+                     {"jobs", counts[b]}});
+    }
+    return out;
+  };
+  report["wait_share_histogram"] = tenths(histogram);
+  // POP's parallel efficiency over the jobs that have it (docs/fleet.md).
+  report["parallel_efficiency_histogram"] = tenths(efficiency_histogram);
   const auto trend = [](const std::map<std::string, Totals>& m, const char* key) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& [period, t] : m) {
@@ -283,16 +296,21 @@ std::string fleet_report_text(const nlohmann::json& r) {
                   c["location"].get<std::string>().c_str());
     out += line;
   }
-  out += "\nWait share of jobs\n";
-  long long most = 1;
-  for (const auto& b : r["wait_share_histogram"]) most = std::max(most, b["jobs"].get<long long>());
-  for (const auto& b : r["wait_share_histogram"]) {
-    const long long n = b["jobs"].get<long long>();
-    std::snprintf(line, sizeof line, "  %3.0f-%3.0f%% %8lld %s\n", 100 * b["from"].get<double>(),
-                  100 * b["to"].get<double>(), n,
-                  std::string(static_cast<std::size_t>(40 * n / most), '#').c_str());
-    out += line;
-  }
+  const auto histogram = [&](const char* title, const char* key) {
+    if (!r.contains(key)) return;
+    out += std::string("\n") + title + "\n";
+    long long most = 1;
+    for (const auto& b : r[key]) most = std::max(most, b["jobs"].get<long long>());
+    for (const auto& b : r[key]) {
+      const long long n = b["jobs"].get<long long>();
+      std::snprintf(line, sizeof line, "  %3.0f-%3.0f%% %8lld %s\n", 100 * b["from"].get<double>(),
+                    100 * b["to"].get<double>(), n,
+                    std::string(static_cast<std::size_t>(40 * n / most), '#').c_str());
+      out += line;
+    }
+  };
+  histogram("Wait share of jobs", "wait_share_histogram");
+  histogram("Parallel efficiency of jobs (POP)", "parallel_efficiency_histogram");
   const auto trend = [&](const char* title, const char* list, const char* key, std::size_t last) {
     out += std::string("\n") + title + "\n";
     const auto& rows = r[list];

@@ -192,6 +192,15 @@ bool store(Database& db, const Found& f, const nlohmann::json& r, std::int64_t n
        number(r, "wait_share"),
        now});
   const std::int64_t id = as_integer(rows.at(0).at(0));
+  const auto efficiency = [&](const char* key) -> Value {
+    if (!r.contains("efficiency") || !r["efficiency"].is_object()) return nullptr;
+    const auto& e = r["efficiency"];
+    return e.contains(key) && e[key].is_number() ? Value(e[key].get<double>()) : Value(nullptr);
+  };
+  db.query(
+      "UPDATE jobs SET parallel_efficiency = $1, load_balance = $2, communication_efficiency = $3 "
+      "WHERE id = $4",
+      {efficiency("parallel"), efficiency("load_balance"), efficiency("communication"), id});
   if (existed) {
     for (const char* table : {"job_metadata", "job_functions", "job_callsites"}) {
       db.query(std::string("DELETE FROM ") + table + " WHERE job = $1", {id});

@@ -44,6 +44,10 @@ CREATE TABLE job_callsites (
   position INTEGER NOT NULL, function TEXT NOT NULL, location TEXT NOT NULL,
   visits {real}, time_s {real}, wait_s {real},
   PRIMARY KEY (job, position)))",
+      // Version 2: POP's efficiencies per job (NULL for jobs ingested before).
+      R"(ALTER TABLE jobs ADD COLUMN parallel_efficiency {real};
+ALTER TABLE jobs ADD COLUMN load_balance {real};
+ALTER TABLE jobs ADD COLUMN communication_efficiency {real})",
   };
   return steps;
 }

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "pop_metrics.hpp"
 #include "run_info.hpp"
 
 namespace mpidle::model {
@@ -61,12 +62,16 @@ nlohmann::json job_record(const nlohmann::json& profile) {
     throw std::runtime_error("not an mpidle profile (no run or ranks section)");
   }
   const auto& run = profile["run"];
-  // The estimate the reports use: against each rank's own minima, or the global ones.
+  // The estimate the reports use: every row's wait_s since run.wait_estimate exists;
+  // before, against each rank's own minima or the global ones.
   const bool global = text(run, "minimum") == "global";
-  const char* wait_key = global ? "wait_s_global_min" : "wait_s";
+  const bool named = run.contains("wait_estimate") && run["wait_estimate"].is_string();
+  const char* wait_key = !named && global ? "wait_s_global_min" : "wait_s";
+  const std::string estimate = named ? text(run, "wait_estimate") : global ? "global" : "minimum";
   const auto& ranks = profile["ranks"];
   double mpi_s = 0, wait_s = 0, busiest_wall = 0;
   double share_min = 1, share_max = 0, share_sum = 0;
+  std::vector<double> useful, walls;
   for (const auto& r : ranks) {
     const double wall = number(r, "wall_s");
     const double mpi = number(r, "mpi_s");
@@ -77,6 +82,16 @@ nlohmann::json job_record(const nlohmann::json& profile) {
     share_min = std::min(share_min, share);
     share_max = std::max(share_max, share);
     share_sum += share;
+    useful.push_back(wall - mpi);
+    walls.push_back(wall);
+  }
+  // POP's efficiencies, as profile.json has them (computed for older profiles).
+  PopEfficiency efficiency = pop_efficiency(useful, walls);
+  if (profile.contains("efficiency") && profile["efficiency"].is_object()) {
+    const auto& e = profile["efficiency"];
+    efficiency.parallel = number(e, "parallel");
+    efficiency.load_balance = number(e, "load_balance");
+    efficiency.communication = number(e, "communication");
   }
   const auto n_ranks = static_cast<double>(ranks.size());
   const double wall_s = std::max(number(run, "wall_s"), busiest_wall);
@@ -126,7 +141,11 @@ nlohmann::json job_record(const nlohmann::json& profile) {
           {"wait_core_hours", wait_s / 3600},
           {"mpi_share", rank_seconds > 0 ? mpi_s / rank_seconds : 0.0},
           {"wait_share", rank_seconds > 0 ? wait_s / rank_seconds : 0.0},
-          {"wait_estimate", global ? "global minimum" : "own minimum"},
+          {"wait_estimate", estimate},
+          {"efficiency",
+           {{"parallel", efficiency.parallel},
+            {"load_balance", efficiency.load_balance},
+            {"communication", efficiency.communication}}},
           {"rank_mpi_share",
            {{"min", ranks.empty() ? 0.0 : share_min},
             {"mean", ranks.empty() ? 0.0 : share_sum / n_ranks},

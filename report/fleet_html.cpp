@@ -101,6 +101,10 @@ std::string fleet_report_html(const nlohmann::json& r) {
   }
   out += "<section id=\"histogram\"><h2>Wait share of jobs</h2>\n" +
          columns(r["wait_share_histogram"], "label", "jobs", "wait") + "</section>\n";
+  if (r.contains("parallel_efficiency_histogram")) {
+    out += "<section id=\"efficiency\"><h2>Parallel efficiency of jobs (POP)</h2>\n" +
+           columns(r["parallel_efficiency_histogram"], "label", "jobs", "compute") + "</section>\n";
+  }
   out += "<section id=\"days\"><h2>Core-hours per day</h2>\n" +
          columns(r["per_day"], "day", "core_hours", "compute") + "<h2>Wait share per day</h2>\n" +
          columns(r["per_day"], "day", "wait_share", "wait") + "</section>\n";

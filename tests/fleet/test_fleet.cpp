@@ -67,6 +67,12 @@ void check_against_truth(const nlohmann::json& report, const nlohmann::json& tru
   std::int64_t binned = 0;
   for (const auto& b : report["wait_share_histogram"]) binned += b["jobs"].get<std::int64_t>();
   CHECK(binned == truth["jobs"].get<std::int64_t>());
+  // POP's parallel efficiency of the jobs that have one, per tenth.
+  REQUIRE(report["parallel_efficiency_histogram"].size() == 10);
+  for (std::size_t b = 0; b < 10; ++b) {
+    CHECK(report["parallel_efficiency_histogram"][b]["jobs"] ==
+          truth["parallel_efficiency_bins"][b]);
+  }
   std::int64_t per_day = 0;
   for (const auto& d : report["per_day"]) per_day += d["jobs"].get<std::int64_t>();
   CHECK(per_day == truth["jobs"].get<std::int64_t>());
@@ -147,6 +153,34 @@ TEST_CASE("ingest is complete, incremental and idempotent, and the report adds u
   const auto changed = run({MPIDLE_BIN, "fleet", "ingest", (dir / "logs").string(), "--db", db});
   CHECK_THAT(changed.out, Catch::Contains("0 added, 1 updated"));
   CHECK(report_json(db)["totals"]["jobs"] == kJobs);
+}
+
+TEST_CASE("a version 1 database is upgraded in place and keeps its jobs", "[fleet]") {
+  // Version 2 added POP's efficiencies. Made a version 1 database by taking them out
+  // of a fresh one (SQLite drops columns since 3.35), the next command migrates it:
+  // the jobs stay, their efficiencies are unknown until their records change.
+  const fs::path dir = scratch_dir("fleet_upgrade");
+  const auto truth = synthetic_tree(dir / "logs");
+  const std::string path = (dir / "fleet.db").string();
+  REQUIRE(run({MPIDLE_BIN, "fleet", "ingest", (dir / "logs").string(), "--db", path}).status == 0);
+  {
+    auto db = fleet::open_database(path);
+    db->exec(
+        "ALTER TABLE jobs DROP COLUMN parallel_efficiency; ALTER TABLE jobs DROP COLUMN "
+        "load_balance; ALTER TABLE jobs DROP COLUMN communication_efficiency; DELETE FROM "
+        "schema_version WHERE version = 2");
+  }
+  const auto report = report_json(path);
+  CHECK(report["totals"]["jobs"] == truth["jobs"]);
+  std::int64_t with_efficiency = 0;
+  for (const auto& b : report["parallel_efficiency_histogram"]) {
+    with_efficiency += b["jobs"].get<std::int64_t>();
+  }
+  CHECK(with_efficiency == 0);
+  auto db = fleet::open_database(path);
+  CHECK(db->query("SELECT version FROM schema_version ORDER BY version").size() == 2);
+  CHECK(db->query("SELECT parallel_efficiency FROM jobs").size() ==
+        static_cast<std::size_t>(kJobs));
 }
 
 TEST_CASE("corrupt, cut and foreign files get one line each and are counted", "[fleet]") {
@@ -242,11 +276,11 @@ TEST_CASE("a real PostgreSQL server holds the same fleet and gives the same repo
   const std::string lite = (dir / "fleet.db").string();
   REQUIRE(run({MPIDLE_BIN, "fleet", "ingest", (dir / "logs").string(), "--db", lite}).status == 0);
   check_same_report(report_json(lite), pg);
-  // The schema is versioned: this mpidle's version, once.
+  // The schema is versioned: every version up to this mpidle's, once each.
   auto db = fleet::open_database(uri);
-  const auto versions = db->query("SELECT version FROM schema_version");
-  REQUIRE(versions.size() == 1);
-  CHECK(fleet::as_integer(versions[0][0]) == fleet::kSchemaVersion);
+  const auto versions = db->query("SELECT version FROM schema_version ORDER BY version");
+  REQUIRE(versions.size() == static_cast<std::size_t>(fleet::kSchemaVersion));
+  CHECK(fleet::as_integer(versions.back()[0]) == fleet::kSchemaVersion);
   const auto refused = run({MPIDLE_BIN, "fleet", "report", "--db",
                             "postgresql:///postgres?host=/nonexistent&port=1&user=x"});
   CHECK(refused.status == 2);
