@@ -116,7 +116,7 @@ std::string heatmap_section(const model::Profile& p,
                             const std::vector<const model::CallsiteRow*>& top) {
   const auto bins = rank_bins(p, kMaxRankRows);
   const std::size_t columns = std::min<std::size_t>(top.size(), 16);
-  // Mean wait per rank of each (rank row, callsite); by_rank holds the local minimum's.
+  // Mean wait per rank of each (rank row, callsite); by_rank holds the run's estimate.
   std::vector<std::vector<double>> cell(bins.size(), std::vector<double>(columns, 0));
   const auto bin_of = bin_of_rank(p, bins);
   double peak = 0;
@@ -137,7 +137,7 @@ std::string heatmap_section(const model::Profile& p,
   const int height = 20 + row_height * static_cast<int>(bins.size());
   std::string out =
       "<section id=\"heatmap\"><h2>Wait by rank and callsite</h2>\n"
-      "<p>Mean wait per rank (local minimum); columns are the callsites numbered "
+      "<p>Mean wait per rank (the run's wait estimate); columns are the callsites numbered "
       "above, darker is longer.</p>\n" +
       format("<svg class=\"heatmap\" width=\"%d\" height=\"%d\" role=\"img\">\n", width, height);
   for (std::size_t col = 0; col < columns; ++col) {
