@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sorted_merge.hpp"
+
 namespace mpidle::model {
 
 std::int32_t duration_bin_of(double seconds) {
@@ -27,22 +29,12 @@ void add_durations(DurationHistogram& into, std::uint64_t count, double sum_s) {
 }
 
 void merge_histograms(DurationHistogram& into, const DurationHistogram& from) {
-  DurationHistogram merged;
-  merged.reserve(into.size() + from.size());
-  auto a = into.begin();
-  auto b = from.begin();
-  while (a != into.end() || b != from.end()) {
-    if (b == from.end() || (a != into.end() && a->bin < b->bin)) {
-      merged.push_back(*a++);
-    } else if (a == into.end() || b->bin < a->bin) {
-      merged.push_back(*b++);
-    } else {
-      merged.push_back(DurationBin{a->bin, a->count + b->count, a->sum_s + b->sum_s});
-      ++a;
-      ++b;
-    }
-  }
-  into = std::move(merged);
+  merge_sorted(
+      into, from, [](const DurationBin& a, const DurationBin& b) { return a.bin < b.bin; },
+      [](DurationBin& a, const DurationBin& b) {
+        a.count += b.count;
+        a.sum_s += b.sum_s;
+      });
 }
 
 std::uint64_t count_of(const DurationHistogram& h) {

@@ -25,6 +25,18 @@ struct PopEfficiency {
 PopEfficiency pop_efficiency(const std::vector<double>& useful_s,
                              const std::vector<double>& wall_s);
 
+// From ranks' rows with `wall_s` and `mpi_s` (a rank's summary in the finalize, its
+// row of profile.json): useful time is wall − MPI.
+template <typename Ranks>
+PopEfficiency pop_efficiency_of(const Ranks& ranks) {
+  std::vector<double> useful, wall;
+  for (const auto& r : ranks) {
+    useful.push_back(r.wall_s - r.mpi_s);
+    wall.push_back(r.wall_s);
+  }
+  return pop_efficiency(useful, wall);
+}
+
 // Adds the ideal-network split; `ideal_runtime_s` is clamped to [useful_max, runtime]
 // (no network makes a run slower than it was, nor faster than its busiest rank).
 void add_ideal_network(PopEfficiency& e, double ideal_runtime_s);

@@ -147,12 +147,7 @@ Profile parse_profile(const json& doc) {
     return row;
   });
   {
-    std::vector<double> useful, wall;
-    for (const auto& r : p.ranks) {
-      useful.push_back(r.wall_s - r.mpi_s);
-      wall.push_back(r.wall_s);
-    }
-    p.efficiency = pop_efficiency(useful, wall);
+    p.efficiency = pop_efficiency_of(p.ranks);
     if (top.has("efficiency")) {
       const Fields e(top.at("efficiency"), "efficiency");
       for (const char* key : {"load_balance", "communication", "parallel"}) {

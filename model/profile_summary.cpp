@@ -6,6 +6,7 @@
 
 #include "function_catalog.hpp"
 #include "minima.hpp"
+#include "sorted_merge.hpp"
 #include "table_merge.hpp"
 #include "wait_baseline.hpp"
 
@@ -50,29 +51,15 @@ GlobalMinima minima_of(const ProfileTables& tables) {
 }
 
 void merge_minima(GlobalMinima& into, const GlobalMinima& from) {
-  GlobalMinima merged;
-  merged.reserve(into.size() + from.size());
-  auto a = into.begin();
-  auto b = from.begin();
-  while (a != into.end() || b != from.end()) {
-    if (b == from.end() || (a != into.end() && key_less(*a, *b))) {
-      merged.push_back(std::move(*a++));
-    } else if (a == into.end() || key_less(*b, *a)) {
-      merged.push_back(*b++);
-    } else {
-      GlobalMinimum m = std::move(*a++);
-      if (b->min_s < m.min_s || (b->min_s == m.min_s && b->rank < m.rank)) {
-        m.min_s = b->min_s;
-        m.rank = b->rank;
-      }
-      m.count += b->count;
-      m.ranks += b->ranks;
-      merge_histograms(m.durations, b->durations);
-      ++b;
-      merged.push_back(std::move(m));
+  merge_sorted(into, from, key_less, [](GlobalMinimum& m, const GlobalMinimum& b) {
+    if (b.min_s < m.min_s || (b.min_s == m.min_s && b.rank < m.rank)) {
+      m.min_s = b.min_s;
+      m.rank = b.rank;
     }
-  }
-  into = std::move(merged);
+    m.count += b.count;
+    m.ranks += b.ranks;
+    merge_histograms(m.durations, b.durations);
+  });
 }
 
 double robust_baseline_s(const GlobalMinimum& m) {
@@ -234,26 +221,22 @@ void merge_summaries(ProfileSummary& into, const ProfileSummary& from) {
                      into.ranks.begin() + static_cast<std::ptrdiff_t>(first_new), into.ranks.end(),
                      [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   merge_minima(into.minima, from.minima);
-  // Callsite histograms: the other side's, renumbered, then added up per key.
-  auto& cd = into.callsite_durations;
-  const std::size_t first_added = cd.size();
+  // Callsite histograms: the other side's, renumbered (which can reorder them), then
+  // added up per (callsite, function).
+  std::vector<CallsiteDurations> renumbered;
+  renumbered.reserve(from.callsite_durations.size());
   for (const auto& d : from.callsite_durations) {
-    cd.push_back({maps.callsites.at(d.callsite), maps.functions.at(d.function), d.durations});
+    renumbered.push_back(
+        {maps.callsites.at(d.callsite), maps.functions.at(d.function), d.durations});
   }
-  const auto key = [](const CallsiteDurations& d) { return std::tie(d.callsite, d.function); };
-  std::sort(cd.begin() + static_cast<std::ptrdiff_t>(first_added), cd.end(),
-            [&](const auto& a, const auto& b) { return key(a) < key(b); });
-  std::inplace_merge(cd.begin(), cd.begin() + static_cast<std::ptrdiff_t>(first_added), cd.end(),
-                     [&](const auto& a, const auto& b) { return key(a) < key(b); });
-  std::vector<CallsiteDurations> summed;
-  for (auto& d : cd) {
-    if (!summed.empty() && key(summed.back()) == key(d)) {
-      merge_histograms(summed.back().durations, d.durations);
-    } else {
-      summed.push_back(std::move(d));
-    }
-  }
-  cd = std::move(summed);
+  const auto site_less = [](const CallsiteDurations& a, const CallsiteDurations& b) {
+    return std::tie(a.callsite, a.function) < std::tie(b.callsite, b.function);
+  };
+  std::sort(renumbered.begin(), renumbered.end(), site_less);
+  merge_sorted(into.callsite_durations, renumbered, site_less,
+               [](CallsiteDurations& a, const CallsiteDurations& b) {
+                 merge_histograms(a.durations, b.durations);
+               });
 }
 
 ProfileSummary summarize_all(const ProfileTables& tables) {

@@ -240,19 +240,13 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
     rank_minima += '\n';
   }
 
-  std::vector<double> useful, wall;
-  for (const RankSummary& rank : summary.ranks) {
-    useful.push_back(rank.wall_s - rank.mpi_s);
-    wall.push_back(rank.wall_s);
-  }
-
   ProfileDocument doc;
   doc.rank_minima = std::move(rank_minima);
   doc.profile = {
       {"schema", kProfileSchema},
       {"run", run_json(summary, run, total_calls)},
       {"ranks", std::move(ranks)},
-      {"efficiency", efficiency_json(pop_efficiency(useful, wall))},
+      {"efficiency", efficiency_json(pop_efficiency_of(summary.ranks))},
       {"functions", std::move(function_rows)},
       {"callsites", std::move(callsite_rows)},
       {"minima", std::move(minima_rows)},

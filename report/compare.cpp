@@ -61,22 +61,6 @@ const char* dominant_advice(Dominant d) {
   return "";
 }
 
-std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis) {
-  if (!analysis.is_object() || !analysis.contains("accuracy") ||
-      !analysis["accuracy"].is_object() || !analysis["accuracy"].contains("callsites") ||
-      !analysis["accuracy"]["callsites"].is_array()) {
-    return std::nullopt;
-  }
-  ExactWaits out;
-  for (const auto& row : analysis["accuracy"]["callsites"]) {
-    if (!row.is_object() || !row.contains("trace_s") || !row["trace_s"].is_number()) continue;
-    const double t = row["trace_s"].get<double>();
-    out.by_site[{row.value("function", ""), row.value("location", "")}] += t;
-    out.total_s += t;
-  }
-  return out;
-}
-
 Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
                             const ExactWaits* exact_a, const ExactWaits* exact_b) {
   Comparison c;
@@ -121,16 +105,12 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   totals(a, exact_a, c.wall.a, c.mpi.a, c.wait.a, c.wait_or_transfer.a);
   totals(b, exact_b, c.wall.b, c.mpi.b, c.wait.b, c.wait_or_transfer.b);
   c.compute = {std::max(0.0, c.wall.a - c.mpi.a), std::max(0.0, c.wall.b - c.mpi.b)};
-  auto pop_of = [](const model::Profile& p) {
-    PopRow row;
-    row.efficiency = p.efficiency;
-    for (const auto& r : p.ranks) row.useful_total_s += std::max(0.0, r.wall_s - r.mpi_s);
-    return row;
-  };
-  c.pop_a = pop_of(a);
-  c.pop_b = pop_of(b);
-  c.pop_b.computation_scalability =
-      c.pop_b.useful_total_s > 0 ? c.pop_a.useful_total_s / c.pop_b.useful_total_s : 0.0;
+  c.pop_a.efficiency = a.efficiency;
+  c.pop_b.efficiency = b.efficiency;
+  // Σ useful time = mean × ranks.
+  const double useful_a = a.efficiency.useful_mean_s * static_cast<double>(a.ranks.size());
+  const double useful_b = b.efficiency.useful_mean_s * static_cast<double>(b.ranks.size());
+  c.pop_b.computation_scalability = useful_b > 0 ? useful_a / useful_b : 0.0;
 
   // Functions by name.
   std::map<std::string, FunctionComparison> functions;

@@ -6,15 +6,11 @@
 // for the program, how computation compares. Callsites are matched by source
 // location, not by address, so two builds of one program still match.
 
-#include <map>
-#include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "model/profile_reader.hpp"
+#include "run_analysis.hpp"
 #include "text_report.hpp"
 
 namespace mpidle::report {
@@ -55,7 +51,6 @@ struct FunctionComparison {
 // scalability.
 struct PopRow {
   model::PopEfficiency efficiency;
-  double useful_total_s = 0;
   double computation_scalability = 1;
   double global() const { return efficiency.parallel * computation_scalability; }
 };
@@ -71,15 +66,8 @@ struct Comparison {
   std::vector<SiteComparison> callsites;      // by |Δtime|
 };
 
-// The exact wait of a traced run, from its analysis.json: per (function, source
-// location) and in total. Where a run has it, the comparison takes its wait from
-// there instead of from an estimate: transfer then counts as processing, exactly.
-struct ExactWaits {
-  std::map<std::pair<std::string, std::string>, double> by_site;
-  double total_s = 0;
-};
-std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis);
-
+// Where a run has its exact wait (run_analysis.hpp), the comparison takes its wait
+// from there instead of from an estimate: transfer then counts as processing, exactly.
 Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
                             const ExactWaits* exact_a = nullptr,
                             const ExactWaits* exact_b = nullptr);

@@ -47,30 +47,19 @@ int compare_command(Args args) {
   };
   auto pa = read(a);
   auto pb = read(b);
-  // mpidle analyze's ideal-network split of a traced run's communication efficiency.
-  auto add_ideal = [](const std::string& path, model::Profile& p) {
-    if (is_prediction_file(path)) return;
-    std::ifstream in(run_directory(path) / analysis::kAnalysisFileName);
-    if (!in) return;
-    const auto doc = model::read_json(in);
-    if (doc.is_object() && doc.contains("efficiency") && doc["efficiency"].is_object() &&
-        doc["efficiency"].contains("ideal_runtime_s") &&
-        doc["efficiency"]["ideal_runtime_s"].is_number()) {
-      model::add_ideal_network(p.efficiency, doc["efficiency"]["ideal_runtime_s"].get<double>());
-    }
+  // A traced run's analysis.json, read once: its ideal-network split of communication
+  // efficiency, and its exact wait unless an estimate was asked for.
+  auto analysis_of = [](const std::string& path) -> nlohmann::json {
+    if (is_prediction_file(path)) return nullptr;
+    return run_document(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema);
   };
-  add_ideal(a, pa);
-  add_ideal(b, pb);
+  const auto analysis_a = analysis_of(a);
+  const auto analysis_b = analysis_of(b);
+  add_ideal_network(pa, analysis_a);
+  add_ideal_network(pb, analysis_b);
   const Estimate e = estimate.value_or(estimate_of(pa));
-  // A traced run's exact wait, from its analysis.json, unless an estimate was asked for.
-  auto exact = [&](const std::string& path) -> std::optional<ExactWaits> {
-    if (estimate || is_prediction_file(path)) return std::nullopt;
-    std::ifstream in(run_directory(path) / analysis::kAnalysisFileName);
-    if (!in) return std::nullopt;
-    return exact_waits_of(model::read_json(in));
-  };
-  const auto xa = exact(a);
-  const auto xb = exact(b);
+  const auto xa = estimate ? std::nullopt : exact_waits_of(analysis_a);
+  const auto xb = estimate ? std::nullopt : exact_waits_of(analysis_b);
   const Comparison comparison =
       compare_profiles(pa, pb, e, xa ? &*xa : nullptr, xb ? &*xb : nullptr);
   if (!html_out.empty()) {

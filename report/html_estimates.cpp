@@ -1,9 +1,9 @@
 #include "html_estimates.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include "html_page.hpp"
+#include "run_analysis.hpp"
 #include "text_format.hpp"
 #include "text_report.hpp"
 
@@ -65,15 +65,8 @@ std::string durations_section(const std::vector<const model::CallsiteRow*>& top)
 std::string estimates_section(const std::vector<const model::CallsiteRow*>& top,
                               const nlohmann::json& analysis) {
   // The trace's exact wait per (function, location), where the run has an analysis.
-  std::map<std::pair<std::string, std::string>, double> exact;
-  const bool traced = analysis.is_object() && analysis.contains("accuracy") &&
-                      analysis["accuracy"].contains("callsites");
-  if (traced) {
-    for (const auto& row : analysis["accuracy"]["callsites"]) {
-      if (!row.is_object() || !row.contains("trace_s") || !row["trace_s"].is_number()) continue;
-      exact[{row.value("function", ""), row.value("location", "")}] += row["trace_s"].get<double>();
-    }
-  }
+  const auto exact = exact_waits_of(analysis);
+  const bool traced = exact.has_value();
   std::string out =
       "<section id=\"estimates\"><h2>Wait estimates</h2>\n<p>Robust: time above the cost of a "
       "call that did not wait, in calls that can wait, less the transfers that completion calls "
@@ -89,9 +82,9 @@ std::string estimates_section(const std::vector<const model::CallsiteRow*>& top,
     const auto& e = c.estimates;
     std::string trace_cell;
     if (traced) {
-      const auto it = exact.find({c.function, callsite_location(c)});
+      const auto it = exact->by_site.find({c.function, callsite_location(c)});
       trace_cell = "<td class=\"num\">" +
-                   (it != exact.end() ? seconds(it->second) : std::string("-")) + "</td>";
+                   (it != exact->by_site.end() ? seconds(it->second) : std::string("-")) + "</td>";
     }
     out += format(
         "<tr data-function=\"%s\" data-robust-s=\"%.9g\" data-minimum-s=\"%.9g\"><td>%zu</td>"

@@ -64,6 +64,7 @@ model::Profile read_prediction_as_profile(const fs::path& path, const std::strin
     p.ranks.push_back(r);
   }
   p.run.wall_s = wall;
+  p.efficiency = model::pop_efficiency_of(p.ranks);
   for (const auto& row : t.array("functions")) {
     const Fields f(row, "functions[]");
     model::FunctionRow r;

@@ -12,6 +12,7 @@
 #include "html_report.hpp"
 #include "html_timeline.hpp"
 #include "model/profile_reader.hpp"
+#include "run_analysis.hpp"
 #include "text_report.hpp"
 
 namespace mpidle::report {
@@ -38,15 +39,15 @@ std::string loop_summary_text(const nlohmann::json& summary) {
   }
 }
 
-// The analysis report of `mpidle analyze`, when the run has one.
-std::string analysis_of_run(const std::string& path) {
+// The analysis report of `mpidle analyze`, when the run has one (`doc`: the run's
+// analysis.json as run_document read it, null when missing or unreadable).
+std::string analysis_of_run(const std::string& path, const nlohmann::json& doc) {
   const auto dir = run_directory(path);
-  std::ifstream in(dir / analysis::kAnalysisFileName);
-  if (!in) return "";
-  const auto doc = model::read_json(in);
-  if (doc.is_discarded() || !doc.is_object() ||
-      doc.value("schema", "") != analysis::kAnalysisSchema) {
-    return "\n(" + (dir / analysis::kAnalysisFileName).string() + " is not a readable analysis)\n";
+  if (doc.is_null()) {
+    return std::filesystem::exists(dir / analysis::kAnalysisFileName)
+               ? "\n(" + (dir / analysis::kAnalysisFileName).string() +
+                     " is not a readable analysis)\n"
+               : "";
   }
   try {
     return "\n" + analysis_text(doc, 10);
@@ -54,18 +55,6 @@ std::string analysis_of_run(const std::string& path) {
     return "\n(" + (dir / analysis::kAnalysisFileName).string() + " is incomplete: " + e.what() +
            ")\n";
   }
-}
-
-// The run's `file` (prediction.json, analysis.json), or null when there is none (or
-// it is not one of `schema`).
-nlohmann::json document_of_run(const std::string& path, const char* file, const char* schema) {
-  std::ifstream in(run_directory(path) / file);
-  if (!in) return nullptr;
-  auto doc = model::read_json(in);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != schema) {
-    return nullptr;
-  }
-  return doc;
 }
 
 }  // namespace
@@ -99,21 +88,15 @@ int report_command(Args args) {
   auto profile = model::read_profile(path);
   if (!estimate_given) options.estimate = estimate_of(profile);
   const auto analysis_doc =
-      document_of_run(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema);
+      run_document(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema);
   // mpidle analyze's ideal-network replay splits communication efficiency.
-  if (analysis_doc.is_object() && analysis_doc.contains("efficiency") &&
-      analysis_doc["efficiency"].is_object()) {
-    const auto& e = analysis_doc["efficiency"];
-    if (e.contains("ideal_runtime_s") && e["ideal_runtime_s"].is_number()) {
-      model::add_ideal_network(profile.efficiency, e["ideal_runtime_s"].get<double>());
-    }
-  }
+  add_ideal_network(profile, analysis_doc);
   if (!html_out.empty()) {
     std::ofstream out(html_out);
     const auto summary = summary_section(path);
     const HtmlExtras extras{
         loop_summary_text(summary), loop_timeline_section(profile, run_directory(path), summary),
-        document_of_run(path, analysis::kPredictionFileName, analysis::kPredictionSchema),
+        run_document(path, analysis::kPredictionFileName, analysis::kPredictionSchema),
         analysis_doc};
     out << html_report(profile, options, extras);
     out.close();
@@ -121,7 +104,8 @@ int report_command(Args args) {
     std::fprintf(stderr, "mpidle report: wrote %s\n", html_out.c_str());
     return 0;
   }
-  std::fputs((format_report(profile, options) + analysis_of_run(path)).c_str(), stdout);
+  std::fputs((format_report(profile, options) + analysis_of_run(path, analysis_doc)).c_str(),
+             stdout);
   return 0;
 }
 

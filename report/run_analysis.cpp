@@ -1,0 +1,45 @@
+#include "run_analysis.hpp"
+
+#include <fstream>
+
+#include "command.hpp"
+#include "model/json_fields.hpp"
+
+namespace mpidle::report {
+
+nlohmann::json run_document(const std::string& run, const char* file, const char* schema) {
+  std::ifstream in(run_directory(run) / file);
+  if (!in) return nullptr;
+  auto doc = model::read_json(in);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != schema) {
+    return nullptr;
+  }
+  return doc;
+}
+
+std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis) {
+  if (!analysis.is_object() || !analysis.contains("accuracy") ||
+      !analysis["accuracy"].is_object() || !analysis["accuracy"].contains("callsites") ||
+      !analysis["accuracy"]["callsites"].is_array()) {
+    return std::nullopt;
+  }
+  ExactWaits out;
+  for (const auto& row : analysis["accuracy"]["callsites"]) {
+    if (!row.is_object() || !row.contains("trace_s") || !row["trace_s"].is_number()) continue;
+    const double t = row["trace_s"].get<double>();
+    out.by_site[{row.value("function", ""), row.value("location", "")}] += t;
+    out.total_s += t;
+  }
+  return out;
+}
+
+void add_ideal_network(model::Profile& profile, const nlohmann::json& analysis) {
+  if (!analysis.is_object() || !analysis.contains("efficiency")) return;
+  const auto& e = analysis["efficiency"];
+  if (!e.is_object() || !e.contains("ideal_runtime_s") || !e["ideal_runtime_s"].is_number()) {
+    return;
+  }
+  model::add_ideal_network(profile.efficiency, e["ideal_runtime_s"].get<double>());
+}
+
+}  // namespace mpidle::report

@@ -1,0 +1,33 @@
+#pragma once
+// What a run directory's analysis.json (written by the trace finalize or `mpidle
+// analyze`) adds to its profile for the reports and `mpidle compare`: the exact
+// wait per callsite, and POP's ideal-network split of communication efficiency.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "model/profile_reader.hpp"
+
+namespace mpidle::report {
+
+// The run's `file` (analysis.json, prediction.json), or null when there is none or it
+// is not one of `schema`.
+nlohmann::json run_document(const std::string& run, const char* file, const char* schema);
+
+// The exact wait of a traced run: per (function, source location) and in total.
+struct ExactWaits {
+  std::map<std::pair<std::string, std::string>, double> by_site;
+  double total_s = 0;
+};
+// nullopt for a document without the accuracy table.
+std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis);
+
+// Adds analysis.json's ideal runtime (mpidle analyze) to the profile's efficiency:
+// serialization and transfer. Nothing when the document has none.
+void add_ideal_network(model::Profile& profile, const nlohmann::json& analysis);
+
+}  // namespace mpidle::report
