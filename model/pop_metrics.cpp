@@ -20,6 +20,14 @@ PopEfficiency pop_efficiency(const std::vector<double>& useful_s,
     e.useful_max_s = std::max(e.useful_max_s, useful);
   }
   e.useful_mean_s = useful_s.empty() ? 0.0 : sum / static_cast<double>(useful_s.size());
+  return pop_efficiency(e.runtime_s, e.useful_mean_s, e.useful_max_s);
+}
+
+PopEfficiency pop_efficiency(double runtime_s, double useful_mean_s, double useful_max_s) {
+  PopEfficiency e;
+  e.runtime_s = runtime_s;
+  e.useful_mean_s = useful_mean_s;
+  e.useful_max_s = useful_max_s;
   e.load_balance = ratio(e.useful_mean_s, e.useful_max_s);
   e.communication = std::min(1.0, ratio(e.useful_max_s, e.runtime_s));
   e.parallel = e.load_balance * e.communication;

@@ -24,6 +24,8 @@ struct PopEfficiency {
 // `useful_s[r]` and `wall_s[r]` per rank; metrics of a run without time are 0.
 PopEfficiency pop_efficiency(const std::vector<double>& useful_s,
                              const std::vector<double>& wall_s);
+// From the run's three aggregates (what a tree reduction keeps).
+PopEfficiency pop_efficiency(double runtime_s, double useful_mean_s, double useful_max_s);
 
 // From ranks' rows with `wall_s` and `mpi_s` (a rank's summary in the finalize, its
 // row of profile.json): useful time is wall − MPI.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "rank_matrix.hpp"
+#include "region_totals.hpp"
 #include "run_info.hpp"
 
 namespace mpidle::model {
@@ -112,6 +113,25 @@ RankStatistics parse_statistics(const Fields& f) {
   return s;
 }
 
+// POP's efficiencies as written; each ratio must lie within 0..1.
+void parse_efficiency(const Fields& e, PopEfficiency& into) {
+  for (const char* key : {"load_balance", "communication", "parallel"}) {
+    const double v = e.get<double>(key);
+    if (!(v >= 0 && v <= 1)) throw ProfileError(e.where(key) + " is not within 0..1");
+  }
+  into.runtime_s = e.get_or<double>("runtime_s", into.runtime_s);
+  into.useful_mean_s = e.get_or<double>("useful_mean_s", into.useful_mean_s);
+  into.useful_max_s = e.get_or<double>("useful_max_s", into.useful_max_s);
+  into.load_balance = e.get<double>("load_balance");
+  into.communication = e.get<double>("communication");
+  into.parallel = e.get<double>("parallel");
+  if (e.has("ideal_runtime_s")) {
+    into.ideal_runtime_s = e.get<double>("ideal_runtime_s");
+    into.serialization = e.get<double>("serialization");
+    into.transfer = e.get<double>("transfer");
+  }
+}
+
 }  // namespace
 
 Profile parse_profile(const json& doc) {
@@ -146,23 +166,25 @@ Profile parse_profile(const json& doc) {
     row.estimates = parse_estimates(f);
     return row;
   });
-  {
-    p.efficiency = pop_efficiency_of(p.ranks);
-    if (top.has("efficiency")) {
-      const Fields e(top.at("efficiency"), "efficiency");
-      for (const char* key : {"load_balance", "communication", "parallel"}) {
-        const double v = e.get<double>(key);
-        if (!(v >= 0 && v <= 1)) throw ProfileError(e.where(key) + " is not within 0..1");
-      }
-      p.efficiency.load_balance = e.get<double>("load_balance");
-      p.efficiency.communication = e.get<double>("communication");
-      p.efficiency.parallel = e.get<double>("parallel");
-      if (e.has("ideal_runtime_s")) {
-        p.efficiency.ideal_runtime_s = e.get<double>("ideal_runtime_s");
-        p.efficiency.serialization = e.get<double>("serialization");
-        p.efficiency.transfer = e.get<double>("transfer");
-      }
-    }
+  p.efficiency = pop_efficiency_of(p.ranks);
+  if (top.has("efficiency"))
+    parse_efficiency(Fields(top.at("efficiency"), "efficiency"), p.efficiency);
+  if (top.has("regions")) {
+    p.regions = rows<RegionRow>(top, "regions", [](const Fields& f) {
+      RegionRow r;
+      r.path = f.get<std::string>("path");
+      if (r.path.empty()) throw ProfileError(f.where("path") + " is empty");
+      r.depth = region_depth(r.path);
+      r.visits = f.get<std::uint64_t>("visits");
+      r.ranks = f.get<std::uint64_t>("ranks");
+      r.calls = f.get<std::uint64_t>("calls");
+      r.wall_max_s = f.get<double>("wall_max_s");
+      r.mpi_s = f.get<double>("mpi_s");
+      r.wait_s = f.get<double>("wait_s");
+      r.estimates = parse_estimates(f);
+      parse_efficiency(Fields(f.at("efficiency"), f.where("efficiency")), r.efficiency);
+      return r;
+    });
   }
   p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
     FunctionRow row{f.get<std::string>("name"),

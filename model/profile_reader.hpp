@@ -145,6 +145,16 @@ struct SyncSection {
   double min_latency_measured_s = 0;
 };
 
+// A code region over the run (docs/regions.md): inclusive of nested regions.
+struct RegionRow {
+  std::string path;  // nested names joined by '/'
+  int depth = 1;
+  std::uint64_t visits = 0, ranks = 0, calls = 0;
+  double wall_max_s = 0, mpi_s = 0, wait_s = 0;
+  WaitColumns estimates{};
+  PopEfficiency efficiency{};
+};
+
 struct Profile {
   int schema_version = 2;
   bool rank_matrix_missing = false;  // version 2 whose matrix file could not be read
@@ -154,6 +164,7 @@ struct Profile {
   std::vector<RankRow> ranks;
   // POP's efficiencies (profiles written before them: computed from `ranks`).
   PopEfficiency efficiency;
+  std::vector<RegionRow> regions;  // parents before children (empty: none marked)
   std::vector<FunctionRow> functions;
   std::vector<CallsiteRow> callsites;
   std::vector<MinimumRow> minima;

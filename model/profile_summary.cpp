@@ -126,6 +126,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteShare> shares;
     std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, LocalMinimum>
         key_totals;
+    std::vector<RegionCall> region_calls;
     for (const auto& e : rank.entries) {
       WaitEstimates w;
       w.wait_s_minimum = local.wait_local(ri, e);
@@ -155,6 +156,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       }
       row.mpi_s += e.time_s;
       row.add(w);
+      if (e.region != 0) region_calls.push_back(RegionCall{e.region, e.visits, e.time_s, w});
       row.calls += e.visits;
       CallsiteShare& share = shares[{e.callsite, e.function}];
       share.callsite = e.callsite;
@@ -185,6 +187,10 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
                                         totals.count, totals.bytes, totals.wait_s});
     }
     s.ranks.push_back(std::move(row));
+    if (!tables.regions.empty()) {
+      merge_regions(s.regions, rank_regions(tables.regions, rank.region_wall_s, rank.region_visits,
+                                            region_calls));
+    }
   }
   for (auto& [key, d] : durations) s.callsite_durations.push_back(std::move(d));
   return s;
@@ -221,6 +227,7 @@ void merge_summaries(ProfileSummary& into, const ProfileSummary& from) {
                      into.ranks.begin() + static_cast<std::ptrdiff_t>(first_new), into.ranks.end(),
                      [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   merge_minima(into.minima, from.minima);
+  merge_regions(into.regions, from.regions);
   // Callsite histograms: the other side's, renumbered (which can reorder them), then
   // added up per (callsite, function).
   std::vector<CallsiteDurations> renumbered;
@@ -244,8 +251,8 @@ ProfileSummary summarize_all(const ProfileTables& tables) {
   std::vector<ProfileSummary> parts;
   parts.reserve(tables.ranks.size());
   for (const auto& rank : tables.ranks) {
-    parts.push_back(
-        summarize_rank(ProfileTables{tables.functions, tables.callsites, {rank}}, global));
+    parts.push_back(summarize_rank(
+        ProfileTables{tables.functions, tables.callsites, {rank}, tables.regions}, global));
   }
   // The binomial tree of the profiler's finalize: ceil(log2 P) rounds.
   for (std::size_t step = 1; step < parts.size(); step <<= 1) {

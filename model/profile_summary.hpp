@@ -13,6 +13,8 @@
 
 #include "duration_histogram.hpp"
 #include "profile_tables.hpp"
+#include "region_totals.hpp"
+#include "wait_estimates.hpp"
 
 namespace mpidle::model {
 
@@ -30,28 +32,6 @@ struct GlobalMinimum {
 
 // Sorted by (function, size class, shape).
 using GlobalMinima = std::vector<GlobalMinimum>;
-
-// The wait estimates (docs/profile-format.md, "Two wait estimates"): `wait_s` is the
-// default, time above the robust baseline of calls that can wait, less the transfer
-// that completion calls held (`transfer_s`, estimated from the blocking
-// point-to-point calls of the same message size); `wait_or_transfer_s` is the part
-// of `wait_s` in completion calls whose transfer no such call tells;
-// `variation_s` is time above the baseline of local calls (Comm_rank, Isend,
-// Test*, ...), which cannot wait; `wait_s_minimum` is the minimum method against
-// the rank's own minima (the published method), `wait_s_global_min` against the
-// minima over all ranks.
-struct WaitEstimates {
-  double wait_s = 0, variation_s = 0, transfer_s = 0, wait_or_transfer_s = 0;
-  double wait_s_minimum = 0, wait_s_global_min = 0;
-  void add(const WaitEstimates& o) {
-    wait_s += o.wait_s;
-    variation_s += o.variation_s;
-    transfer_s += o.transfer_s;
-    wait_or_transfer_s += o.wait_or_transfer_s;
-    wait_s_minimum += o.wait_s_minimum;
-    wait_s_global_min += o.wait_s_global_min;
-  }
-};
 
 // One rank's visits of one (callsite, function).
 struct CallsiteShare : WaitEstimates {
@@ -105,6 +85,7 @@ struct ProfileSummary {
   std::vector<RankSummary> ranks;  // sorted by rank
   GlobalMinima minima;
   std::vector<CallsiteDurations> callsite_durations;  // sorted by (callsite, function)
+  std::vector<RegionTotals> regions{};                // sorted by path
 };
 
 // The robust baseline of each key, from its global histogram (wait_baseline.hpp).

@@ -71,6 +71,7 @@ struct Entry {
   double bytes = 0;
   std::int32_t comm_shape = kNoCommShape;
   DurationHistogram durations{};  // the timed visits' durations
+  std::uint32_t region = 0;       // index into ProfileTables::regions (0: outside every region)
 };
 
 // The first call of a function on a rank: its wait is mostly startup skew.
@@ -95,6 +96,10 @@ struct RankData {
   std::uint64_t untimed_calls = 0;
   std::vector<Entry> entries;
   std::vector<FirstCall> first_calls;
+  // Parallel to ProfileTables::regions (shorter when the rank entered fewer): the
+  // rank's time inside each region, nested ones included, and how often it entered.
+  std::vector<double> region_wall_s{};
+  std::vector<std::uint64_t> region_visits{};
 };
 
 // Tables of one or more ranks, with function names and callsites unified.
@@ -102,6 +107,9 @@ struct ProfileTables {
   std::vector<std::string> functions;
   std::vector<Callsite> callsites;
   std::vector<RankData> ranks;  // sorted by rank after merge
+  // Region paths (region_totals.hpp); the first, "", is the program outside every
+  // region. Empty when the run marked none.
+  std::vector<std::string> regions{};
 };
 
 }  // namespace mpidle::model

@@ -240,6 +240,25 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
     rank_minima += '\n';
   }
 
+  // Regions, parents before their children (sorted paths do that).
+  json region_rows = json::array();
+  for (const RegionTotals& r : summary.regions) {
+    json row = {{"path", r.path},
+                {"parent", parent_region(r.path)},
+                {"depth", region_depth(r.path)},
+                {"visits", r.visits},
+                {"ranks", r.ranks},
+                {"calls", r.calls},
+                {"wall_max_s", r.wall_max_s},
+                {"wall_sum_s", r.wall_sum_s},
+                {"mpi_s", r.mpi_s},
+                {"useful_sum_s", r.useful_sum_s},
+                {"useful_max_s", r.useful_max_s}};
+    put_estimates(row, r, run.wait_estimate);
+    row["efficiency"] = efficiency_json(region_efficiency(r, summary.ranks.size()));
+    region_rows.push_back(std::move(row));
+  }
+
   ProfileDocument doc;
   doc.rank_minima = std::move(rank_minima);
   doc.profile = {
@@ -247,6 +266,7 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
       {"run", run_json(summary, run, total_calls)},
       {"ranks", std::move(ranks)},
       {"efficiency", efficiency_json(pop_efficiency_of(summary.ranks))},
+      {"regions", std::move(region_rows)},
       {"functions", std::move(function_rows)},
       {"callsites", std::move(callsite_rows)},
       {"minima", std::move(minima_rows)},

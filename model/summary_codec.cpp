@@ -8,8 +8,8 @@ namespace {
 constexpr std::uint32_t kMinimaMagic = 0x4d50444d;   // "MDPM"
 constexpr std::uint32_t kSummaryMagic = 0x4d504453;  // "SDPM"
 // 2: local minima carry bytes and wait; 3: untimed calls; 4: duration histograms,
-// robust wait and variation
-constexpr std::uint32_t kVersion = 4;
+// robust wait and variation; 5: regions
+constexpr std::uint32_t kVersion = 5;
 
 void put_histogram(ByteWriter& w, const DurationHistogram& h) {
   put_vector(w, h, [](ByteWriter& w, const DurationBin& b) {
@@ -132,6 +132,19 @@ bool get_rank(ByteReader& r, RankSummary& s) {
          get_vector(r, s.minima, 48, get_local_minimum);
 }
 
+void put_region(ByteWriter& w, const RegionTotals& t) {
+  w.put_string(t.path);
+  put_estimates(w, t);
+  for (std::uint64_t v : {t.visits, t.ranks, t.calls}) w.put(v);
+  for (double v : {t.mpi_s, t.wall_sum_s, t.wall_max_s, t.useful_sum_s, t.useful_max_s}) w.put(v);
+}
+
+bool get_region(ByteReader& r, RegionTotals& t) {
+  return r.get_string(t.path) && get_estimates(r, t) && r.get(t.visits) && r.get(t.ranks) &&
+         r.get(t.calls) && r.get(t.mpi_s) && r.get(t.wall_sum_s) && r.get(t.wall_max_s) &&
+         r.get(t.useful_sum_s) && r.get(t.useful_max_s);
+}
+
 bool read_header(ByteReader& r, std::uint32_t magic) {
   std::uint32_t m = 0, version = 0;
   return r.get(m) && m == magic && r.get(version) && version == kVersion;
@@ -171,24 +184,27 @@ std::vector<std::byte> encode_summary(const ProfileSummary& s) {
     w.put(d.function);
     put_histogram(w, d.durations);
   });
+  put_vector(w, s.regions, put_region);
   return w.take();
 }
 
 std::optional<ProfileSummary> decode_summary(std::span<const std::byte> bytes) {
   ByteReader r(bytes);
   ProfileSummary s;
-  bool ok = read_header(r, kSummaryMagic) &&
-            get_vector(r, s.functions, 4,
-                       [](ByteReader& r, std::string& f) { return r.get_string(f); }) &&
-            get_vector(r, s.function_totals, 48, get_totals) &&
-            get_vector(r, s.callsites, 8,
-                       [](ByteReader& r, Callsite& c) {
-                         return get_vector(r, c.frames, 24, get_frame);
-                       }) &&
-            get_vector(r, s.ranks, 88, get_rank) && get_vector(r, s.minima, 40, get_minimum) &&
-            get_vector(r, s.callsite_durations, 12, [](ByteReader& r, CallsiteDurations& d) {
-              return r.get(d.callsite) && r.get(d.function) && get_histogram(r, d.durations);
-            });
+  bool ok =
+      read_header(r, kSummaryMagic) &&
+      get_vector(r, s.functions, 4,
+                 [](ByteReader& r, std::string& f) { return r.get_string(f); }) &&
+      get_vector(r, s.function_totals, 48, get_totals) &&
+      get_vector(
+          r, s.callsites, 8,
+          [](ByteReader& r, Callsite& c) { return get_vector(r, c.frames, 24, get_frame); }) &&
+      get_vector(r, s.ranks, 88, get_rank) && get_vector(r, s.minima, 40, get_minimum) &&
+      get_vector(r, s.callsite_durations, 12,
+                 [](ByteReader& r, CallsiteDurations& d) {
+                   return r.get(d.callsite) && r.get(d.function) && get_histogram(r, d.durations);
+                 }) &&
+      get_vector(r, s.regions, 100, get_region);
   if (!ok || !r.at_end() || s.function_totals.size() != s.functions.size()) return {};
   // Indices must point into the tables, or later stages would read out of bounds.
   for (const auto& rank : s.ranks) {

@@ -43,14 +43,43 @@ IndexMaps unify_tables(std::vector<std::string>& functions, std::vector<Callsite
   return maps;
 }
 
+std::vector<std::uint32_t> unify_regions(std::vector<std::string>& regions,
+                                         const std::vector<std::string>& from_regions) {
+  std::vector<std::uint32_t> map;
+  if (from_regions.empty()) return map;
+  if (regions.empty()) regions.emplace_back();  // "": outside every region
+  std::map<std::string, std::uint32_t> index;
+  for (std::uint32_t i = 0; i < regions.size(); ++i) index.emplace(regions[i], i);
+  for (const auto& path : from_regions) {
+    auto [it, added] = index.try_emplace(path, static_cast<std::uint32_t>(regions.size()));
+    if (added) regions.push_back(path);
+    map.push_back(it->second);
+  }
+  return map;
+}
+
 void merge_tables(ProfileTables& into, const ProfileTables& from) {
   const IndexMaps maps =
       unify_tables(into.functions, into.callsites, from.functions, from.callsites);
+  const std::vector<std::uint32_t> regions = unify_regions(into.regions, from.regions);
   for (const auto& rank : from.ranks) {
     RankData copy = rank;
     for (auto& e : copy.entries) {
       e.callsite = maps.callsites.at(e.callsite);
       e.function = maps.functions.at(e.function);
+      e.region = regions.empty() ? 0 : regions.at(e.region);
+    }
+    if (!regions.empty()) {
+      std::vector<double> wall(into.regions.size());
+      std::vector<std::uint64_t> visits(into.regions.size());
+      for (std::size_t i = 0; i < rank.region_wall_s.size() && i < regions.size(); ++i) {
+        wall[regions[i]] = rank.region_wall_s[i];
+      }
+      for (std::size_t i = 0; i < rank.region_visits.size() && i < regions.size(); ++i) {
+        visits[regions[i]] = rank.region_visits[i];
+      }
+      copy.region_wall_s = std::move(wall);
+      copy.region_visits = std::move(visits);
     }
     for (auto& c : copy.first_calls) c.function = maps.functions.at(c.function);
     into.ranks.push_back(std::move(copy));

@@ -21,6 +21,11 @@ IndexMaps unify_tables(std::vector<std::string>& functions, std::vector<Callsite
                        const std::vector<std::string>& from_functions,
                        const std::vector<Callsite>& from_callsites);
 
+// Adds the region paths of `from_regions` that `regions` does not have yet; where
+// each landed (empty when `from_regions` is).
+std::vector<std::uint32_t> unify_regions(std::vector<std::string>& regions,
+                                         const std::vector<std::string>& from_regions);
+
 // Appends the ranks of `from` to `into`, unifying function names and callsites.
 // Keeps `into.ranks` sorted by rank.
 void merge_tables(ProfileTables& into, const ProfileTables& from);

@@ -20,6 +20,7 @@ struct CallKey {
   std::int16_t size_class = 0;
   std::int32_t peer = 0;
   std::int32_t comm_shape = 0;  // model::kNoCommShape, n ranks, or −(both groups) if inter
+  std::uint16_t region = 0;     // the thread's innermost open region (regions.hpp); in padding
 
   bool operator==(const CallKey&) const = default;
 };
@@ -139,7 +140,8 @@ class CallTable {
                       (static_cast<std::uint64_t>(k.function) << 48) ^
                       (static_cast<std::uint64_t>(static_cast<std::uint16_t>(k.size_class)) << 32) ^
                       static_cast<std::uint32_t>(k.peer) ^
-                      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.comm_shape)) << 20);
+                      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.comm_shape)) << 20) ^
+                      (static_cast<std::uint64_t>(k.region) << 40);
     h ^= h >> 33;  // murmur3 finalizer: spreads nearby addresses over the table
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;

@@ -22,6 +22,7 @@
 #include "model/trace_file.hpp"
 #include "own_world.hpp"
 #include "papi_probe.hpp"
+#include "regions.hpp"
 #include "thread_state.hpp"
 #include "trace_clock.hpp"
 
@@ -92,6 +93,8 @@ class Context {
   const LogLocation& log_location() const { return m_log_location; }
   void set_log_location(LogLocation location) { m_log_location = std::move(location); }
 
+  // Code regions' paths, numbered once per process (regions.hpp).
+  RegionRegistry& regions() { return m_regions; }
   void set_paused(bool paused);
   bool paused() const { return m_paused; }
 
@@ -127,6 +130,7 @@ class Context {
   CommTable m_windows;
   CodeRanges m_mpi_code;
   bool m_paused = false;
+  RegionRegistry m_regions;
   LogLocation m_log_location;
   std::atomic<std::uint32_t> m_request_serial{0};
 

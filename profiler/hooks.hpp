@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdarg>
 #include <cstdint>
 
 #include "call.hpp"
@@ -33,7 +34,13 @@ void on_finalize();
 void on_session_init(int rc);
 void on_session_finalize();
 void on_abort();  // MPI_Abort: this rank's partial profile, before the job ends
-void on_pcontrol(int level);
+// MPI_Pcontrol: by MPIDLE_PCONTROL, mpiP's pause (0) and resume (any other level),
+// IPM's regions (1 opens, −1 closes the region named by the next argument, read
+// only then), or nothing.
+void on_pcontrol(void* callsite, int level, std::va_list names);
+// Code regions (regions.hpp), from mpidle_region_begin/end and MPI_Pcontrol.
+void open_region(const char* name) noexcept;
+void close_region(const char* name) noexcept;
 void on_type_change();
 
 namespace detail {

@@ -46,8 +46,31 @@ void estimate_untimed(Merged& merged) {
   }
 }
 
+// Each region's time on this rank is its longest on any thread (threads of one
+// rank run side by side: their sum would exceed the rank's wall time); entries
+// add up.
+void add_regions(const std::vector<const ThreadState*>& threads, const TickRate& rate,
+                 const std::vector<std::string>& paths, model::ProfileTables& tables,
+                 model::RankData& rank) {
+  if (paths.size() <= 1) return;  // only "": the run marked no region
+  tables.regions = paths;
+  rank.region_wall_s.assign(paths.size(), 0.0);
+  rank.region_visits.assign(paths.size(), 0);
+  const Ticks end = now();
+  std::vector<Ticks> wall;
+  std::vector<std::uint64_t> visits;
+  for (const ThreadState* thread : threads) {
+    thread->regions().totals(end, wall, visits);
+    for (std::size_t i = 0; i < paths.size() && i < wall.size(); ++i) {
+      rank.region_wall_s[i] = std::max(rank.region_wall_s[i], rate.seconds(wall[i]));
+      rank.region_visits[i] += visits[i];
+    }
+  }
+}
+
 using Stack = std::vector<std::uintptr_t>;
-using Key = std::tuple<Stack, std::uint16_t, std::int16_t, std::int32_t, std::int32_t>;
+using Key =
+    std::tuple<Stack, std::uint16_t, std::int16_t, std::int32_t, std::int32_t, std::uint16_t>;
 
 }  // namespace
 
@@ -62,7 +85,7 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
     memory += thread->memory_bytes();
     thread->calls().for_each([&](const CallKey& k, const CallStats& s) {
       Totals& t = merged[Key{stack_of(*thread, k.callsite), k.function, k.size_class, k.peer,
-                             k.comm_shape}];
+                             k.comm_shape, k.region}];
       t.visits += s.visits;
       t.total += s.total();
       t.minimum = std::min(t.minimum, s.minimum);
@@ -103,7 +126,7 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
   rank.memory_bytes = memory;
   rank.untracked_requests = identity.untracked_requests;
   for (const auto& [key, t] : merged) {
-    const auto& [stack, fn, size_class, peer, shape] = key;
+    const auto& [stack, fn, size_class, peer, shape, region] = key;
     rank.untimed_calls += t.untimed;
     model::Entry entry{callsite_id(stack),
                        function_id(fn),
@@ -114,12 +137,14 @@ model::ProfileTables collect_local_tables(const std::vector<const ThreadState*>&
                        rate.seconds(t.minimum),
                        static_cast<double>(t.bytes),
                        shape};
+    entry.region = region;
     // Only the timed visits: an untimed poll's duration is an estimate.
     for (const DurationBin& b : t.bins) {
       model::add_durations(entry.durations, b.count, rate.seconds(b.sum));
     }
     rank.entries.push_back(std::move(entry));
   }
+  add_regions(threads, rate, identity.regions, tables, rank);
   for (const auto& [fn, f] : first_calls) {
     rank.first_calls.push_back(model::FirstCall{function_id(fn), f.size_class, f.peer,
                                                 rate.seconds(f.duration), f.comm_shape});

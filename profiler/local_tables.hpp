@@ -16,6 +16,7 @@ struct RankIdentity {
   std::string host;
   double wall_s = 0;
   std::uint64_t untracked_requests = 0;
+  std::vector<std::string> regions{};  // the process' region paths, by index (regions.hpp)
 };
 
 // The frames behind a call table key: a return address, or a stack the thread interned.

@@ -296,9 +296,9 @@ void finalize_profile(Context& context) {
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
-  auto local =
-      collect_local_tables(context.threads(), context.tick_rate(),
-                           RankIdentity{context.rank(), context.host(), wall_s, untracked});
+  auto local = collect_local_tables(
+      context.threads(), context.tick_rate(),
+      RankIdentity{context.rank(), context.host(), wall_s, untracked, context.regions().paths()});
   if (untracked > 0) {
     warn(std::to_string(untracked) +
          " requests found no slot in the request table; their completions have no peer or "
@@ -374,9 +374,9 @@ std::string write_partial_profile(Context& context, const char* ended, bool anno
   const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
-  const auto local =
-      collect_local_tables(context.threads(), context.tick_rate(),
-                           RankIdentity{context.rank(), context.host(), wall_s, untracked});
+  const auto local = collect_local_tables(
+      context.threads(), context.tick_rate(),
+      RankIdentity{context.rank(), context.host(), wall_s, untracked, context.regions().paths()});
   // The rank's own minima stand for the global ones: no other rank can be asked.
   const model::GlobalMinima minima = model::minima_of(local);
   model::ProfileSummary summary = model::summarize_rank(local, minima);

@@ -298,10 +298,6 @@ void on_session_finalize() {
   });
 }
 
-void on_pcontrol(int level) {
-  if (Context* context = Context::current()) context->set_paused(level == 0);
-}
-
 void on_type_change() {
   profiler::detail::g_type_generation.fetch_add(1, std::memory_order_relaxed);
 }

@@ -50,7 +50,7 @@ std::uintptr_t ThreadState::record_new_key(MpiFn fn, void* return_address, std::
     // first frame outside it. Costs a short stack walk, only for such calls.
     site = caller_outside_mpi(return_address);
   }
-  const CallKey key{site, f, size_class, peer, comm_shape};
+  const CallKey key{site, f, size_class, peer, comm_shape, m_regions.current()};
   if (CallStats* stats = m_calls.slot_of(key)) {
     CallTable::add_visit(*stats, duration, bytes);
     // Only where the return address is the callsite: a Fortran binding's one

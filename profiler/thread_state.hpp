@@ -14,6 +14,7 @@
 #include "code_ranges.hpp"
 #include "mpi_fn.hpp"
 #include "papi_counters.hpp"
+#include "regions.hpp"
 #include "stack_table.hpp"
 #include "trace_buffer.hpp"
 #include "trace_info.hpp"
@@ -103,6 +104,20 @@ class ThreadState {
   std::size_t counter_count() const { return m_papi ? m_papi->count() : 0; }
   TraceBuffer* trace_buffer() const { return m_trace.get(); }
 
+  // Code regions: calls recorded from now on take the new current region; the
+  // last-call shortcut of record() forgets its keys, which carry the old one, so
+  // that record() itself never looks at regions.
+  void region_begin(RegionRegistry& registry, const char* name) {
+    if (m_regions.begin(registry, name, now())) forget_last_calls();
+  }
+  // False when no open region has that name.
+  bool region_end(const char* name) {
+    bool unmatched = false;
+    if (m_regions.end(name, now(), unmatched)) forget_last_calls();
+    return !unmatched;
+  }
+  const RegionStack& regions() const { return m_regions; }
+
   const CallTable& calls() const { return m_calls; }
   const std::array<FirstCallRecord, kMpiFnCount>& first_calls() const { return m_first_calls; }
   std::uint64_t dropped() const { return m_dropped; }
@@ -140,6 +155,7 @@ class ThreadState {
                                                   std::int32_t comm_shape, std::uint64_t bytes,
                                                   Ticks start, Ticks duration);
   std::uintptr_t capture_stack(void* return_address);
+  void forget_last_calls() { m_last.fill(LastCall{}); }
   std::uintptr_t caller_outside_mpi(void* return_address);
 
   CallTable m_calls;
@@ -154,6 +170,7 @@ class ThreadState {
   }
   std::array<LastCall, kLastCalls> m_last{};
   std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
+  RegionStack m_regions;
   std::uint64_t m_dropped = 0;
   // Aligned for any scalar type (operator new's alignment).
   std::array<std::vector<std::byte>, 2> m_scratch;

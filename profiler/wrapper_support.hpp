@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <cstdarg>
 #include <cstdint>
 
 #include "call.hpp"

@@ -253,7 +253,9 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
     decl_list = [t.replace("@", n) for n, t in zip(args, templates)]
     params = ", ".join(decl_list) + (", ..." if varargs else "")
     forward = ", ".join(args)
-    inner_params = ", ".join(["void* mpidle_callsite"] + decl_list)
+    names = kind == "pcontrol" and varargs  # MPI_Pcontrol(level, ...): the rest to the hook
+    inner_params = ", ".join(["void* mpidle_callsite"] + decl_list +
+                             (["std::va_list mpidle_names"] if names else []))
     fn_type = f"int (*)({', '.join(decl_list)})"
     out.append(f"// {name}: {kind}")
     out.append(f"static mpidle::profiler::RealFunction<{fn_type}> real_{name}{{\"P{name}\"}};")
@@ -261,7 +263,7 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
     out.append(f"  const auto real = real_{name}.get();")
     out.append(f"  if (real == nullptr) return mpidle::profiler::missing_function(\"P{name}\");")
     out.append("  mpidle::profiler::CallScope scope;")
-    if kind in SPECIAL_KINDS:
+    if kind in SPECIAL_KINDS and kind != "pcontrol":
         out.append("  (void)mpidle_callsite;")
     if kind in ("init", "session_init"):
         out.append(f"  if (!scope.outermost()) return real({forward});")
@@ -275,7 +277,9 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
         out.append("  if (scope.outermost()) mpidle::profiler::hooks::on_abort();")
         out.append(f"  return real({forward});")
     elif kind == "pcontrol":
-        out.append(f"  if (scope.outermost()) mpidle::profiler::hooks::on_pcontrol({args[0]});")
+        # The level, then (MPIDLE_PCONTROL=regions) a region name the hook may read.
+        out.append(f"  if (scope.outermost()) mpidle::profiler::hooks::on_pcontrol("
+                   f"mpidle_callsite, {args[0]}, mpidle_names);")
         out.append(f"  return real({forward});")
     else:
         hook_args = ", ".join(["call"] + [role_value(r, roles, types, where)
@@ -291,10 +295,18 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
         out.append("  hook.after(call, rc);")
         out.append("  return rc;")
     out.append("}")
-    call_args = ", ".join(["__builtin_return_address(0)"] + args)
+    call_args = ", ".join(["__builtin_return_address(0)"] + args +
+                          (["mpidle_names"] if names else []))
     for prefix in ("", "P"):
         out.append(f"extern \"C\" MPIDLE_EXPORT int {prefix}{name}({params}) {{")
-        out.append(f"  return wrap_{name}({call_args});")
+        if names:
+            out.append("  std::va_list mpidle_names;")
+            out.append(f"  va_start(mpidle_names, {args[-1]});")
+            out.append(f"  const int rc = wrap_{name}({call_args});")
+            out.append("  va_end(mpidle_names);")
+            out.append("  return rc;")
+        else:
+            out.append(f"  return wrap_{name}({call_args});")
         out.append("}")
     out.append("")
 
