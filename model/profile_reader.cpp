@@ -181,6 +181,7 @@ Profile parse_profile(const json& doc) {
       r.wall_max_s = f.get<double>("wall_max_s");
       r.mpi_s = f.get<double>("mpi_s");
       r.wait_s = f.get<double>("wait_s");
+      r.wait_s_global_min = f.get<double>("wait_s_global_min");
       r.estimates = parse_estimates(f);
       parse_efficiency(Fields(f.at("efficiency"), f.where("efficiency")), r.efficiency);
       return r;

@@ -150,7 +150,7 @@ struct RegionRow {
   std::string path;  // nested names joined by '/'
   int depth = 1;
   std::uint64_t visits = 0, ranks = 0, calls = 0;
-  double wall_max_s = 0, mpi_s = 0, wait_s = 0;
+  double wall_max_s = 0, mpi_s = 0, wait_s = 0, wait_s_global_min = 0;
   WaitColumns estimates{};
   PopEfficiency efficiency{};
 };

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "html_page.hpp"
 #include "text_format.hpp"
 
 namespace mpidle::report {
 namespace {
+
+using html::escape;
 
 // Hue 0 (red) at 0.5 and below to 120 (green) at 1.
 std::string colour_of(double value) {
@@ -20,7 +23,41 @@ std::string row(const char* name, const char* definition, double value, int dept
       name, value, 8 + 18 * depth, name, colour_of(value).c_str(), value, definition);
 }
 
+std::string cell(double value) {
+  return format("<td class=\"num\" style=\"background:%s\">%.2f</td>", colour_of(value).c_str(),
+                value);
+}
+
 }  // namespace
+
+std::string regions_section(const std::vector<model::RegionRow>& regions,
+                            const std::vector<double>& wait_s) {
+  if (regions.empty()) return {};
+  std::string out =
+      "<section id=\"regions\"><h2>Regions</h2>\n<p>Code regions the program marked "
+      "(mpidle_region_begin/end or MPI_Pcontrol); a region includes the regions nested in it. "
+      "Wall is the longest time any rank spent inside; MPI and wait add up all ranks. The POP "
+      "metrics are the region's own: useful time is time inside and outside MPI, the mean over "
+      "every rank of the run.</p>\n<table><tr><th>region</th><th class=\"num\">visits</th>"
+      "<th class=\"num\">wall</th><th class=\"num\">MPI</th><th class=\"num\">wait</th>"
+      "<th class=\"num\">parallel</th><th class=\"num\">load balance</th>"
+      "<th class=\"num\">communication</th></tr>\n";
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const model::RegionRow& r = regions[i];
+    const auto slash = r.path.rfind('/');
+    const std::string name = slash == std::string::npos ? r.path : r.path.substr(slash + 1);
+    out += format("<tr data-region=\"%s\"><td style=\"padding-left:%dpx\" title=\"%s\">%s</td>",
+                  escape(r.path).c_str(), 8 + 18 * (r.depth - 1), escape(r.path).c_str(),
+                  escape(name).c_str());
+    out += format("<td class=\"num\">%llu</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                  "<td class=\"num\">%s</td>",
+                  static_cast<unsigned long long>(r.visits), seconds(r.wall_max_s).c_str(),
+                  seconds(r.mpi_s).c_str(), seconds(i < wait_s.size() ? wait_s[i] : 0).c_str());
+    out += cell(r.efficiency.parallel) + cell(r.efficiency.load_balance) +
+           cell(r.efficiency.communication) + "</tr>\n";
+  }
+  return out + "</table></section>\n";
+}
 
 std::string efficiency_section(const model::PopEfficiency& e) {
   std::string out =

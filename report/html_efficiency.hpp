@@ -5,9 +5,14 @@
 #include <string>
 
 #include "model/pop_metrics.hpp"
+#include "model/profile_reader.hpp"
 
 namespace mpidle::report {
 
 std::string efficiency_section(const model::PopEfficiency& e);
+// The code regions, nested, with their MPI time, wait (`wait_s` per region, the
+// report's estimate) and POP metrics in the same colours; empty without regions.
+std::string regions_section(const std::vector<model::RegionRow>& regions,
+                            const std::vector<double>& wait_s);
 
 }  // namespace mpidle::report

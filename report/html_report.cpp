@@ -286,6 +286,9 @@ std::string html_report(const model::Profile& p, const ReportOptions& o, const H
   out += "<h1>mpidle profile of " + escape(p.run.executable) + "</h1>\n";
   out += run_section(p, o.estimate);
   out += efficiency_section(p.efficiency);
+  std::vector<double> region_waits;
+  for (const auto& r : p.regions) region_waits.push_back(wait_of(r, o.estimate));
+  out += regions_section(p.regions, region_waits);
   out += ranks_section(p, o.estimate);
   out += callsites_section(o.estimate, top);
   out += estimates_section(top, extras.analysis);

@@ -34,6 +34,24 @@ std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p
   return order;
 }
 
+std::string regions_text(const model::Profile& p, Estimate e) {
+  if (p.regions.empty()) return {};
+  std::string out = "\nRegions (nested ones included in their parent; POP efficiency per region)\n";
+  out += format("  %-28s %7s %10s %10s %10s %6s %6s %6s\n", "region", "visits", "wall max", "MPI",
+                "wait", "LB", "comm", "par");
+  for (const auto& r : p.regions) {
+    const auto slash = r.path.rfind('/');
+    const std::string name = std::string(2 * static_cast<std::size_t>(r.depth - 1), ' ') +
+                             (slash == std::string::npos ? r.path : r.path.substr(slash + 1));
+    out += format("  %-28s %7llu %10s %10s %10s %6.2f %6.2f %6.2f\n", name.c_str(),
+                  static_cast<unsigned long long>(r.visits), seconds(r.wall_max_s).c_str(),
+                  seconds(r.mpi_s).c_str(), seconds(wait_of(r, e)).c_str(),
+                  r.efficiency.load_balance, r.efficiency.communication, r.efficiency.parallel);
+  }
+  out += "  wall max: the longest time any rank spent inside; MPI and wait: all ranks\n";
+  return out;
+}
+
 std::string efficiency_line(const model::PopEfficiency& e) {
   std::string out =
       format("  efficiency (POP): parallel %.2f = load balance %.2f x communication %.2f",
@@ -146,6 +164,8 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
     out += format("  note: %llu calls were not recorded (full table; raise MPIDLE_TABLE_ENTRIES)\n",
                   static_cast<unsigned long long>(dropped));
   }
+
+  out += regions_text(p, e);
 
   if (p.trace) {
     const auto& t = *p.trace;

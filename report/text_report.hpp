@@ -38,6 +38,8 @@ double wait_of(const Row& row, Estimate e) {
   }
   return row.estimates.wait_s_robust;
 }
+// The code regions as a nested table (empty when the run marked none).
+std::string regions_text(const model::Profile& p, Estimate e);
 // Every callsite, most waiting first.
 std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e);
 std::string format_report(const model::Profile& profile, const ReportOptions& options);
