@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-typedef void (*mpidle_region_fn_)(const char *);
+typedef void (*mpidle_region_fn_)(const char*);
 
 /* libmpidle's entry point 0 (begin) or 1 (end), or null when it is not loaded. */
 static inline mpidle_region_fn_ mpidle_region_entry_(int which) {
@@ -32,11 +32,11 @@ static inline mpidle_region_fn_ mpidle_region_entry_(int which) {
   if (!__atomic_load_n(&looked_up, __ATOMIC_ACQUIRE)) {
     /* The global scope: the program and every library loaded with it, LD_PRELOAD's
        included. */
-    void *global = dlopen(NULL, RTLD_LAZY);
-    const char *names[2] = {"mpidle_region_begin", "mpidle_region_end"};
+    void* global = dlopen(NULL, RTLD_LAZY);
+    const char* names[2] = {"mpidle_region_begin", "mpidle_region_end"};
     int i;
     for (i = 0; i < 2; ++i) {
-      void *symbol = global != NULL ? dlsym(global, names[i]) : NULL;
+      void* symbol = global != NULL ? dlsym(global, names[i]) : NULL;
       mpidle_region_fn_ f;
       memcpy(&f, &symbol, sizeof f);
       __atomic_store_n(&entries[i], f, __ATOMIC_RELAXED);
@@ -47,13 +47,13 @@ static inline mpidle_region_fn_ mpidle_region_entry_(int which) {
 }
 
 /* Opens region `name` inside the thread's innermost open region. */
-static inline void mpidle_region_begin(const char *name) {
+static inline void mpidle_region_begin(const char* name) {
   mpidle_region_fn_ f = mpidle_region_entry_(0);
   if (f != NULL) f(name);
 }
 
 /* Closes the innermost open region called `name` (and any left open inside it). */
-static inline void mpidle_region_end(const char *name) {
+static inline void mpidle_region_end(const char* name) {
   mpidle_region_fn_ f = mpidle_region_entry_(1);
   if (f != NULL) f(name);
 }

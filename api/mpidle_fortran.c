@@ -16,20 +16,20 @@
 /* At most 64 bytes reach mpidle (mpidle.h), one more keeps the terminating 0. */
 enum { kRegionName = 65 };
 
-static void fortran_name(char *out, const char *name, size_t length) {
+static void fortran_name(char* out, const char* name, size_t length) {
   size_t n = length < kRegionName - 1 ? length : kRegionName - 1;
   while (n > 0 && name[n - 1] == ' ') --n;
   memcpy(out, name, n);
   out[n] = '\0';
 }
 
-void mpidle_region_begin_(const char *name, size_t length) {
+void mpidle_region_begin_(const char* name, size_t length) {
   char text[kRegionName];
   fortran_name(text, name, length);
   mpidle_region_begin(text);
 }
 
-void mpidle_region_end_(const char *name, size_t length) {
+void mpidle_region_end_(const char* name, size_t length) {
   char text[kRegionName];
   fortran_name(text, name, length);
   mpidle_region_end(text);

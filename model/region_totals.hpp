@@ -24,10 +24,10 @@ int region_depth(const std::string& path);
 
 struct RegionTotals : WaitEstimates {
   std::string path;
-  std::uint64_t visits = 0;  // entries, all ranks
-  std::uint64_t ranks = 0;   // ranks that entered it
-  std::uint64_t calls = 0;   // MPI calls made inside
-  double mpi_s = 0;          // their time, all ranks
+  std::uint64_t visits = 0;                   // entries, all ranks
+  std::uint64_t ranks = 0;                    // ranks that entered it
+  std::uint64_t calls = 0;                    // MPI calls made inside
+  double mpi_s = 0;                           // their time, all ranks
   double wall_sum_s = 0, wall_max_s = 0;      // time inside, per rank
   double useful_sum_s = 0, useful_max_s = 0;  // time inside and outside MPI, per rank
 };

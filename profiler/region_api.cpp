@@ -2,10 +2,17 @@
 // which include/mpidle.h finds when libmpidle is loaded, and MPI_Pcontrol in
 // whichever convention MPIDLE_PCONTROL names.
 
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdarg>
 #include <cstdint>
+#include <cstring>
 #include <exception>
+#include <string>
 
 #include "context.hpp"
 #include "hooks.hpp"
@@ -18,6 +25,32 @@ namespace {
 // nothing happens then.
 ThreadState* region_thread() {
   return Context::current() != nullptr ? thread_state() : nullptr;
+}
+
+// Copies a region name from a pointer that may not point to one: through the kernel,
+// which refuses unreadable memory instead of faulting, and only if it ends within
+// kMaxRegionName bytes and is printable text.
+bool copy_region_name(const char* argument, char (&name)[kMaxRegionName + 1]) {
+  if (argument == nullptr) return false;
+  // Up to the end of the argument's page first: the next page may not be mapped.
+  const auto address = reinterpret_cast<std::uintptr_t>(argument);
+  const std::size_t page = 4096, to_page_end = page - address % page;
+  std::size_t copied = 0;
+  for (const std::size_t part : {std::min(to_page_end, kMaxRegionName + 1), kMaxRegionName + 1}) {
+    if (copied >= part) continue;
+    iovec local{name + copied, part - copied};
+    iovec remote{const_cast<char*>(argument) + copied, part - copied};
+    const ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (n <= 0) break;
+    copied += static_cast<std::size_t>(n);
+    if (std::memchr(name, '\0', copied) != nullptr) break;
+  }
+  const void* end = std::memchr(name, '\0', copied);
+  if (end == nullptr || end == name) return false;
+  for (const char* c = name; c != end; ++c) {
+    if (!std::isprint(static_cast<unsigned char>(*c))) return false;
+  }
+  return true;
 }
 
 void warn_once(std::atomic<bool>& said, const std::string& message) {
@@ -61,9 +94,19 @@ void on_pcontrol(void* callsite, int level, std::va_list names) {
   }
   if (convention != "regions" || (level != 1 && level != -1)) return;
   // The Fortran bindings call MPI_Pcontrol with the level alone: from inside the
-  // MPI library there is no name to read.
+  // MPI library there is no name to read. A binding that tail-calls MPI_Pcontrol
+  // leaves no trace of itself, so the name is also copied, not read in place: a
+  // level passed alone leaves a stray pointer there.
   if (context->mpi_code().contains(reinterpret_cast<std::uintptr_t>(callsite))) return;
-  const char* name = va_arg(names, const char*);
+  const char* argument = va_arg(names, const char*);
+  char name[kMaxRegionName + 1];
+  if (!copy_region_name(argument, name)) {
+    static std::atomic<bool> said{false};
+    warn_once(said, "MPI_Pcontrol(" + std::to_string(level) +
+                        ") without a readable region name after the level is ignored "
+                        "(MPIDLE_PCONTROL=regions)");
+    return;
+  }
   if (level == 1) {
     open_region(name);
   } else {

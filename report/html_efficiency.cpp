@@ -49,10 +49,11 @@ std::string regions_section(const std::vector<model::RegionRow>& regions,
     out += format("<tr data-region=\"%s\"><td style=\"padding-left:%dpx\" title=\"%s\">%s</td>",
                   escape(r.path).c_str(), 8 + 18 * (r.depth - 1), escape(r.path).c_str(),
                   escape(name).c_str());
-    out += format("<td class=\"num\">%llu</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                  "<td class=\"num\">%s</td>",
-                  static_cast<unsigned long long>(r.visits), seconds(r.wall_max_s).c_str(),
-                  seconds(r.mpi_s).c_str(), seconds(i < wait_s.size() ? wait_s[i] : 0).c_str());
+    out += format(
+        "<td class=\"num\">%llu</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+        "<td class=\"num\">%s</td>",
+        static_cast<unsigned long long>(r.visits), seconds(r.wall_max_s).c_str(),
+        seconds(r.mpi_s).c_str(), seconds(i < wait_s.size() ? wait_s[i] : 0).c_str());
     out += cell(r.efficiency.parallel) + cell(r.efficiency.load_balance) +
            cell(r.efficiency.communication) + "</tr>\n";
   }
