@@ -16,7 +16,7 @@ for f in bin/mpidle bin/mpidle-replay lib/libmpidle.so lib/libmpidle_model.a \
          lib/cmake/mpidle/mpidleConfig.cmake lib/cmake/mpidle/mpidleConfigVersion.cmake \
          lib/pkgconfig/mpidle.pc include/mpidle/model/trace_file.hpp \
          include/mpidle/model/mpi_catalog.inc share/man/man1/mpidle.1 \
-         share/man/man1/mpidle-export.1; do
+         share/man/man1/mpidle-export.1 include/mpidle.h lib/libmpidle_regions.a; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 
@@ -54,6 +54,14 @@ matched=$(echo "$by_cmake" | sed 's/.*collectives=\([0-9]*\)$/\1/')
 [ "$matched" -eq $((calls / 2)) ] || fail "$calls collective calls on 2 ranks but $matched instances"
 grep -q "\"collectives\": *$matched\b" "$prefix/run/analysis.json" ||
   fail "analysis.json does not count $matched collectives"
+
+# Code regions: the installed header builds a program without MPI or mpidle, and
+# the program runs (the calls do nothing then).
+printf '#include <mpidle.h>\nint main(void) {\n  mpidle_region_begin("solve");\n  mpidle_region_end("solve");\n  return 0;\n}\n' \
+  >"$prefix/regions.c"
+cc -Wall -Wextra -Werror -o "$prefix/regions" "$prefix/regions.c" -I"$prefix/include" ||
+  fail "a program with the installed mpidle.h did not build"
+"$prefix/regions" || fail "a program with mpidle.h failed without mpidle"
 
 # A version the package cannot satisfy is refused.
 mkdir -p "$prefix/too_new"

@@ -51,9 +51,9 @@ TEST_CASE("each region's POP metrics are what the program observed", "[mpi]") {
   // Inclusive: solve holds both children's calls, the waiting in skewed's Allreduce.
   CHECK(region(p, "solve")->calls == 2 * 2 * 24);
   CHECK(region(p, "solve/skewed")->calls == 2 * 24);
-  CHECK(region(p, "solve")->mpi_s == Approx(region(p, "solve/balanced")->mpi_s +
-                                            region(p, "solve/skewed")->mpi_s)
-                                         .epsilon(1e-9));
+  CHECK(
+      region(p, "solve")->mpi_s ==
+      Approx(region(p, "solve/balanced")->mpi_s + region(p, "solve/skewed")->mpi_s).epsilon(1e-9));
   CHECK(region(p, "solve/skewed")->wait_s > 10 * region(p, "solve/balanced")->wait_s);
   CHECK(region(p, "solve")->depth == 1);
   CHECK(region(p, "solve/skewed")->depth == 2);
@@ -65,9 +65,10 @@ TEST_CASE("each region's POP metrics are what the program observed", "[mpi]") {
   CHECK_THAT(read_text(dir + "/report.html"), Catch::Contains("data-region=\"solve/skewed\""));
 }
 
-TEST_CASE("mpiP's MPI_Pcontrol stays the default: no name is read, and without mpidle the "
-          "program runs the same",
-          "[mpi]") {
+TEST_CASE(
+    "mpiP's MPI_Pcontrol stays the default: no name is read, and without mpidle the "
+    "program runs the same",
+    "[mpi]") {
   const auto dir = scratch_dir("regions_default");
   const auto r = run_mpi(2, program("region_work"), {}, {{"MPIDLE_OUTPUT", dir}});
   REQUIRE(r.status == 0);

@@ -22,12 +22,13 @@ model::ProfileTables rank_tables(std::int32_t rank, const std::vector<std::strin
   model::ProfileTables t;
   t.functions = {"MPI_Recv", "MPI_Barrier"};
   for (std::uint64_t site = 0; site < 3; ++site) {
-    t.callsites.push_back(model::Callsite{{model::Frame{"/bin/app", 0x1000 * (site + 1), "", "", 0}}, {}});
+    t.callsites.push_back(
+        model::Callsite{{model::Frame{"/bin/app", 0x1000 * (site + 1), "", "", 0}}, {}});
   }
   t.regions = regions;
   auto index = [&](const std::string& path) {
-    return static_cast<std::uint32_t>(
-        std::find(regions.begin(), regions.end(), path) - regions.begin());
+    return static_cast<std::uint32_t>(std::find(regions.begin(), regions.end(), path) -
+                                      regions.begin());
   };
   model::RankData r;
   r.rank = rank;
@@ -52,9 +53,9 @@ model::ProfileTables two_ranks() {
                        {{"solve", 0.6}, {"solve/halo", 0.2}, {"io", 0.1}},
                        {{"solve", 10}, {"solve/halo", 10}, {"io", 1}});
   // Rank 1 met the regions in another order and never entered io.
-  model::merge_tables(t, rank_tables(1, {"", "solve/halo", "solve"}, 0.10, 0.05,
-                                     {{"solve", 0.5}, {"solve/halo", 0.3}},
-                                     {{"solve", 10}, {"solve/halo", 10}}));
+  model::merge_tables(
+      t, rank_tables(1, {"", "solve/halo", "solve"}, 0.10, 0.05,
+                     {{"solve", 0.5}, {"solve/halo", 0.3}}, {{"solve", 10}, {"solve/halo", 10}}));
   return t;
 }
 
