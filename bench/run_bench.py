@@ -143,7 +143,8 @@ def main():
               f"{m['merge_s'] * 1e3:.1f} ms")
     print(f"parts of one call: TSC read {parts['tsc_read_ns']:.1f} ns (two per call), "
           f"clock_gettime {parts['clock_gettime_ns']:.1f} ns, "
-          f"table update {parts['table_update_ns']:.1f} ns")
+          f"table update {parts['table_update_ns']:.1f} ns; a region opened and closed "
+          f"{parts['region_begin_end_ns']:.1f} ns (not on the calls' path)")
     print(f"controlled logical clock: {clc['events']} events on {clc['ranks']} ranks in "
           f"{clc['seconds']:.2f} s = {clc['events_per_s'] / 1e6:.2f} M events/s, "
           f"peak memory {clc['peak_rss_mib']:.0f} MiB")

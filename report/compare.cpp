@@ -61,6 +61,56 @@ const char* dominant_advice(Dominant d) {
   return "";
 }
 
+namespace {
+
+// Σ PAPI_TOT_INS and Σ PAPI_TOT_CYC over every rank's compute bursts, or why not.
+struct UsefulCounts {
+  double instructions = 0, cycles = 0;
+  std::string missing;
+};
+
+UsefulCounts useful_counts(const model::Profile& p) {
+  UsefulCounts u;
+  if (!p.trace) {
+    u.missing = "a profile-mode run (counters are counted in trace mode, MPIDLE_PAPI_EVENTS)";
+    return u;
+  }
+  const auto& t = *p.trace;
+  const auto at = [&t](const char* event) {
+    const auto it = std::find(t.papi_events.begin(), t.papi_events.end(), event);
+    return it == t.papi_events.end() ? -1 : static_cast<int>(it - t.papi_events.begin());
+  };
+  const int ins = at("PAPI_TOT_INS"), cyc = at("PAPI_TOT_CYC");
+  if (!t.papi_available || ins < 0 || cyc < 0) {
+    u.missing = !t.papi_available && !t.papi_reason.empty()
+                    ? "no PAPI counters: " + t.papi_reason
+                    : "PAPI_TOT_INS and PAPI_TOT_CYC were not both counted";
+    return u;
+  }
+  for (const auto& rank : t.papi_burst_totals) {
+    if (static_cast<int>(rank.size()) <= std::max(ins, cyc)) continue;
+    u.instructions += static_cast<double>(std::max<std::int64_t>(0, rank[ins]));
+    u.cycles += static_cast<double>(std::max<std::int64_t>(0, rank[cyc]));
+  }
+  if (u.instructions <= 0 || u.cycles <= 0) {
+    u.missing = "PAPI counted no instructions or cycles (a machine without counters reads 0)";
+  }
+  return u;
+}
+
+void add_counter_scalability(const model::Profile& a, const model::Profile& b, Comparison& c) {
+  const UsefulCounts ca = useful_counts(a), cb = useful_counts(b);
+  if (!ca.missing.empty() || !cb.missing.empty()) {
+    c.counters_missing = !ca.missing.empty() ? "A: " + ca.missing : "B: " + cb.missing;
+    return;
+  }
+  c.pop_a.instruction_scalability = c.pop_a.ipc_scalability = 1.0;
+  c.pop_b.instruction_scalability = ca.instructions / cb.instructions;
+  c.pop_b.ipc_scalability = (cb.instructions / cb.cycles) / (ca.instructions / ca.cycles);
+}
+
+}  // namespace
+
 Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
                             const ExactWaits* exact_a, const ExactWaits* exact_b) {
   Comparison c;
@@ -111,6 +161,7 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   const double useful_a = a.efficiency.useful_mean_s * static_cast<double>(a.ranks.size());
   const double useful_b = b.efficiency.useful_mean_s * static_cast<double>(b.ranks.size());
   c.pop_b.computation_scalability = useful_b > 0 ? useful_a / useful_b : 0.0;
+  add_counter_scalability(a, b, c);
 
   // Functions by name.
   std::map<std::string, FunctionComparison> functions;
@@ -217,6 +268,13 @@ std::string format_pop_table(const Comparison& c) {
   }
   row("  computation scalability", c.pop_a.computation_scalability,
       c.pop_b.computation_scalability);
+  if (c.pop_b.instruction_scalability && c.pop_b.ipc_scalability) {
+    row("    instruction scalability", *c.pop_a.instruction_scalability,
+        *c.pop_b.instruction_scalability);
+    row("    IPC scalability", *c.pop_a.ipc_scalability, *c.pop_b.ipc_scalability);
+  } else if (!c.counters_missing.empty()) {
+    out += "  (no instruction or IPC scalability: " + c.counters_missing + ")\n";
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 // for the program, how computation compares. Callsites are matched by source
 // location, not by address, so two builds of one program still match.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,9 +50,14 @@ struct FunctionComparison {
 // scaling): each run's efficiencies, and B's computation scalability, Σ useful time
 // of A / Σ useful time of B (1 for A). Global efficiency = parallel × computation
 // scalability.
+// Where PAPI counted PAPI_TOT_INS and PAPI_TOT_CYC in both runs' compute bursts
+// (trace mode), computation scalability splits as POP's does: instruction
+// scalability, Σ instructions of A / Σ instructions of B, and IPC scalability,
+// IPC of B / IPC of A.
 struct PopRow {
   model::PopEfficiency efficiency;
   double computation_scalability = 1;
+  std::optional<double> instruction_scalability, ipc_scalability;
   double global() const { return efficiency.parallel * computation_scalability; }
 };
 
@@ -62,6 +68,7 @@ struct Comparison {
   Pair ranks, wall, mpi, wait, compute;      // per run: sums over ranks
   Pair wait_or_transfer;                     // the part of wait that may be transfer
   PopRow pop_a, pop_b;
+  std::string counters_missing;               // why there is no instruction and IPC scalability
   std::vector<FunctionComparison> functions;  // by |Δtime|
   std::vector<SiteComparison> callsites;      // by |Δtime|
 };

@@ -119,3 +119,46 @@ TEST_CASE("compare prints POP's efficiency table with computation scalability, A
   CHECK_THAT(text, Catch::Contains("computation scalability"));
   CHECK_THAT(text, Catch::Contains("0.67"));  // B's global efficiency
 }
+
+TEST_CASE(
+    "where PAPI counted, computation scalability splits into instruction and IPC "
+    "scalability; where it did not, the table says why") {
+  auto a = profile(2, {site("MPI_Allreduce", 20, 0x200, 1.0, 0.5, 800)});
+  auto b = profile(4, {site("MPI_Allreduce", 20, 0x200, 1.0, 0.5, 800)});
+  auto counted = [](model::Profile& p, std::int64_t instructions, std::int64_t cycles) {
+    model::TraceSection t;
+    t.papi_events = {"PAPI_TOT_CYC", "PAPI_TOT_INS"};
+    t.papi_available = true;
+    for (std::size_t r = 0; r < p.ranks.size(); ++r) {
+      t.papi_burst_totals.push_back({cycles / static_cast<std::int64_t>(p.ranks.size()),
+                                     instructions / static_cast<std::int64_t>(p.ranks.size())});
+    }
+    p.trace = t;
+  };
+  // A: 8e9 instructions in 4e9 cycles (IPC 2); B: 10e9 in 6e9 (IPC 5/3).
+  counted(a, 8'000'000'000, 4'000'000'000);
+  counted(b, 10'000'000'000, 6'000'000'000);
+  auto c = compare_profiles(a, b, Estimate::robust);
+  REQUIRE(c.pop_b.instruction_scalability);
+  CHECK(*c.pop_b.instruction_scalability == Approx(0.8));
+  CHECK(*c.pop_b.ipc_scalability == Approx((5.0 / 3.0) / 2.0));
+  CHECK(*c.pop_a.instruction_scalability == 1);
+  auto text = format_comparison(c, 10);
+  CHECK_THAT(text, Catch::Contains("instruction scalability") && Catch::Contains("0.80"));
+  CHECK_THAT(text, Catch::Contains("IPC scalability") && Catch::Contains("0.83"));
+
+  // This machine's PAPI: available, but every count 0.
+  counted(b, 0, 0);
+  c = compare_profiles(a, b, Estimate::robust);
+  CHECK_FALSE(c.pop_b.instruction_scalability);
+  CHECK_THAT(format_comparison(c, 10),
+             Catch::Contains("no instruction or IPC scalability: B: PAPI counted no instructions"));
+  // No PAPI at all, and a profile-mode run.
+  b.trace->papi_available = false;
+  b.trace->papi_reason = "no hardware counters";
+  CHECK_THAT(format_comparison(compare_profiles(a, b, Estimate::robust), 10),
+             Catch::Contains("B: no PAPI counters: no hardware counters"));
+  a.trace.reset();
+  CHECK_THAT(format_comparison(compare_profiles(a, b, Estimate::robust), 10),
+             Catch::Contains("A: a profile-mode run"));
+}
