@@ -23,7 +23,9 @@ const std::vector<Command>& commands() {
        "  --wait-estimate E   the wait the reports show: robust (default), minimum, global\n"
        "  --global-min        the same as --wait-estimate global\n"
        "  --callsite-depth N  stack frames per callsite (1 = caller only; >1 uses libunwind)\n"
-       "  --trace             also record a trace: one merged, clock-synchronized file\n",
+       "  --trace             also record a trace: one merged, clock-synchronized file\n"
+       "  --pcontrol P        MPI_Pcontrol's convention: pause (mpiP's, default), regions\n"
+       "                      (IPM's named code regions, docs/regions.md) or ignore\n",
        "profile an MPI program (mpidle run -- mpiexec -n 4 ./app)", run_command},
       {"report",
        "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--estimate E] [--html OUT]\n\n"
@@ -111,7 +113,9 @@ const std::vector<Command>& commands() {
        "called waiting for a late partner.\n"
        "POP's efficiency table follows (A the reference: global efficiency, parallel\n"
        "efficiency, load balance, communication efficiency and, for analysed traces,\n"
-       "serialization and transfer; computation scalability, for runs of one problem).\n"
+       "serialization and transfer; computation scalability, for runs of one problem,\n"
+       "split into instruction and IPC scalability where both runs were traced with\n"
+       "MPIDLE_PAPI_EVENTS=PAPI_TOT_INS,PAPI_TOT_CYC and PAPI counted).\n"
        "Different programs, arguments, rank counts or MPI libraries are stated.\n\n"
        "  --top N        functions and callsites to list (default 10)\n"
        "  --estimate E   use this wait estimate (robust, minimum, global) on both\n"

@@ -85,7 +85,7 @@ TEST_CASE(
   CHECK(truth_of(bare.out).contains("solve/skewed"));
 }
 
-TEST_CASE("regions from Fortran; Fortran's MPI_Pcontrol has no name to read", "[mpi]") {
+TEST_CASE("regions from Fortran, whose MPI_Pcontrol has no name to read", "[mpi]") {
   if (!HAVE_FORTRAN) {
     WARN("skipped: no Fortran MPI compiler was found at configure time");
     return;

@@ -53,7 +53,7 @@ TEST_CASE("regions nest into paths, and their time and entries add up", "[profil
   CHECK(visits.at(halo) == 2);
 }
 
-TEST_CASE("an open region counts up to now; unmatched and unnamed ends change nothing",
+TEST_CASE("an open region counts up to now, and unmatched or unnamed ends change nothing",
           "[profiler]") {
   RegionRegistry registry;
   RegionStack s;

@@ -122,7 +122,7 @@ TEST_CASE("compare prints POP's efficiency table with computation scalability, A
 
 TEST_CASE(
     "where PAPI counted, computation scalability splits into instruction and IPC "
-    "scalability; where it did not, the table says why") {
+    "scalability, and where it did not, the table says why") {
   auto a = profile(2, {site("MPI_Allreduce", 20, 0x200, 1.0, 0.5, 800)});
   auto b = profile(4, {site("MPI_Allreduce", 20, 0x200, 1.0, 0.5, 800)});
   auto counted = [](model::Profile& p, std::int64_t instructions, std::int64_t cycles) {
