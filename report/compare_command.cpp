@@ -51,7 +51,8 @@ int compare_command(Args args) {
   // efficiency, and its exact wait unless an estimate was asked for.
   auto analysis_of = [](const std::string& path) -> nlohmann::json {
     if (is_prediction_file(path)) return nullptr;
-    return run_document(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema);
+    return run_document(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema,
+                        analysis::kAnalysisSchemaV1);
   };
   const auto analysis_a = analysis_of(a);
   const auto analysis_b = analysis_of(b);

@@ -87,8 +87,8 @@ int report_command(Args args) {
   if (path.empty()) throw UsageError("which run? (mpidle report RUN_DIR)");
   auto profile = model::read_profile(path);
   if (!estimate_given) options.estimate = estimate_of(profile);
-  const auto analysis_doc =
-      run_document(path, analysis::kAnalysisFileName, analysis::kAnalysisSchema);
+  const auto analysis_doc = run_document(path, analysis::kAnalysisFileName,
+                                         analysis::kAnalysisSchema, analysis::kAnalysisSchemaV1);
   // mpidle analyze's ideal-network replay splits communication efficiency.
   add_ideal_network(profile, analysis_doc);
   if (!html_out.empty()) {

@@ -7,13 +7,14 @@
 
 namespace mpidle::report {
 
-nlohmann::json run_document(const std::string& run, const char* file, const char* schema) {
+nlohmann::json run_document(const std::string& run, const char* file, const char* schema,
+                            const char* older_schema) {
   std::ifstream in(run_directory(run) / file);
   if (!in) return nullptr;
   auto doc = model::read_json(in);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != schema) {
-    return nullptr;
-  }
+  if (doc.is_discarded() || !doc.is_object()) return nullptr;
+  const std::string found = doc.value("schema", "");
+  if (found != schema && (older_schema == nullptr || found != older_schema)) return nullptr;
   return doc;
 }
 

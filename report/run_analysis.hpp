@@ -15,8 +15,10 @@
 namespace mpidle::report {
 
 // The run's `file` (analysis.json, prediction.json), or null when there is none or it
-// is not one of `schema`.
-nlohmann::json run_document(const std::string& run, const char* file, const char* schema);
+// is not of `schema` (nor of `older_schema`, an earlier version the caller still
+// reads, when given).
+nlohmann::json run_document(const std::string& run, const char* file, const char* schema,
+                            const char* older_schema = nullptr);
 
 // The exact wait of a traced run: per (function, source location) and in total.
 struct ExactWaits {

@@ -29,8 +29,7 @@ void ParallelSync::Impl::start_backward() {
 }
 
 std::vector<ReplayItem>* ParallelSync::Impl::all_members(
-    std::unordered_map<InstanceKey, BackwardInstance, InstanceHash>& hub,
-    const ReplayItem& item) {
+    std::unordered_map<InstanceKey, BackwardInstance, InstanceHash>& hub, const ReplayItem& item) {
   auto& h = hub[{item.comm, item.number}];
   h.members.push_back(item);
   return h.members.size() < members_of(item) ? nullptr : &h.members;

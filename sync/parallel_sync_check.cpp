@@ -112,8 +112,7 @@ void ParallelSync::Impl::count_violations() {
       if (e > 0) {
         const std::int64_t old_interval = r.interp(e) - r.interp(e - 1);
         const std::int64_t new_interval = r.lc[e] - r.lc[e - 1];
-        stats.interval_change_sum_ns +=
-            std::abs(static_cast<double>(new_interval - old_interval));
+        stats.interval_change_sum_ns += std::abs(static_cast<double>(new_interval - old_interval));
         ++stats.intervals;
       }
     }

@@ -44,7 +44,8 @@ void ParallelSync::Impl::start_forward() {
   }
 }
 
-bool ParallelSync::Impl::cause_of(const RankState& r, const Incoming& in, std::int64_t& value) const {
+bool ParallelSync::Impl::cause_of(const RankState& r, const Incoming& in,
+                                  std::int64_t& value) const {
   if (in.collective) {
     if (!r.replied[in.index]) return false;
     value = r.reply[in.index];
@@ -56,7 +57,8 @@ bool ParallelSync::Impl::cause_of(const RankState& r, const Incoming& in, std::i
   return true;
 }
 
-ReplayItem ParallelSync::Impl::collective_item(const RankState& r, const CollectiveItem& c, ReplayItemType type) {
+ReplayItem ParallelSync::Impl::collective_item(const RankState& r, const CollectiveItem& c,
+                                               ReplayItemType type) {
   ReplayItem item;
   item.type = type;
   item.comm = c.comm;

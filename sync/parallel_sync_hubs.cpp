@@ -6,7 +6,8 @@
 
 namespace mpidle::sync {
 
-void ParallelSync::Impl::reply(ReplayItemType type, const InstanceKey& key, std::int32_t member, const Triple& v) {
+void ParallelSync::Impl::reply(ReplayItemType type, const InstanceKey& key, std::int32_t member,
+                               const Triple& v) {
   ReplayItem item;
   item.type = type;
   item.comm = key.first;
@@ -72,8 +73,9 @@ void ParallelSync::Impl::hub_enter(const ReplayItem& item, bool check) {
   if (h.arrived >= expected && h.waiting.empty()) hub.erase(key);
 }
 
-void ParallelSync::Impl::hub_scan(ForwardInstance& h, const ReplayItem& item, const Triple& v, std::uint32_t expected,
-              const InstanceKey& key, ReplayItemType reply_type) {
+void ParallelSync::Impl::hub_scan(ForwardInstance& h, const ReplayItem& item, const Triple& v,
+                                  std::uint32_t expected, const InstanceKey& key,
+                                  ReplayItemType reply_type) {
   if (h.by_order.empty()) {
     h.by_order.assign(expected, kNoCause);
     h.have.assign(expected, 0);

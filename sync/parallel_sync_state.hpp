@@ -24,7 +24,8 @@ namespace parallel_replay {
 using model::CollectiveKind;
 inline constexpr std::int64_t kNever = kClcNever;
 inline constexpr std::int64_t kUnbounded = kClcUnbounded;
-inline constexpr std::size_t kBatchItems = 4096;  // items per batch before it leaves without waiting
+inline constexpr std::size_t kBatchItems =
+    4096;  // items per batch before it leaves without waiting
 
 using Triple = std::array<std::int64_t, 3>;
 inline constexpr Triple kNoCause = {kNever, kNever, kNever};
@@ -277,8 +278,7 @@ struct ParallelSync::Impl {
   // Keeps a member's item with its instance; the instance's items once every
   // member's has come (the caller then erases the instance), else null.
   std::vector<ReplayItem>* all_members(
-      std::unordered_map<InstanceKey, BackwardInstance, InstanceHash>& hub,
-      const ReplayItem& item);
+      std::unordered_map<InstanceKey, BackwardInstance, InstanceHash>& hub, const ReplayItem& item);
 
   void hub_exit(const ReplayItem& item);
 

@@ -12,6 +12,7 @@ Only the standard library and pandas (Debian's python3-pandas). Examples::
 import json
 import os
 import sqlite3
+import struct
 from types import SimpleNamespace
 
 import pandas as pd
@@ -70,20 +71,53 @@ def load_profile(run):
                            callsites=callsites)
 
 
+_PATTERNS = ("late_sender", "late_receiver", "wait_nxn", "wait_barrier", "late_broadcast",
+             "early_reduce", "early_scan")
+_RANK_WAITS = struct.Struct("<Ii7d")  # callsite row, rank, seconds per pattern
+
+
+def _rank_waits(path, sites):
+    """analysis_ranks.bin (schema mpidle-analysis/2): one row per (callsite, waiting rank)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise MpidleError("%s: %s" % (path, e)) from e
+    if len(data) < 16 or data[:4] != b"MPAR" or struct.unpack_from("<I", data, 4)[0] != 1:
+        raise MpidleError("%s: not an mpidle analysis_ranks.bin" % path)
+    (n,) = struct.unpack_from("<Q", data, 8)
+    if len(data) != 16 + n * _RANK_WAITS.size:
+        raise MpidleError("%s: truncated (%d rows announced)" % (path, n))
+    rows = []
+    for callsite, rank, *seconds in _RANK_WAITS.iter_unpack(data[16:]):
+        if callsite >= len(sites):
+            raise MpidleError("%s: a row names callsite %d of %d" % (path, callsite, len(sites)))
+        c = sites[callsite]
+        rows.append({"callsite": callsite, "function": c.get("function"), "rank": rank,
+                     **dict(zip(_PATTERNS, seconds))})
+    return rows
+
+
 def load_analysis(run):
     """A trace run's analysis.json: `totals` (dict of wait-state seconds), and
     DataFrames `callsites` (callsite × pattern seconds) and `by_rank` (callsite,
-    rank, pattern seconds)."""
+    rank, pattern seconds: from analysis_ranks.bin, or version 1's by_rank arrays)."""
     doc = _read_json(run, "analysis.json", "mpidle-analysis/")
     rows, by_rank = [], []
-    for i, c in enumerate(doc.get("callsites", [])):
+    sites = doc.get("callsites", [])
+    for i, c in enumerate(sites):
         base = {"callsite": i, "function": c.get("function"), "location": c.get("location"),
                 "wait_s": c.get("wait_s", 0.0)}
         rows.append({**base, **c.get("patterns", {})})
         for r in c.get("by_rank", []):
             by_rank.append({"callsite": i, "function": c.get("function"), **r})
+    if "rank_waits" in doc:
+        run_dir = run if os.path.isdir(run) else os.path.dirname(run)
+        by_rank = _rank_waits(os.path.join(run_dir, doc["rank_waits"].get("file", "")), sites)
     return SimpleNamespace(totals=doc.get("totals", {}), accuracy=doc.get("accuracy", {}),
-                           callsites=pd.DataFrame(rows), by_rank=pd.DataFrame(by_rank))
+                           callsites=pd.DataFrame(rows),
+                           by_rank=pd.DataFrame(by_rank, columns=["callsite", "function", "rank",
+                                                                  *_PATTERNS]))
 
 
 def load_prediction(path):

@@ -35,6 +35,9 @@ class Profiles(unittest.TestCase):
         self.assertAlmostEqual(a.callsites.late_sender.sum(),
                                sum(c["patterns"]["late_sender"] for c in doc["callsites"]))
         self.assertIn("rank", a.by_rank.columns)
+        # analysis_ranks.bin holds every waiting rank: their waits add up to the totals.
+        self.assertAlmostEqual(a.by_rank.late_sender.sum(), doc["totals"]["late_sender"])
+        self.assertGreaterEqual(len(a.by_rank), 1)
 
     def test_prediction(self):
         p = mpidle.load_prediction(PREDICTION)

@@ -1,6 +1,7 @@
 // Every wait-state pattern on hand-built synchronized traces with known waiting.
 #include <catch2/catch.hpp>
 
+#include "analysis/analysis_output.hpp"
 #include "analysis/wait_states.hpp"
 #include "synced_records.hpp"
 
@@ -185,4 +186,46 @@ TEST_CASE("times at the trace reader's limits: waits without overflow") {
   CHECK(w.totals[static_cast<std::size_t>(Pattern::late_sender)] ==
         Approx(static_cast<double>(2 * far - 10) * 1e-9));
   CHECK(total(w, Pattern::wait_nxn) == Approx(2));
+}
+
+TEST_CASE(
+    "analysis.json sums up each callsite's waiting ranks, and every rank is in the side file") {
+  // 8 ranks in one Allreduce, rank r entering at 100·r ns, all leaving at 1000: rank
+  // r waits (700 − 100·r) ns, ranks 0..6 wait, rank 7 (last in) does not.
+  auto t = ranks(8);
+  std::vector<std::pair<std::int64_t, std::int64_t>> times;
+  for (int r = 0; r < 8; ++r) times.emplace_back(100 * r, 1000);
+  collective(t, Allreduce, CollectiveKind::n_to_n, -1, times);
+  const auto w = analysis::analyze_wait_states(t);
+  const auto doc = analysis::analysis_json(t, w, analysis::Accuracy{});
+  REQUIRE(doc.json["callsites"].size() == 1);
+  const auto& ranks = doc.json["callsites"][0]["ranks"];
+  CHECK(ranks["waiting"] == 7);
+  CHECK(ranks["max_rank"] == 0);
+  CHECK(ranks["max_s"].get<double>() == Approx(700e-9));
+  CHECK(ranks["mean_s"].get<double>() == Approx(400e-9));  // (700 + ... + 100) / 7
+  REQUIRE(ranks["top"].size() == analysis::kTopWaitingRanks);
+  CHECK(ranks["top"][4]["rank"] == 4);
+  CHECK(doc.json["rank_waits"]["rows"] == 7);
+  CHECK_FALSE(doc.json["callsites"][0].contains("by_rank"));
+
+  const auto bytes = analysis::encode_rank_waits(doc.rank_waits);
+  const auto back = analysis::decode_rank_waits(bytes, 1);
+  REQUIRE(back);
+  REQUIRE(back->size() == 7);
+  double sum = 0;
+  for (const auto& row : *back) {
+    CHECK(row.callsite == 0);
+    sum += row.seconds[static_cast<std::size_t>(Pattern::wait_nxn)];
+  }
+  CHECK(sum == Approx(w.totals[static_cast<std::size_t>(Pattern::wait_nxn)]));
+
+  // Bad bytes are refused, never read past.
+  CHECK_FALSE(analysis::decode_rank_waits(bytes, 0));  // a row past the callsites
+  for (std::size_t cut : {std::size_t{0}, std::size_t{3}, std::size_t{15}, bytes.size() - 1}) {
+    CHECK_FALSE(analysis::decode_rank_waits(std::span(bytes).first(cut), 1));
+  }
+  auto garbage = bytes;
+  garbage[8] = std::byte{0xff};  // an absurd row count
+  CHECK_FALSE(analysis::decode_rank_waits(garbage, 1));
 }

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "process.hpp"
+#include "rank_waits.hpp"
 
 using namespace mpidle;
 using namespace mpidle::test;
@@ -72,9 +73,20 @@ TEST_CASE("analyze: late sender within 5% of the waiting the program measured", 
   REQUIRE(r.status == 0);
   const double truth = truth_of(r.out)["receiver_wait_s"];
   const auto a = analyze(dir);
-  CHECK(a["schema"] == "mpidle-analysis/1");
+  CHECK(a["schema"] == "mpidle-analysis/2");
   CHECK(a["totals"]["late_sender"].get<double>() == Approx(truth).epsilon(0.05));
   CHECK(a["callsites"][0]["function"] == "MPI_Recv");
+  // Bounded in P: the waiting ranks summed up per callsite; each one in the side file.
+  const auto& ranks = a["callsites"][0]["ranks"];
+  CHECK(ranks["waiting"] == 1);
+  CHECK(ranks["max_rank"] == 1);  // the receiver
+  CHECK(ranks["max_s"].get<double>() == Approx(a["callsites"][0]["wait_s"].get<double>()));
+  CHECK(ranks["top"].size() == 1);
+  CHECK_FALSE(a["callsites"][0].contains("by_rank"));
+  const auto rows = rank_waits_of(dir);
+  double late_sender = 0;
+  for (const auto& [function, location, rank, seconds] : rows) late_sender += seconds.at(0);
+  CHECK(late_sender == Approx(a["totals"]["late_sender"].get<double>()));
   check_accuracy_columns(dir, a);
   // mpidle report shows the analysis from now on.
   const auto report = run({MPIDLE_BIN, "report", dir});

@@ -14,6 +14,7 @@
 
 #include "model/trace_file.hpp"
 #include "process.hpp"
+#include "rank_waits.hpp"
 
 using namespace mpidle;
 using namespace mpidle::test;
@@ -105,6 +106,17 @@ void same_analysis(const std::string& parallel_dir, const std::string& sequentia
   sequential.erase("efficiency");
   same_json(sorted(sequential),
             sorted(nlohmann::json::parse(read_text(parallel_dir + "/analysis.json"))), "analysis");
+  // And every rank's waits, in the side file.
+  const auto rows = rank_waits_of(sequential_dir), parallel_rows = rank_waits_of(parallel_dir);
+  REQUIRE(rows.size() == parallel_rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& [function, location, rank, seconds] = rows[i];
+    const auto& [p_function, p_location, p_rank, p_seconds] = parallel_rows[i];
+    CHECK(std::tie(function, location, rank) == std::tie(p_function, p_location, p_rank));
+    for (std::size_t k = 0; k < seconds.size(); ++k) {
+      CHECK(p_seconds.at(k) == Approx(seconds[k]).epsilon(1e-9).margin(1e-15));
+    }
+  }
 }
 
 // The run as the profiler wrote it (parallel replay at finalize), and a copy
