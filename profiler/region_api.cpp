@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdint>
 #include <cstring>
@@ -27,11 +28,17 @@ ThreadState* region_thread() {
   return Context::current() != nullptr ? thread_state() : nullptr;
 }
 
+void warn_once(std::atomic<bool>& said, const std::string& message) {
+  if (!said.exchange(true, std::memory_order_relaxed)) warn(message);
+}
+
+enum class NameRead { copied, no_name, cannot_check };
+
 // Copies a region name from a pointer that may not point to one: through the kernel,
 // which refuses unreadable memory instead of faulting, and only if it ends within
 // kMaxRegionName bytes and is printable text.
-bool copy_region_name(const char* argument, char (&name)[kMaxRegionName + 1]) {
-  if (argument == nullptr) return false;
+NameRead copy_region_name(const char* argument, char (&name)[kMaxRegionName + 1]) {
+  if (argument == nullptr) return NameRead::no_name;
   // Up to the end of the argument's page first: the next page may not be mapped.
   const auto address = reinterpret_cast<std::uintptr_t>(argument);
   const std::size_t page = 4096, to_page_end = page - address % page;
@@ -41,20 +48,24 @@ bool copy_region_name(const char* argument, char (&name)[kMaxRegionName + 1]) {
     iovec local{name + copied, part - copied};
     iovec remote{const_cast<char*>(argument) + copied, part - copied};
     const ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (n < 0 && (errno == ENOSYS || errno == EPERM)) {
+      // A seccomp filter (some containers) forbids the call: no name can be checked.
+      static std::atomic<bool> said{false};
+      warn_once(said, std::string("MPIDLE_PCONTROL=regions cannot check region names here "
+                                  "(process_vm_readv: ") +
+                          std::strerror(errno) + "); use mpidle_region_begin/end (mpidle.h)");
+      return NameRead::cannot_check;
+    }
     if (n <= 0) break;
     copied += static_cast<std::size_t>(n);
     if (std::memchr(name, '\0', copied) != nullptr) break;
   }
   const void* end = std::memchr(name, '\0', copied);
-  if (end == nullptr || end == name) return false;
+  if (end == nullptr || end == name) return NameRead::no_name;
   for (const char* c = name; c != end; ++c) {
-    if (!std::isprint(static_cast<unsigned char>(*c))) return false;
+    if (!std::isprint(static_cast<unsigned char>(*c))) return NameRead::no_name;
   }
-  return true;
-}
-
-void warn_once(std::atomic<bool>& said, const std::string& message) {
-  if (!said.exchange(true, std::memory_order_relaxed)) warn(message);
+  return NameRead::copied;
 }
 
 }  // namespace
@@ -100,7 +111,9 @@ void on_pcontrol(void* callsite, int level, std::va_list names) {
   if (context->mpi_code().contains(reinterpret_cast<std::uintptr_t>(callsite))) return;
   const char* argument = va_arg(names, const char*);
   char name[kMaxRegionName + 1];
-  if (!copy_region_name(argument, name)) {
+  const NameRead read = copy_region_name(argument, name);
+  if (read == NameRead::cannot_check) return;
+  if (read == NameRead::no_name) {
     static std::atomic<bool> said{false};
     warn_once(said, "MPI_Pcontrol(" + std::to_string(level) +
                         ") without a readable region name after the level is ignored "
