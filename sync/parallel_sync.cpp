@@ -30,21 +30,25 @@ void ParallelSync::Impl::post(int process, const ReplayItem& item) {
     handle(item);
     return;
   }
-  auto& box = outbox[static_cast<std::size_t>(process)];
+  auto& box = outbox[process];
   box.push_back(item);
   if (box.size() >= kBatchItems) flush(process);
 }
 
 void ParallelSync::Impl::flush(int process) {
-  auto& box = outbox[static_cast<std::size_t>(process)];
-  if (box.empty()) return;
-  sent += box.size();
-  net.send(process, std::move(box));
-  box = {};
+  auto it = outbox.find(process);
+  if (it == outbox.end()) return;
+  sent += it->second.size();
+  net.send(process, std::move(it->second));
+  outbox.erase(it);
 }
 
 void ParallelSync::Impl::flush_all() {
-  for (int q = 0; q < net.processes(); ++q) flush(q);
+  for (auto& [process, box] : outbox) {
+    sent += box.size();
+    net.send(process, std::move(box));
+  }
+  outbox.clear();
 }
 
 void ParallelSync::Impl::handle(const ReplayItem& item) {

@@ -180,7 +180,9 @@ struct ParallelSync::Impl {
   ClcParams p;
   std::vector<RankState> ranks;
   std::unordered_map<std::int32_t, std::size_t> local_of_world;
-  std::vector<std::vector<ReplayItem>> outbox;
+  // Items waiting to leave, by destination process: only the destinations with
+  // some, so that neither memory nor a step's flush grows with the process count.
+  std::unordered_map<int, std::vector<ReplayItem>> outbox;
   std::uint64_t sent = 0, received = 0;
   Phase phase = Phase::membership;
   bool round_pending = false, have_previous = false;
@@ -194,7 +196,7 @@ struct ParallelSync::Impl {
   std::vector<std::int64_t> scratch;
 
   Impl(ReplayNetwork& n, ReplayDirectory d, const ClcParams& params)
-      : net(n), dir(std::move(d)), p(params), outbox(static_cast<std::size_t>(n.processes())) {}
+      : net(n), dir(std::move(d)), p(params) {}
 
   // A communicator's home counts its members; each collective instance has its own
   // hub, so that the instances of one communicator spread over all processes.
