@@ -126,6 +126,9 @@ def main():
     instruction_table = instructions.measure(args)
     merges = trace_merge_times(args)
     replay = replay_scale(args)
+    simulated = json.loads(subprocess.run(
+        [os.path.join(args.build, "bench", "replay_simulated"), "1000", "10000"],
+        capture_output=True, text=True, check=True, timeout=900).stdout)["replay_simulated"]
     rows = [
         ("MPI_Iprobe, nothing pending (ns/call)", ib, ip, it),
         ("MPI_Testany, 4 pending (ns/call)", tb, tp, tt),
@@ -165,8 +168,15 @@ def main():
     for r in replay:
         print(f"  {r['ranks']:3} ranks: parallel {r['parallel_s']:7.2f} s, {r['parallel_peak_rss_mib']:6.1f} MiB "
               f"per process; sequential {r['sequential_s']:6.2f} s, {r['sequential_peak_rss_mib']:6.1f} MiB")
+    print("parallel replay simulated, one process per rank on the loopback network, CG-like "
+          "(ring + Allreduce, 8 iterations):")
+    for r in simulated:
+        print(f"  {r['ranks']:6} ranks: most items at one process {r['max_messages_per_process']} "
+              f"({r['max_bytes_per_process'] / 1024:.0f} KiB), "
+              f"{r['peak_mib_per_process'] * 1024:.0f} KiB per process, {r['seconds']:.2f} s")
     print(json.dumps({**parts, "clc_events_per_s": clc["events_per_s"],
         "replay_scale": replay,
+        "replay_simulated": simulated,
         "analyze": analyze,
         "predict": predict,
         "summary": summary,

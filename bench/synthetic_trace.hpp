@@ -1,8 +1,9 @@
 #pragma once
 // The synthetic synchronized trace the analysis and prediction benchmarks replay:
 // `ranks` ranks and about `target` events, a ring exchange (send to the right,
-// receive from the left) in every iteration and an Allreduce every 16 iterations,
-// with random arrival times so that there is waiting to find.
+// receive from the left) in every iteration and an Allreduce every
+// `allreduce_every` iterations (16; 1 is a CG-like pattern), with random arrival
+// times so that there is waiting to find.
 
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +13,8 @@
 
 namespace mpidle::bench {
 
-inline model::Trace synthetic_ring_trace(std::uint32_t ranks, std::size_t target) {
+inline model::Trace synthetic_ring_trace(std::uint32_t ranks, std::size_t target,
+                                         std::size_t allreduce_every = 16) {
   const std::size_t iterations = target / ranks / 2;
   std::mt19937_64 rng(1);
   model::Trace trace;
@@ -36,8 +38,8 @@ inline model::Trace synthetic_ring_trace(std::uint32_t ranks, std::size_t target
   };
   for (std::uint32_t r = 0; r < ranks; ++r) {
     trace.ranks[r].rank = static_cast<std::int32_t>(r);
-    trace.ranks[r].records.reserve(iterations * 2 + iterations / 8);
-    trace.ranks[r].synced.reserve(iterations * 4 + iterations / 4);
+    trace.ranks[r].records.reserve(iterations * 2 + iterations / allreduce_every);
+    trace.ranks[r].synced.reserve(iterations * 4 + 2 * iterations / allreduce_every);
   }
   std::int64_t now = 0;
   std::uint32_t sequence = 0;
@@ -51,7 +53,7 @@ inline model::Trace synthetic_ring_trace(std::uint32_t ranks, std::size_t target
       add(r, 1, model::TraceRole::recv, recv, std::max(recv, now + 2600) + 200,
           static_cast<std::int32_t>((r + ranks - 1) % ranks));
     }
-    if (it % 16 == 15) {
+    if (it % allreduce_every == allreduce_every - 1) {
       now += 10'000;
       for (std::uint32_t r = 0; r < ranks; ++r) {
         const std::int64_t enter = now + static_cast<std::int64_t>(rng() % 3000);
