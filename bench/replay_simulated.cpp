@@ -40,9 +40,7 @@ class CountingNetwork : public sync::ReplayNetwork {
     m_items += batch.size();
     return true;
   }
-  void start_reduction(const sync::ReplayTally& tally) override {
-    m_inner.start_reduction(tally);
-  }
+  void start_reduction(const sync::ReplayTally& tally) override { m_inner.start_reduction(tally); }
   bool reduction_done(sync::ReplayTally& out) override { return m_inner.reduction_done(out); }
   std::uint64_t items() const { return m_items; }
 
@@ -57,7 +55,8 @@ double memory_mib(const char* field) {
   char line[256];
   double kib = 0;
   while (std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, field, std::strlen(field)) == 0) kib = std::atof(line + std::strlen(field));
+    if (std::strncmp(line, field, std::strlen(field)) == 0)
+      kib = std::atof(line + std::strlen(field));
   }
   std::fclose(f);
   return kib / 1024;
