@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "process_memory.hpp"
 #include "replay/mpi_replay_network.hpp"
 #include "sync/parallel_sync.hpp"
 #include "sync/trace_sync.hpp"
@@ -73,18 +74,6 @@ model::Trace tables() {
   return t;
 }
 
-double peak_rss_mib() {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return -1;
-  char line[256];
-  double kib = -1;
-  while (std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, "VmHWM:", 6) == 0) kib = std::atof(line + 6);
-  }
-  std::fclose(f);
-  return kib / 1024;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,7 +109,7 @@ int main(int argc, char** argv) {
       }
       result = replay.result();
     }
-    const double mine = MPI_Wtime() - start, my_peak = peak_rss_mib();
+    const double mine = MPI_Wtime() - start, my_peak = bench::status_mib("VmHWM:");
     MPI_Reduce(&mine, &seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&my_peak, &peak, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     moved = result.clc.events_moved;
@@ -133,7 +122,7 @@ int main(int argc, char** argv) {
     const double start = MPI_Wtime();
     const auto result = sync::synchronize_trace(t, params);
     seconds = MPI_Wtime() - start;
-    peak = peak_rss_mib();
+    peak = bench::status_mib("VmHWM:");
     moved = result.clc.events_moved;
   }
   if (me == 0) {

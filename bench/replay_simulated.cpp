@@ -5,9 +5,11 @@
 //   max_messages_per_process  the most replay items any process received
 //   max_bytes_per_process     their bytes (64 per item)
 //   collectives               Allreduce instances in the trace
-//   peak_mib_per_process      the run's memory growth (VmHWM, traces included) / P
+//   peak_mib_per_process      the run's memory growth (its own VmHWM, traces included) / P
 //   seconds                   the whole simulation, one core
 // The critical-path rounds per collective are not measured yet (docs/scale.md).
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +19,7 @@
 
 #include <chrono>
 
+#include "process_memory.hpp"
 #include "sync/parallel_sync.hpp"
 #include "synthetic_trace.hpp"
 
@@ -49,21 +52,10 @@ class CountingNetwork : public sync::ReplayNetwork {
   std::uint64_t m_items = 0;
 };
 
-double memory_mib(const char* field) {
-  FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  double kib = 0;
-  while (std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, field, std::strlen(field)) == 0)
-      kib = std::atof(line + std::strlen(field));
-  }
-  std::fclose(f);
-  return kib / 1024;
-}
-
 std::string simulate(std::uint32_t ranks) {
-  const double before = memory_mib("VmRSS:");
+  malloc_trim(0);  // what an earlier simulation freed must not count as resident
+  bench::reset_peak();
+  const double before = bench::status_mib("VmRSS:");
   // 2 events per record: the ring's send and receive and the Allreduce per iteration.
   model::Trace trace = bench::synthetic_ring_trace(ranks, 2 * ranks * kIterations, 1);
   trace.min_latency_ns = 200;
@@ -96,7 +88,7 @@ std::string simulate(std::uint32_t ranks) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::uint64_t most = 0;
   for (const auto& n : networks) most = std::max(most, n->items());
-  const double peak = memory_mib("VmHWM:") - before;
+  const double peak = bench::status_mib("VmHWM:") - before;
   char out[512];
   std::snprintf(out, sizeof out,
                 "{\"ranks\": %u, \"collectives\": %zu, \"max_messages_per_process\": %llu, "

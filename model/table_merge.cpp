@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <type_traits>
 #include <utility>
 
 namespace mpidle::model {
@@ -16,46 +17,39 @@ CallsiteIdentity identity_of(const Callsite& c) {
   return id;
 }
 
+// Appends the items of `from` that `into` lacks (equal when `key` is); where each
+// item of `from` landed. Function names, callsites and region paths alike.
+template <typename T, typename Key>
+std::vector<std::uint32_t> unify(std::vector<T>& into, const std::vector<T>& from, Key key) {
+  std::map<std::decay_t<std::invoke_result_t<Key, const T&>>, std::uint32_t> index;
+  for (std::uint32_t i = 0; i < into.size(); ++i) index.emplace(key(into[i]), i);
+  std::vector<std::uint32_t> landed;
+  landed.reserve(from.size());
+  for (const T& item : from) {
+    auto [it, added] = index.try_emplace(key(item), static_cast<std::uint32_t>(into.size()));
+    if (added) into.push_back(item);
+    landed.push_back(it->second);
+  }
+  return landed;
+}
+
+const std::string& name_of(const std::string& name) {
+  return name;
+}
+
 }  // namespace
 
 IndexMaps unify_tables(std::vector<std::string>& functions, std::vector<Callsite>& callsites,
                        const std::vector<std::string>& from_functions,
                        const std::vector<Callsite>& from_callsites) {
-  IndexMaps maps;
-  std::map<std::string, std::uint32_t> function_index;
-  for (std::uint32_t i = 0; i < functions.size(); ++i) function_index[functions[i]] = i;
-  for (const auto& name : from_functions) {
-    auto [it, added] =
-        function_index.try_emplace(name, static_cast<std::uint32_t>(functions.size()));
-    if (added) functions.push_back(name);
-    maps.functions.push_back(it->second);
-  }
-  std::map<CallsiteIdentity, std::uint32_t> callsite_index;
-  for (std::uint32_t i = 0; i < callsites.size(); ++i) {
-    callsite_index.emplace(identity_of(callsites[i]), i);
-  }
-  for (const auto& c : from_callsites) {
-    auto [it, added] =
-        callsite_index.try_emplace(identity_of(c), static_cast<std::uint32_t>(callsites.size()));
-    if (added) callsites.push_back(c);
-    maps.callsites.push_back(it->second);
-  }
-  return maps;
+  return {unify(functions, from_functions, name_of), unify(callsites, from_callsites, identity_of)};
 }
 
 std::vector<std::uint32_t> unify_regions(std::vector<std::string>& regions,
                                          const std::vector<std::string>& from_regions) {
-  std::vector<std::uint32_t> map;
-  if (from_regions.empty()) return map;
+  if (from_regions.empty()) return {};
   if (regions.empty()) regions.emplace_back();  // "": outside every region
-  std::map<std::string, std::uint32_t> index;
-  for (std::uint32_t i = 0; i < regions.size(); ++i) index.emplace(regions[i], i);
-  for (const auto& path : from_regions) {
-    auto [it, added] = index.try_emplace(path, static_cast<std::uint32_t>(regions.size()));
-    if (added) regions.push_back(path);
-    map.push_back(it->second);
-  }
-  return map;
+  return unify(regions, from_regions, name_of);
 }
 
 void merge_tables(ProfileTables& into, const ProfileTables& from) {
@@ -70,16 +64,16 @@ void merge_tables(ProfileTables& into, const ProfileTables& from) {
       e.region = regions.empty() ? 0 : regions.at(e.region);
     }
     if (!regions.empty()) {
-      std::vector<double> wall(into.regions.size());
-      std::vector<std::uint64_t> visits(into.regions.size());
-      for (std::size_t i = 0; i < rank.region_wall_s.size() && i < regions.size(); ++i) {
-        wall[regions[i]] = rank.region_wall_s[i];
-      }
-      for (std::size_t i = 0; i < rank.region_visits.size() && i < regions.size(); ++i) {
-        visits[regions[i]] = rank.region_visits[i];
-      }
-      copy.region_wall_s = std::move(wall);
-      copy.region_visits = std::move(visits);
+      // The rank's per-region columns, moved to where their regions landed.
+      auto renumber = [&](auto& column) {
+        std::remove_reference_t<decltype(column)> moved(into.regions.size());
+        for (std::size_t i = 0; i < column.size() && i < regions.size(); ++i) {
+          moved[regions[i]] = column[i];
+        }
+        column = std::move(moved);
+      };
+      renumber(copy.region_wall_s);
+      renumber(copy.region_visits);
     }
     for (auto& c : copy.first_calls) c.function = maps.functions.at(c.function);
     into.ranks.push_back(std::move(copy));

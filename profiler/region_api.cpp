@@ -22,12 +22,6 @@
 namespace mpidle::profiler::hooks {
 namespace {
 
-// A region opened before MPI_Init or closed after MPI_Finalize is not the profile's:
-// nothing happens then.
-ThreadState* region_thread() {
-  return Context::current() != nullptr ? thread_state() : nullptr;
-}
-
 void warn_once(std::atomic<bool>& said, const std::string& message) {
   if (!said.exchange(true, std::memory_order_relaxed)) warn(message);
 }
@@ -72,9 +66,10 @@ NameRead copy_region_name(const char* argument, char (&name)[kMaxRegionName + 1]
 
 void open_region(const char* name) noexcept {
   try {
+    // A region opened before MPI_Init or after MPI_Finalize is not the profile's.
     Context* context = Context::current();
-    ThreadState* state = region_thread();
-    if (context != nullptr && state != nullptr) state->region_begin(context->regions(), name);
+    if (context == nullptr) return;
+    if (ThreadState* state = thread_state()) state->region_begin(context->regions(), name);
   } catch (const std::exception& e) {
     static std::atomic<bool> said{false};
     warn_once(said, std::string("could not open a region: ") + e.what());
@@ -83,7 +78,8 @@ void open_region(const char* name) noexcept {
 
 void close_region(const char* name) noexcept {
   try {
-    ThreadState* state = region_thread();
+    if (Context::current() == nullptr) return;  // closed after MPI_Finalize
+    ThreadState* state = thread_state();
     if (state != nullptr && !state->region_end(name)) {
       static std::atomic<bool> said{false};
       warn_once(said, std::string("region \"") + region_name(name) +
