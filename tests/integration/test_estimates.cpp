@@ -89,11 +89,19 @@ TEST_CASE("LAMMPS over shared memory and TCP: compare tells the transfer from wa
     INFO("exact " << t.trace << " s, robust " << t.robust << " s (ratio " << t.robust / t.trace
                   << "), minimum " << t.minimum << " s (ratio " << t.minimum / t.trace << ")");
     CHECK(std::abs(t.robust - t.trace) <= std::abs(t.minimum - t.trace) + 1e-3);
-    CHECK(std::abs(t.robust - t.trace) <= 0.30 * t.trace);
+    // Within 30% of the exact wait, give or take the jitter of an 87 KiB transfer
+    // above its usual time, 30 us for each send: that jitter, not a late partner, is
+    // what the robust estimate still counts. LAMMPS's own waiting here is only what
+    // a loaded 2-core machine makes of a balanced run, 0.06-0.5 s, so at its low end
+    // the jitter alone is 40% of it.
+    const auto p = model::read_profile(dir);
+    const auto* send = function_row(p, "MPI_Send");
+    REQUIRE(send);
+    INFO(send->calls << " sends");
+    CHECK(std::abs(t.robust - t.trace) <= 0.30 * t.trace + 30e-6 * double(send->calls));
     // The Waits that complete the ghost-atom receives hold their transfer: the
     // profile counts it as transfer (from the blocking sends of the same size), not
     // as waiting.
-    const auto p = model::read_profile(dir);
     const auto* wait = function_row(p, "MPI_Wait");
     REQUIRE(wait);
     INFO("MPI_Wait time " << wait->time_s << " s, robust wait " << wait->estimates.wait_s_robust
