@@ -2,12 +2,13 @@
 // in this process over the loopback network, on a CG-like pattern: a ring
 // exchange and an Allreduce on every rank in each of 8 iterations. Per rank count
 // P on the command line (default 1,000 and 10,000), prints one JSON line:
+//   rounds_per_collective     the most tree hops a member's answer was behind the
+//                             times it depends on (goal: at most 2⌈log2 P⌉)
 //   max_messages_per_process  the most replay items any process received
-//   max_bytes_per_process     their bytes (64 per item)
+//   max_bytes_per_process     their bytes (72 per item)
 //   collectives               Allreduce instances in the trace
 //   peak_mib_per_process      the run's memory growth (its own VmHWM, traces included) / P
 //   seconds                   the whole simulation, one core
-// The critical-path rounds per collective are not measured yet (docs/scale.md).
 #include <malloc.h>
 
 #include <cstdio>
@@ -91,10 +92,13 @@ std::string simulate(std::uint32_t ranks) {
   const double peak = bench::status_mib("VmHWM:") - before;
   char out[512];
   std::snprintf(out, sizeof out,
-                "{\"ranks\": %u, \"collectives\": %zu, \"max_messages_per_process\": %llu, "
+                "{\"ranks\": %u, \"collectives\": %zu, \"rounds_per_collective\": %llu, "
+                "\"max_messages_per_process\": %llu, "
                 "\"max_bytes_per_process\": %llu, \"peak_mib_per_process\": %.4f, "
                 "\"seconds\": %.3f}",
-                ranks, kIterations, static_cast<unsigned long long>(most),
+                ranks, kIterations,
+                static_cast<unsigned long long>(replays.front()->collective_rounds()),
+                static_cast<unsigned long long>(most),
                 static_cast<unsigned long long>(most * sizeof(sync::ReplayItem)),
                 peak / static_cast<double>(ranks), seconds);
   return out;

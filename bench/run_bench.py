@@ -127,7 +127,7 @@ def main():
     merges = trace_merge_times(args)
     replay = replay_scale(args)
     simulated = json.loads(subprocess.run(
-        [os.path.join(args.build, "bench", "replay_simulated"), "1000", "10000"],
+        [os.path.join(args.build, "bench", "replay_simulated"), "1000", "10000", "100000"],
         capture_output=True, text=True, check=True, timeout=900).stdout)["replay_simulated"]
     rows = [
         ("MPI_Iprobe, nothing pending (ns/call)", ib, ip, it),

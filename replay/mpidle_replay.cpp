@@ -135,7 +135,8 @@ int run_replay(int me, int processes, int argc, char** argv) {
       MPI_COMM_WORLD, mine, directory, options.params, trace.min_latency_ns);
   // The wait states of the run, as `mpidle analyze` finds them, for analysis.json.
   std::vector<std::uint32_t> positions;
-  for (const auto* r : mine_to_write) positions.push_back(directory.position_of_rank.at(r->rank));
+  for (const auto* r : mine_to_write)
+    positions.push_back(static_cast<std::uint32_t>(directory.position_of(r->rank)));
   const auto waits = replay::gather_wait_states(
       MPI_COMM_WORLD, trace, mine_to_write, positions, partners, complete_collectives,
       [](const std::string& what) { std::fprintf(stderr, "mpidle-replay: %s\n", what.c_str()); });

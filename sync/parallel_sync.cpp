@@ -5,13 +5,32 @@
 namespace mpidle::sync {
 
 int ReplayDirectory::process_of(std::int32_t world_rank) const {
-  if (world_rank < 0 || static_cast<std::size_t>(world_rank) >= process_of_rank.size()) return -1;
+  if (world_rank < 0) return -1;
+  if (dense > 0) {
+    if (world_rank >= dense) return -1;
+    return static_cast<int>(static_cast<std::int64_t>(world_rank) * processes / dense);
+  }
+  if (static_cast<std::size_t>(world_rank) >= process_of_rank.size()) return -1;
   return process_of_rank[static_cast<std::size_t>(world_rank)];
+}
+
+std::int64_t ReplayDirectory::position_of(std::int32_t world_rank) const {
+  if (process_of(world_rank) < 0) return -1;
+  return dense > 0 ? world_rank : position_of_rank[static_cast<std::size_t>(world_rank)];
 }
 
 ReplayDirectory block_directory(const std::vector<std::int32_t>& world_ranks, int processes) {
   ReplayDirectory d;
+  d.processes = processes;
   const std::size_t n = world_ranks.size();
+  bool in_order = n > 0;
+  for (std::size_t i = 0; i < n && in_order; ++i) {
+    in_order = world_ranks[i] == static_cast<std::int32_t>(i);
+  }
+  if (in_order) {
+    d.dense = static_cast<std::int32_t>(n);
+    return d;
+  }
   std::int32_t largest = -1;
   for (auto w : world_ranks) largest = std::max(largest, w);
   d.process_of_rank.assign(static_cast<std::size_t>(largest + 1), -1);
@@ -27,12 +46,24 @@ ReplayDirectory block_directory(const std::vector<std::int32_t>& world_ranks, in
 void ParallelSync::Impl::post(int process, const ReplayItem& item) {
   if (process < 0) return;
   if (process == net.self()) {
-    handle(item);
+    local_items.push_back(item);
+    drain();
     return;
   }
   auto& box = outbox[process];
   box.push_back(item);
   if (box.size() >= kBatchItems) flush(process);
+}
+
+void ParallelSync::Impl::drain() {
+  if (draining) return;
+  draining = true;
+  while (!local_items.empty()) {
+    const ReplayItem item = local_items.front();
+    local_items.pop_front();
+    handle(item);
+  }
+  draining = false;
 }
 
 void ParallelSync::Impl::flush(int process) {
@@ -54,11 +85,23 @@ void ParallelSync::Impl::flush_all() {
 void ParallelSync::Impl::handle(const ReplayItem& item) {
   switch (item.type) {
     case ReplayItemType::member:
-      members[item.comm].push_back(item.source);
+      members[{item.comm, item.tag}].emplace_back(item.order, item.source);
+      break;
+    case ReplayItemType::block_count:
+      blocks[item.comm].push_back(
+          {item.order, static_cast<std::int32_t>(item.number), item.source});
+      break;
+    case ReplayItemType::block_place:
+      place_members(item);
       break;
     case ReplayItemType::member_count:
+      member_count(item);
+      break;
+    case ReplayItemType::tree_child:
       if (auto* r = local(item.destination)) {
-        r->comm_members[item.comm] = static_cast<std::int32_t>(item.number);
+        auto& children = r->trees[item.comm].children;
+        const std::pair<std::int32_t, std::int32_t> child{item.order, item.source};
+        children.insert(std::lower_bound(children.begin(), children.end(), child), child);
       }
       break;
     case ReplayItemType::channel_count:
@@ -76,45 +119,20 @@ void ParallelSync::Impl::handle(const ReplayItem& item) {
         }
       }
       break;
-    case ReplayItemType::enter:
-      hub_enter(item, false);
-      break;
-    case ReplayItemType::check_enter:
-      hub_enter(item, true);
-      hub_wait(item);
-      break;
     case ReplayItemType::check_back:
       if (auto [r, idx] = send_channel(item); r) r->posted_back[idx][item.number] = item.value[0];
       break;
-    case ReplayItemType::enter_reply:
-    case ReplayItemType::check_reply:
-    case ReplayItemType::exit_back_reply:
-    case ReplayItemType::wait_reply:
-      if (auto* r = local(item.destination)) {
-        auto it = r->collective_index.find({item.comm, item.number});
-        if (it == r->collective_index.end()) break;
-        const std::uint32_t i = it->second;
-        if (item.type == ReplayItemType::enter_reply) {
-          r->reply[i] = item.value[0];
-          r->replied[i] = 1;
-        } else if (item.type == ReplayItemType::check_reply) {
-          r->check_reply[i] = {item.value[0], item.value[1], item.value[2]};
-          r->check_replied[i] = 1;
-        } else if (item.type == ReplayItemType::wait_reply) {
-          r->until[i] = item.value[0];
-        } else {
-          const auto e = 2 * r->items.collectives[i].member.enter.record;
-          r->lower_bound_of(e, item.value[0]);
-        }
-      }
+    case ReplayItemType::tree_up:
+    case ReplayItemType::tree_root_up:
+    case ReplayItemType::tree_root_down:
+    case ReplayItemType::tree_total:
+    case ReplayItemType::tree_context:
+      tree_item(item);
       break;
     case ReplayItemType::message_back:
       if (auto [r, idx] = send_channel(item); r) {
         r->lower_bound_of(r->send_events[idx][item.number], item.value[0] - p.min_latency_ns);
       }
-      break;
-    case ReplayItemType::exit_back:
-      hub_exit(item);
       break;
   }
 }
@@ -151,18 +169,22 @@ bool ParallelSync::Impl::on_round(const ReplayTally& t, ReplayStats& total) {
   have_previous = false;
   switch (phase) {
     case Phase::membership:
-      // Every member learns its communicators' sizes from their homes.
-      for (const auto& [comm, ranks_in] : members) {
-        for (const auto world : ranks_in) {
-          ReplayItem item;
-          item.type = ReplayItemType::member_count;
-          item.comm = comm;
-          item.destination = world;
-          item.number = ranks_in.size();
-          post(dir.process_of(world), item);
-        }
+      // Each block's process tells the communicator's home what the block holds.
+      for (auto& [key, list] : members) {
+        std::sort(list.begin(), list.end());
+        ReplayItem item;
+        item.type = ReplayItemType::block_count;
+        item.comm = key.first;
+        item.order = key.second;
+        item.number = list.size();
+        item.source = list.front().second;
+        post(home_of(key.first), item);
       }
-      members.clear();
+      phase = Phase::member_blocks;
+      break;
+    case Phase::member_blocks:
+      // The homes place the blocks, and the blocks' processes their members.
+      place_blocks();
       phase = Phase::member_counts;
       break;
     case Phase::member_counts:
@@ -173,21 +195,20 @@ bool ParallelSync::Impl::on_round(const ReplayTally& t, ReplayStats& total) {
       if (t.unfinished > 0) {
         force(t.blocked_position);
       } else {
-        forward_hub.clear();
+        trees[static_cast<std::size_t>(Stage::forward)].clear();
         start_backward();
         phase = Phase::backward;
       }
       break;
     case Phase::backward:
-      backward_hub.clear();
+      trees[static_cast<std::size_t>(Stage::backward)].clear();
       amortize();
       start_check();
       phase = Phase::check;
       break;
     case Phase::check:
       count_violations();
-      check_hub.clear();
-      wait_hub.clear();
+      trees[static_cast<std::size_t>(Stage::check)].clear();
       phase = Phase::stats;
       break;
     case Phase::stats:
@@ -205,9 +226,8 @@ ParallelSync::ParallelSync(ReplayNetwork& network, std::vector<model::RankTrace*
     RankState r;
     r.trace = trace;
     r.world = trace->rank;
-    r.position = static_cast<std::size_t>(trace->rank) < m_impl->dir.position_of_rank.size()
-                     ? m_impl->dir.position_of_rank[static_cast<std::size_t>(trace->rank)]
-                     : 0;
+    r.position =
+        static_cast<std::uint32_t>(std::max<std::int64_t>(0, m_impl->dir.position_of(trace->rank)));
     m_result.models.push_back(offset_model_of(*trace, params.raw_clocks));
     r.model = m_result.models.back();
     m_impl->local_of_world.emplace(r.world, m_impl->ranks.size());
@@ -225,7 +245,8 @@ bool ParallelSync::step() {
   std::vector<ReplayItem> batch;
   while (s.net.receive(batch)) {
     s.received += batch.size();
-    for (const auto& item : batch) s.handle(item);
+    s.local_items.insert(s.local_items.end(), batch.begin(), batch.end());
+    s.drain();
     progressed = true;
   }
   if (s.phase == Phase::forward) {
@@ -264,6 +285,7 @@ bool ParallelSync::step() {
   m_result.unmatched_receives = total.unmatched_receives;
   m_result.cancelled = total.cancelled;
   m_complete_collectives = total.complete_collectives;
+  m_collective_rounds = total.collective_rounds;
   for (auto& r : s.ranks) r.trace->synced = std::move(r.lc);
   return true;
 }

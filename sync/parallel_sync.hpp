@@ -3,8 +3,9 @@
 // Wolf 2007; Scalasca's parallel trace analysis): each replay process holds the
 // records of some ranks only, and walks them in order. A send passes its corrected
 // time to the receiving rank's process as a replay message; a receive takes it from
-// there. A collective instance goes through a hub process (chosen by communicator)
-// that combines its members' times as its kind requires. Then a backward replay
+// there. A collective instance's times go up and down a binomial tree of its
+// communicator's members (numbered by the communicator's home process), combined
+// at each member's node as the instance's kind requires. Then a backward replay
 // (receivers → senders) gives the bounds of the backward amortization, and a last
 // exchange checks the clock condition.
 //
@@ -29,9 +30,19 @@ namespace mpidle::sync {
 
 // Where each rank is replayed: process by world rank (−1: not in the trace).
 struct ReplayDirectory {
+  // World ranks 0..dense−1 in trace order, the usual case: computed, so that no
+  // process holds a table of P entries. Otherwise the tables say.
+  std::int32_t dense = 0;
+  int processes = 1;
   std::vector<std::int32_t> process_of_rank;
   std::vector<std::uint32_t> position_of_rank;  // index in the trace's rank list
   int process_of(std::int32_t world_rank) const;
+  // The index in the trace's rank list; −1: not in the trace.
+  std::int64_t position_of(std::int32_t world_rank) const;
+  // One more than the largest world rank.
+  std::int32_t ranks() const {
+    return dense > 0 ? dense : static_cast<std::int32_t>(process_of_rank.size());
+  }
 };
 
 // Ranks of a trace in blocks over `processes` processes, in trace order.
@@ -76,12 +87,16 @@ class ParallelSync {
   // given), and how many collective instances were complete and blocking in all.
   std::vector<RankPartners> take_partners();
   std::uint64_t complete_collectives() const { return m_complete_collectives; }
+  // After step() returned true: the most tree hops any collective member's answer
+  // in the forward replay or the check was behind the times it depends on.
+  std::uint64_t collective_rounds() const { return m_collective_rounds; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> m_impl;
   TraceSyncResult m_result;
   std::uint64_t m_complete_collectives = 0;
+  std::uint64_t m_collective_rounds = 0;
 };
 
 // Runs the replay of a whole trace in this process over `processes` loopback

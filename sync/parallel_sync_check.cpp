@@ -17,66 +17,6 @@ void ParallelSync::Impl::start_check() {
   }
 }
 
-void ParallelSync::Impl::hub_wait(const ReplayItem& item) {
-  const InstanceKey key{item.comm, item.number};
-  auto* all = all_members(wait_hub, item);
-  if (!all) return;
-  auto& m = *all;
-  const bool complete = m.size() >= 2 && std::all_of(m.begin(), m.end(), [](const auto& x) {
-                          return x.has_exit && x.blocking;
-                        });
-  std::vector<std::int64_t> until(m.size(), kNever);
-  if (complete) {
-    ++stats.complete_collectives;
-    const auto kind = static_cast<CollectiveKind>(m.front().kind);
-    const std::int32_t root = m.front().root;
-    std::int64_t last = kNever, root_enter = kNever, first_sender = kUnbounded;
-    bool has_root = false;
-    for (const auto& x : m) {
-      last = std::max(last, x.value[2]);
-      if (x.source == root) {
-        root_enter = x.value[2];
-        has_root = true;
-      } else {
-        first_sender = std::min(first_sender, x.value[2]);
-      }
-    }
-    std::vector<std::size_t> by_order(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i) by_order[i] = i;
-    std::int64_t latest_before = kNever;
-    switch (kind) {
-      case CollectiveKind::n_to_n:
-        std::fill(until.begin(), until.end(), last);
-        break;
-      case CollectiveKind::one_to_n:
-        for (std::size_t i = 0; i < m.size(); ++i) {
-          if (has_root && m[i].source != root) until[i] = root_enter;
-        }
-        break;
-      case CollectiveKind::n_to_one:
-        for (std::size_t i = 0; i < m.size(); ++i) {
-          if (m[i].source == root) until[i] = first_sender;
-        }
-        break;
-      case CollectiveKind::scan:
-      case CollectiveKind::exscan:
-        std::stable_sort(by_order.begin(), by_order.end(),
-                         [&](std::size_t a, std::size_t b) { return m[a].order < m[b].order; });
-        for (const std::size_t i : by_order) {
-          if (latest_before != kNever) until[i] = latest_before;
-          latest_before = std::max(latest_before, m[i].value[2]);
-        }
-        break;
-      case CollectiveKind::none:
-        break;
-    }
-  }
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    if (until[i] != kNever) reply(ReplayItemType::wait_reply, key, m[i].source, {until[i], 0, 0});
-  }
-  wait_hub.erase(key);
-}
-
 void ParallelSync::Impl::count_violations() {
   for (auto& r : ranks) {
     for (std::size_t i = 0; i < r.incoming.size();) {

@@ -57,18 +57,16 @@ bool ParallelSync::Impl::cause_of(const RankState& r, const Incoming& in,
   return true;
 }
 
-ReplayItem ParallelSync::Impl::collective_item(const RankState& r, const CollectiveItem& c,
-                                               ReplayItemType type) {
+ReplayItem ParallelSync::Impl::collective_item(const RankState& r, const CollectiveItem& c) {
   ReplayItem item;
-  item.type = type;
   item.comm = c.comm;
   item.number = c.instance;
   item.source = r.world;
   item.order = c.member.order;
   item.root = c.root;
   item.kind = static_cast<std::uint8_t>(c.kind);
-  auto members = r.comm_members.find(c.comm);
-  item.tag = members == r.comm_members.end() ? 0 : members->second;
+  auto tree = r.trees.find(c.comm);
+  item.tag = tree == r.trees.end() ? 0 : tree->second.size;
   item.wants = exit_waits(c) ? 1 : 0;
   item.has_exit = c.member.has_exit ? 1 : 0;
   item.blocking = c.member.has_enter &&
@@ -78,11 +76,9 @@ ReplayItem ParallelSync::Impl::collective_item(const RankState& r, const Collect
 
 void ParallelSync::Impl::emit(RankState& r, const Outgoing& out, const Triple& values, bool check) {
   if (out.collective) {
-    const auto& c = r.items.collectives[out.index];
-    ReplayItem item =
-        collective_item(r, c, check ? ReplayItemType::check_enter : ReplayItemType::enter);
+    ReplayItem item = collective_item(r, r.items.collectives[out.index]);
     std::copy(values.begin(), values.end(), item.value);
-    post(hub_of(c.comm, c.instance), item);
+    tree_arrive(check ? Stage::check : Stage::forward, r, out.index, item);
     return;
   }
   ReplayItem item;

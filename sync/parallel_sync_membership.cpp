@@ -1,6 +1,9 @@
 // Membership, the replay's first phase: each rank's matching items, who takes
-// part in which communicator's collectives (counted at the communicator's home),
+// part in which communicator's collectives (numbered block by block, which gives
+// each member its place in the communicator's tree),
 // and where the items for each of this process' ranks will land.
+
+#include <map>
 
 #include "parallel_sync_state.hpp"
 
@@ -12,16 +15,23 @@ void ParallelSync::Impl::start() {
     index(r);
     stats.unmatched_receives += r.items.unknown_source_receives;
     stats.cancelled += r.items.cancelled;
-    std::vector<std::uint32_t> comms;
-    for (const auto& c : r.items.collectives) comms.push_back(c.comm);
-    std::sort(comms.begin(), comms.end());
-    comms.erase(std::unique(comms.begin(), comms.end()), comms.end());
-    for (auto comm : comms) {
+    // Each communicator the rank has collectives on, with its rank there if a scan
+    // says it (the tree is then numbered in that order).
+    std::map<std::uint32_t, std::int32_t> order_in;
+    for (const auto& c : r.items.collectives) {
+      const bool scan = c.kind == CollectiveKind::scan || c.kind == CollectiveKind::exscan;
+      auto [it, fresh] = order_in.try_emplace(c.comm, scan ? c.member.order : -1);
+      if (!fresh && scan && it->second < 0) it->second = c.member.order;
+    }
+    const int bits = block_bits();
+    for (const auto& [comm, order] : order_in) {
       ReplayItem item;
       item.type = ReplayItemType::member;
       item.comm = comm;
       item.source = r.world;
-      post(home_of(comm), item);
+      item.order = order >= 0 ? order : r.world;  // what the numbering sorts by
+      item.tag = item.order >> bits;              // its block
+      post(block_home_of(comm, item.tag), item);
     }
     for (const auto& [key, sends] : r.items.sends) {
       ReplayItem item;
@@ -63,6 +73,48 @@ void ParallelSync::Impl::index(RankState& r) {
   r.check_replied.assign(r.items.collectives.size(), 0);
   const std::uint64_t n = r.events();
   r.lc.assign(n, kNever);
+}
+
+}  // namespace mpidle::sync
+
+namespace mpidle::sync {
+
+void ParallelSync::Impl::place_blocks() {
+  for (auto& [comm, list] : blocks) {
+    std::sort(list.begin(), list.end());
+    std::int64_t size = 0;
+    for (const auto& b : list) size += b[1];
+    for (std::size_t j = 0; j < list.size(); ++j) {
+      ReplayItem item;
+      item.type = ReplayItemType::block_place;
+      item.comm = comm;
+      item.order = list[j][0];
+      item.number = static_cast<std::uint64_t>(size);
+      item.root = j == 0 ? -1 : list[j - (j & (~j + 1))][2];  // the parent block's first member
+      post(block_home_of(comm, item.order), item);
+    }
+  }
+  blocks.clear();
+}
+
+void ParallelSync::Impl::place_members(const ReplayItem& block) {
+  auto it = members.find({block.comm, block.order});
+  if (it == members.end()) return;
+  const auto& list = it->second;
+  const int bits = block_bits();
+  for (std::size_t l = 0; l < list.size(); ++l) {
+    ReplayItem item;
+    item.type = ReplayItemType::member_count;
+    item.comm = block.comm;
+    item.destination = list[l].second;
+    item.number = block.number;
+    item.order = static_cast<std::int32_t>((static_cast<std::int64_t>(block.order) << bits) +
+                                           static_cast<std::int64_t>(l));
+    item.root = l == 0 ? block.root : list[l - (l & (~l + 1))].second;
+    item.wants = l == 0 && block.root < 0 ? 1 : 0;  // the top
+    post(dir.process_of(item.destination), item);
+  }
+  members.erase(it);
 }
 
 }  // namespace mpidle::sync

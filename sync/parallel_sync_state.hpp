@@ -1,18 +1,20 @@
 #pragma once
 // The parallel replay's state (parallel_sync.hpp), shared by the files of its
-// phases: each rank's replay state, a collective instance at its hub, and
-// ParallelSync::Impl, whose member functions live in the file of their phase:
+// phases: each rank's replay state, a collective instance at one member's node of
+// its tree, and ParallelSync::Impl, whose member functions live in the file of their phase:
 //   parallel_sync.cpp             the driver: items, batches, rounds and phases
 //   parallel_sync_membership.cpp  who takes part in what, where items land
 //   parallel_sync_forward.cpp     the forward replay of each rank
-//   parallel_sync_hubs.cpp        collective instances at their hub
+//   parallel_sync_tree.cpp        collective instances over their members' trees
 //   parallel_sync_backward.cpp    the backward replay and amortization
 //   parallel_sync_check.cpp       the clock condition and the collectives' waits
 // Private to those files.
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <functional>
+#include <map>
 
 #include "clock_plan.hpp"
 #include "parallel_sync.hpp"
@@ -97,6 +99,20 @@ struct Outgoing {
   std::uint64_t number = 0;  // k
 };
 
+// A communicator's tree over its members: numbered in scan order where the
+// members' scans give one, else by world rank, in blocks of 2^⌈L/2⌉ numbers (L =
+// ⌈log2 P⌉), each numbered at its own process, so that no process numbers more
+// than about √P members. In a block, a binomial tree from its first member; the
+// blocks' first members make a binomial tree of their own, in block order. Node
+// i's children come after it, each subtree a contiguous range of the numbering,
+// and a member is at most L levels below the top.
+struct CommTree {
+  std::int32_t index = 0, size = 0;  // index: block × block size + place in the block
+  bool top = true;
+  std::int32_t parent = -1;                                     // world rank; −1 at the top
+  std::vector<std::pair<std::int32_t, std::int32_t>> children;  // (index, world rank), ascending
+};
+
 struct RankState {
   model::RankTrace* trace = nullptr;
   std::uint32_t position = 0;
@@ -129,9 +145,9 @@ struct RankState {
   std::vector<std::vector<Triple>> check_arrived;
 
   std::unordered_map<InstanceKey, std::uint32_t, InstanceHash> collective_index;
-  std::unordered_map<std::uint32_t, std::int32_t> comm_members;  // from each comm's home
-  std::vector<std::vector<std::int64_t>> posted_back;            // per send channel, by k
-  std::vector<std::int64_t> until;                               // per collective item
+  std::unordered_map<std::uint32_t, CommTree> trees;   // from each comm's home
+  std::vector<std::vector<std::int64_t>> posted_back;  // per send channel, by k
+  std::vector<std::int64_t> until;                     // per collective item
   std::vector<std::int64_t> reply;  // per collective item (kNever: no constraint)
   std::vector<Triple> check_reply;
   std::vector<std::uint8_t> replied, check_replied;
@@ -149,25 +165,76 @@ struct RankState {
   }
 };
 
-// A collective instance at its hub: the forward replay's (and the check's) state.
-struct ForwardInstance {
-  CollectiveKind kind = CollectiveKind::none;
+// The replays that pass collective instances over the trees.
+enum class Stage : std::uint8_t { forward, check, backward };
+
+// What a subtree of an instance's members adds up to; each (stage, kind) uses the
+// fields it needs (tree_sum_of in parallel_sync_tree.cpp):
+//   value     the latest enter (n-to-n, scans; n-to-1: of the non-roots), or the
+//             root's (1-to-N forward and check; N-to-1's exit, backward)
+//   aux       the earliest time: N-to-1 non-roots' synchronized enter (check), or
+//             the exits the backward bounds come from
+//   flag      the root is in the subtree (with the time `value` holds)
+//   complete  every member blocking with an exit (check); entered (backward)
+struct TreeSum {
+  Triple value = kNoCause;
+  std::int64_t aux = kUnbounded;
+  bool flag = false;
+  bool complete = true;
+  std::uint8_t hops = 0;  // the longest chain of items behind it
+};
+
+// One member's node of one instance's tree, in one stage.
+struct TreeNode {
+  bool own = false;  // the member's own item came
+  ReplayItem mine;
+  std::uint32_t item = 0;  // the member's collective item
+  std::uint8_t kind = 0;
   std::int32_t root = -1;
-  std::uint32_t arrived = 0;
-  Triple all = kNoCause, non_root = kNoCause, root_value = kNoCause;
-  bool root_arrived = false;
-  std::vector<std::pair<std::int32_t, std::int32_t>> waiting;  // member, order
-  // Scans: members' times by order, and prefix maxima of the orders present from 0.
-  std::vector<Triple> by_order;
-  std::vector<std::uint8_t> have;
-  std::vector<Triple> prefix;
+  TreeSum sub;  // own + the children's that reported
+  std::uint32_t reported = 0;
+  std::vector<TreeSum> child_sum;  // by child
+  std::vector<std::uint8_t> child_in, context_sent;
+  bool up_sent = false;
+  // A 1-to-N root's time (forward and check): it goes up to the top and down from
+  // there at once, as the members need nothing else.
+  bool root_known = false, root_from_above = false, root_up_sent = false, root_down_sent = false;
+  Triple root_value = kNoCause;
+  std::uint8_t root_hops = 0;
+  // Scans: what the orders before this subtree add up to (forward, check), or the
+  // earliest exit of those after it (backward).
+  bool context_known = false;
+  Triple context = kNoCause;
+  std::int64_t context_min = kUnbounded;
+  std::uint8_t context_hops = 0;
+  bool total_known = false, total_sent = false;
+  TreeSum total;
+  bool replied = false, waited = false;
 };
 
-struct BackwardInstance {
-  std::vector<ReplayItem> members;
+struct TreeKey {
+  std::int32_t world = 0;
+  std::uint32_t comm = 0;
+  std::uint64_t instance = 0;
+  bool operator==(const TreeKey&) const = default;
+};
+struct TreeKeyHash {
+  std::size_t operator()(const TreeKey& k) const {
+    return static_cast<std::size_t>(
+        mix(k.comm ^ mix(k.instance ^ mix(static_cast<std::uint32_t>(k.world)))));
+  }
 };
 
-enum class Phase { membership, member_counts, forward, backward, check, stats, done };
+enum class Phase {
+  membership,
+  member_blocks,
+  member_counts,
+  forward,
+  backward,
+  check,
+  stats,
+  done
+};
 
 }  // namespace parallel_replay
 
@@ -188,24 +255,38 @@ struct ParallelSync::Impl {
   bool round_pending = false, have_previous = false;
   ReplayTally previous;
   ReplayStats stats;
-  // Hub state, for the communicators this process is the hub of.
-  // Ranks taking part in each communicator's collectives, at the comm's home.
-  std::unordered_map<std::uint32_t, std::vector<std::int32_t>> members;
-  std::unordered_map<InstanceKey, ForwardInstance, InstanceHash> forward_hub, check_hub;
-  std::unordered_map<InstanceKey, BackwardInstance, InstanceHash> backward_hub, wait_hub;
+  // The members of the communicators' blocks this process numbers: (number to
+  // sort by, world rank), by (communicator, block).
+  std::map<std::pair<std::uint32_t, std::int32_t>,
+           std::vector<std::pair<std::int32_t, std::int32_t>>>
+      members;
+  // At each communicator's home: its blocks (block, members, first member's world rank).
+  std::unordered_map<std::uint32_t, std::vector<std::array<std::int32_t, 3>>> blocks;
+  // The collective instances' tree nodes of this process' ranks, by stage.
+  std::array<std::unordered_map<TreeKey, TreeNode, TreeKeyHash>, 3> trees;
+  // Items from this process to itself, handled in turn (never inside another's
+  // handling, which may be holding a tree node).
+  std::deque<ReplayItem> local_items;
+  bool draining = false;
   std::vector<std::int64_t> scratch;
 
   Impl(ReplayNetwork& n, ReplayDirectory d, const ClcParams& params)
       : net(n), dir(std::move(d)), p(params) {}
 
-  // A communicator's home counts its members; each collective instance has its own
-  // hub, so that the instances of one communicator spread over all processes.
+  // A communicator's home places its blocks, and each block's process numbers its
+  // members (once; the communicator's collectives then go over the members' tree).
   int home_of(std::uint32_t comm) const {
     return static_cast<int>(mix(comm) % static_cast<std::uint64_t>(net.processes()));
   }
-  int hub_of(std::uint32_t comm, std::uint64_t instance) const {
-    return static_cast<int>(mix(comm ^ mix(instance + 1)) %
+  int block_home_of(std::uint32_t comm, std::int32_t block) const {
+    return static_cast<int>(mix(comm ^ mix(static_cast<std::uint32_t>(block) + 0x51ull)) %
                             static_cast<std::uint64_t>(net.processes()));
+  }
+  // log2 of the numbers in a block: half of ⌈log2⌉ of the ranks there can be.
+  int block_bits() const {
+    int bits = 0;
+    while ((std::int64_t{1} << bits) < std::max<std::int64_t>(2, dir.ranks())) ++bits;
+    return (bits + 1) / 2;
   }
 
   RankState* local(std::int32_t world) {
@@ -214,6 +295,9 @@ struct ParallelSync::Impl {
   }
 
   void post(int process, const ReplayItem& item);
+
+  // Handles this process' items to itself, unless that is under way already.
+  void drain();
 
   void flush(int process);
 
@@ -232,7 +316,8 @@ struct ParallelSync::Impl {
 
   bool cause_of(const RankState& r, const Incoming& in, std::int64_t& value) const;
 
-  ReplayItem collective_item(const RankState& r, const CollectiveItem& c, ReplayItemType type);
+  // A member's item of a collective instance (its times still to be filled in).
+  ReplayItem collective_item(const RankState& r, const CollectiveItem& c);
 
   void emit(RankState& r, const Outgoing& out, const Triple& values, bool check);
 
@@ -242,13 +327,25 @@ struct ParallelSync::Impl {
 
   void force(std::int64_t position);
 
-  // ---- hubs: a collective's members' enter times → what each member's exit waits for.
-  void reply(ReplayItemType type, const InstanceKey& key, std::int32_t member, const Triple& v);
+  // ---- trees: a collective instance's members' times → what each one's exit
+  // waits for (forward, check) or how late its enter may become (backward), over
+  // the members' binomial tree: up to the top, and down again, 2⌈log2 N⌉ hops.
+  // Membership's last steps: the home places the blocks, a block's process its members.
+  void place_blocks();
+  void place_members(const ReplayItem& block);
+  void member_count(const ReplayItem& item);
 
-  void hub_enter(const ReplayItem& item, bool check);
+  // A member's own item (its enter, or its exit for the backward replay).
+  void tree_arrive(Stage stage, RankState& r, std::uint32_t item_index, const ReplayItem& item);
 
-  void hub_scan(ForwardInstance& h, const ReplayItem& item, const Triple& v, std::uint32_t expected,
-                const InstanceKey& key, ReplayItemType reply_type);
+  void tree_item(const ReplayItem& item);
+
+  TreeNode* tree_node(Stage stage, RankState& r, std::uint32_t comm, std::uint64_t instance);
+
+  // Sends, and gives the member, whatever the node now knows.
+  void advance(Stage stage, RankState& r, const TreeKey& key, TreeNode& n);
+
+  void deliver(Stage stage, RankState& r, TreeNode& n);
 
   // One item back to the sender of each matched receive: the time `time_of` gives.
   template <typename TimeOf>
@@ -272,26 +369,10 @@ struct ParallelSync::Impl {
   // ---- backward replay: how late each cause may become.
   void start_backward();
 
-  // How many members the item's collective has (each member's items carry it).
-  static std::uint32_t members_of(const ReplayItem& item) {
-    return static_cast<std::uint32_t>(std::max(item.tag, 0));
-  }
-
-  // Keeps a member's item with its instance; the instance's items once every
-  // member's has come (the caller then erases the instance), else null.
-  std::vector<ReplayItem>* all_members(
-      std::unordered_map<InstanceKey, BackwardInstance, InstanceHash>& hub, const ReplayItem& item);
-
-  void hub_exit(const ReplayItem& item);
-
   void amortize();
 
   // ---- the clock condition, before and after
   void start_check();
-
-  // A collective's members' synchronized enters → until when each waited, as
-  // analysis::analyze_wait_states measures it (complete, blocking instances only).
-  void hub_wait(const ReplayItem& item);
 
   static void note_gap(std::int64_t& smallest, std::int64_t gap) {
     if (gap >= 0) smallest = std::min(smallest, gap);

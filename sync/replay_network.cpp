@@ -26,6 +26,7 @@ ReplayTally combine(const ReplayTally& a, const ReplayTally& b) {
   s.unmatched_receives = x.unmatched_receives + y.unmatched_receives;
   s.cancelled = x.cancelled + y.cancelled;
   s.complete_collectives = x.complete_collectives + y.complete_collectives;
+  s.collective_rounds = std::max(x.collective_rounds, y.collective_rounds);
   s.events = x.events + y.events;
   s.intervals = x.intervals + y.intervals;
   s.max_shift_ns = std::max(x.max_shift_ns, y.max_shift_ns);

@@ -14,38 +14,43 @@
 namespace mpidle::sync {
 
 enum class ReplayItemType : std::uint8_t {
-  member = 1,       // a rank takes part in collectives on `comm` (to the comm's home process)
-  member_count,     // how many ranks take part in `comm`'s collectives (from its home)
-  channel_count,    // how many messages a rank sent on a channel (to the receiver)
-  message,          // a send's time (to the receiver): forward replay
-  enter,            // a collective member's enter time (to the hub): forward replay
-  enter_reply,      // what a member's exit waits for (from the hub)
-  message_back,     // a receive's time (to the sender): backward replay
-  exit_back,        // a collective member's exit time (to the hub): backward replay
-  exit_back_reply,  // how late a member's enter may become (from the hub)
-  check_message,    // a send's raw, interpolated and final times: clock-condition check
-  check_enter,      // a member's enter times (to the hub): clock-condition check
-  check_reply,      // what a member's exit is checked against (from the hub)
-  check_back,       // where a receive was posted, synchronized (to the sender)
-  wait_reply,       // until when a collective member waited (from the hub)
+  member = 1,     // a rank takes part in collectives on `comm` (to its block's process)
+  block_count,    // how many members a block of `comm` has, and its first (to comm's home)
+  block_place,    // a block's place in `comm`'s tree: size, parent (from the home)
+  member_count,   // a member's place in `comm`'s tree: index, size, parent (from its block)
+  tree_child,     // a member is a child of the receiving member in `comm`'s tree
+  channel_count,  // how many messages a rank sent on a channel (to the receiver)
+  message,        // a send's time (to the receiver): forward replay
+  message_back,   // a receive's time (to the sender): backward replay
+  check_message,  // a send's raw, interpolated and final times: clock-condition check
+  check_back,     // where a receive was posted, synchronized (to the sender)
+  // A collective instance's tree (`stage`: forward, check or backward replay):
+  tree_up,         // what a member's subtree adds up to (to its parent)
+  tree_root_up,    // a 1-to-N root's time, on its way to the top (to the parent)
+  tree_root_down,  // a 1-to-N root's time, from the top down (to a child)
+  tree_total,      // what the whole instance adds up to, from the top down (to a child)
+  tree_context,    // a scan: what comes before (or after) the child's subtree (to a child)
 };
 
 struct ReplayItem {
   std::int64_t value[3] = {0, 0, 0};
   std::uint64_t number = 0;  // position on a channel, collective instance, or a count
+  std::int64_t aux = 0;      // a tree item's second time (see TreeSum)
   std::uint32_t comm = 0;
   std::int32_t source = -1;       // world rank: a message's sender, or a collective's member
-  std::int32_t destination = -1;  // world rank: a message's receiver
+  std::int32_t destination = -1;  // world rank: a message's receiver, or a tree item's node
   std::int32_t tag = -1;          // a message's tag; a collective's member count
-  std::int32_t order = 0;         // a scan member's rank in the communicator
+  std::int32_t order = 0;         // a scan member's rank in the communicator; a tree index
   std::int32_t root = -1;
   ReplayItemType type = ReplayItemType::member;
   std::uint8_t kind = 0;      // model::CollectiveKind
   std::uint8_t wants = 0;     // 1: the member waits for a reply (has an exit that depends)
   std::uint8_t has_exit = 0;  // the member recorded an exit
   std::uint8_t blocking = 0;  // the member's call was a blocking collective
+  std::uint8_t stage = 0;     // a tree item's replay stage
+  std::uint8_t hops = 0;      // a tree item: the longest chain of items behind it
 };
-static_assert(sizeof(ReplayItem) == 64);
+static_assert(sizeof(ReplayItem) == 72);
 
 // Statistics of the replay, summed (or maxed) over processes.
 struct ReplayStats {
@@ -59,6 +64,8 @@ struct ReplayStats {
   std::uint64_t unmatched_receives = 0;
   std::uint64_t cancelled = 0;
   std::uint64_t complete_collectives = 0;  // instances every member entered and left, blocking
+  // The longest chain of items (tree hops) that gave a collective member its reply.
+  std::uint64_t collective_rounds = 0;
   std::uint64_t events = 0;
   std::uint64_t intervals = 0;
   std::int64_t max_shift_ns = 0;

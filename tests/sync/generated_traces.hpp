@@ -2,7 +2,7 @@
 // Generated traces for the replay tests: runs of a few ranks with every pattern
 // the matcher knows (blocking and non-blocking point-to-point, Waitall completing
 // receives in either order, Sendrecv, synchronous sends held by late receivers,
-// every collective kind on the world and a sub-communicator, non-blocking
+// every collective kind on the world, a sub-communicator and one in reverse order, non-blocking
 // collectives, cancelled receives, unmatched sends), on one true timeline whose
 // ranks' clocks are then offset and their offset measurements slightly wrong.
 #include <algorithm>
@@ -234,7 +234,10 @@ inline model::Trace generated(std::uint32_t ranks, std::uint64_t seed, int itera
     world.push_back(r);
     if (r % 2 == 0) even.push_back(r);
   }
-  std::uint32_t world_instance = 0, even_instance = 0;
+  // A communicator whose ranks run against the world's (a scan's order is then not
+  // the world rank's).
+  const std::vector<std::uint32_t> reversed(world.rbegin(), world.rend());
+  std::uint32_t world_instance = 0, even_instance = 0, reversed_instance = 0;
   const CollectiveKind kinds[] = {CollectiveKind::n_to_n, CollectiveKind::one_to_n,
                                   CollectiveKind::n_to_one, CollectiveKind::scan,
                                   CollectiveKind::exscan};
@@ -247,6 +250,9 @@ inline model::Trace generated(std::uint32_t ranks, std::uint64_t seed, int itera
     collective(b, world, 0, world_instance++, kinds[it % 5], b.chance(20));
     if (even.size() >= 2 && it % 2 == 0) {
       collective(b, even, 7, even_instance++, kinds[(it / 2) % 5], false);
+    }
+    if (ranks >= 3 && it % 3 == 1) {
+      collective(b, reversed, 9, reversed_instance++, kinds[(it / 3) % 5], false);
     }
     if (b.chance(10)) {  // a receive posted and cancelled
       const std::uint32_t r = 1 % ranks, serial = b.serial();

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 
 #include "generated_traces.hpp"
@@ -81,6 +82,89 @@ TEST_CASE("parallel replay: identical to the sequential clock on every pattern, 
       same_result(trace, processes);
     }
   }
+}
+
+TEST_CASE(
+    "parallel replay: identical on 16 and 33 ranks, whose collectives take trees of 4-6 levels",
+    "[sync]") {
+  // 33 members: the top has 6 children, and a subtree ends early; the reversed
+  // communicator's scans number the tree against the world ranks.
+  for (const std::uint32_t ranks : {16u, 33u}) {
+    const auto trace = generated(ranks, 5 + ranks, 24);
+    for (const int processes : {1, 3, 7, static_cast<int>(ranks)}) same_result(trace, processes);
+  }
+}
+
+TEST_CASE("parallel replay: a collective's answer is at most 2 log2(N) tree hops away", "[sync]") {
+  for (const std::uint32_t ranks : {2u, 5u, 16u, 33u}) {
+    auto trace = generated(ranks, 9 + ranks, 12);
+    std::vector<std::int32_t> world;
+    for (const auto& r : trace.ranks) world.push_back(r.rank);
+    const int processes = static_cast<int>(std::min<std::uint32_t>(ranks, 4));
+    const auto dir = sync::block_directory(world, processes);
+    sync::Loopback loopback(processes);
+    std::vector<std::unique_ptr<sync::ParallelSync>> replays;
+    for (int q = 0; q < processes; ++q) {
+      std::vector<model::RankTrace*> mine;
+      for (auto& r : trace.ranks) {
+        if (dir.process_of(r.rank) == q) mine.push_back(&r);
+      }
+      replays.push_back(std::make_unique<sync::ParallelSync>(
+          loopback.network(q), mine, dir, sync::ClcParams{.min_latency_ns = 50}));
+    }
+    for (bool all = false; !all;) {
+      all = true;
+      for (auto& replay : replays) all = replay->step() && all;
+    }
+    int levels = 0;
+    while ((1u << levels) < ranks) ++levels;
+    INFO(ranks << " ranks");
+    CHECK(replays.front()->collective_rounds() >= static_cast<std::uint64_t>(levels));
+    CHECK(replays.front()->collective_rounds() <= static_cast<std::uint64_t>(2 * levels));
+  }
+}
+
+TEST_CASE(
+    "parallel replay: a member that enters after another left, through a message, waits for "
+    "nothing more",
+    "[sync]") {
+  // A broadcast from rank 3: rank 1 leaves it and sends to rank 5, which enters it
+  // only then. Then a scan: order 0 leaves and sends to order 5 likewise. A tree
+  // that held the root's time (or the prefix) until every member had come would
+  // make a cycle the sequential replay does not have.
+  TraceBuilder b(6, 3);
+  auto collective = [&](std::uint32_t r, std::int64_t enter, std::int64_t exit,
+                        std::uint32_t instance, CollectiveKind kind, std::int32_t root) {
+    auto& rec = b.add(r, TraceRole::collective, enter, exit);
+    rec.comm = 0;
+    rec.sequence = instance;
+    rec.collective_kind = static_cast<std::uint8_t>(kind);
+    rec.root = root;
+  };
+  for (std::uint32_t r = 0; r < 6; ++r) {
+    if (r == 5) {
+      b.add(5, TraceRole::recv, 1000, 2000, 1, 4);
+      collective(5, 2100, 2200, 0, CollectiveKind::one_to_n, 3);
+    } else {
+      collective(r, 1000, r == 3 ? 1100 : 1500, 0, CollectiveKind::one_to_n, 3);
+      if (r == 1) b.add(1, TraceRole::send, 1600, 1650, 5, 4);
+    }
+  }
+  for (std::uint32_t r = 0; r < 6; ++r) {
+    const std::int64_t start = 3000;
+    if (r == 5) {
+      b.add(5, TraceRole::recv, start, start + 800, 0, 6);
+      collective(5, start + 900, start + 1000, 1, CollectiveKind::scan, 5);
+    } else {
+      collective(r, start, start + 400, 1, CollectiveKind::scan, static_cast<std::int32_t>(r));
+      if (r == 0) b.add(0, TraceRole::send, start + 500, start + 550, 5, 6);
+    }
+  }
+  const auto trace = b.finish();
+  model::Trace reference = trace;
+  const auto expected = sync::synchronize_trace(reference, sync::ClcParams{.min_latency_ns = -1});
+  CHECK(expected.clc.unresolved == 0);
+  for (int processes = 1; processes <= 6; ++processes) same_result(trace, processes);
 }
 
 TEST_CASE("parallel replay: a cycle in an inconsistent trace is broken as sequentially", "[sync]") {
