@@ -124,8 +124,9 @@ void same_analysis(const std::string& parallel_dir, const std::string& sequentia
 // the same timestamps and the same wait states. Then mpidle-replay with 1, (3,) and
 // as many processes as ranks gives the same timestamps again.
 void check_program(const std::string& name, const std::string& binary,
-                   const std::vector<std::string>& args) {
-  for (const int ranks : {2, 3, 4}) {
+                   const std::vector<std::string>& args,
+                   const std::vector<int>& rank_counts = {2, 3, 4}) {
+  for (const int ranks : rank_counts) {
     INFO(name << ", " << ranks << " ranks");
     const std::string dir = traced(name, binary, args, ranks);
     const std::string sequential = scratch_dir("replay_" + name + "_sequential");
@@ -137,7 +138,7 @@ void check_program(const std::string& name, const std::string& binary,
     same_trace(reference, model::read_trace(dir + "/trace.mpidle"));
     same_analysis(dir, sequential);
     std::vector<int> counts = {1, ranks};
-    if (ranks == 4) counts.insert(counts.begin() + 1, 3);
+    if (ranks >= 4) counts.insert(counts.begin() + 1, 3);
     for (const int processes : counts) {
       INFO(processes << " replay processes");
       const std::string out = dir + "/replayed.trace";
@@ -184,6 +185,13 @@ TEST_CASE("replay: truth program halo_varying, 2-4 ranks, identical to the seque
 TEST_CASE("replay: truth program subcomm_collectives, 2-4 ranks, identical to the sequential clock",
           "[mpi]") {
   check_program("subcomm_collectives", program("subcomm_collectives"), {});
+}
+
+TEST_CASE(
+    "replay: every collective kind on 3 and 8 ranks (trees of 2 and 3 levels), world and "
+    "reversed order, identical to the sequential clock",
+    "[mpi]") {
+  check_program("tree_collectives", program("tree_collectives"), {}, {3, 8});
 }
 
 TEST_CASE("replay: truth program many_requests, 2-4 ranks, identical to the sequential clock",
