@@ -60,4 +60,9 @@ enum class CollectiveKind : std::uint8_t {
   exscan = 5,    // Exscan: exit n after enters 0..n−1
 };
 
+// Scans carry the caller's rank in the communicator where others carry a root.
+constexpr bool is_scan(CollectiveKind k) {
+  return k == CollectiveKind::scan || k == CollectiveKind::exscan;
+}
+
 }  // namespace mpidle::model

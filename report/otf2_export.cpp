@@ -285,7 +285,7 @@ class Exporter {
   std::uint32_t collective_root(const TraceRecord& r) const {
     const auto kind = static_cast<CollectiveKind>(r.collective_kind);
     // Scans carry the caller's own rank in `root`; they have no root.
-    if (r.root < 0 || kind == CollectiveKind::scan || kind == CollectiveKind::exscan) {
+    if (r.root < 0 || model::is_scan(kind)) {
       return OTF2_UNDEFINED_UINT32;
     }
     return comm_rank(r.comm, r.root);

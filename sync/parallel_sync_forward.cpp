@@ -65,8 +65,6 @@ ReplayItem ParallelSync::Impl::collective_item(const RankState& r, const Collect
   item.order = c.member.order;
   item.root = c.root;
   item.kind = static_cast<std::uint8_t>(c.kind);
-  auto tree = r.trees.find(c.comm);
-  item.tag = tree == r.trees.end() ? 0 : tree->second.size;
   item.wants = exit_waits(c) ? 1 : 0;
   item.has_exit = c.member.has_exit ? 1 : 0;
   item.blocking = c.member.has_enter &&

@@ -19,7 +19,7 @@ void ParallelSync::Impl::start() {
     // says it (the tree is then numbered in that order).
     std::map<std::uint32_t, std::int32_t> order_in;
     for (const auto& c : r.items.collectives) {
-      const bool scan = c.kind == CollectiveKind::scan || c.kind == CollectiveKind::exscan;
+      const bool scan = model::is_scan(c.kind);
       auto [it, fresh] = order_in.try_emplace(c.comm, scan ? c.member.order : -1);
       if (!fresh && scan && it->second < 0) it->second = c.member.order;
     }
@@ -75,10 +75,6 @@ void ParallelSync::Impl::index(RankState& r) {
   r.lc.assign(n, kNever);
 }
 
-}  // namespace mpidle::sync
-
-namespace mpidle::sync {
-
 void ParallelSync::Impl::place_blocks() {
   for (auto& [comm, list] : blocks) {
     std::sort(list.begin(), list.end());
@@ -90,7 +86,7 @@ void ParallelSync::Impl::place_blocks() {
       item.comm = comm;
       item.order = list[j][0];
       item.number = static_cast<std::uint64_t>(size);
-      item.root = j == 0 ? -1 : list[j - (j & (~j + 1))][2];  // the parent block's first member
+      item.root = j == 0 ? -1 : list[binomial_parent(j)][2];  // the parent block's first member
       post(block_home_of(comm, item.order), item);
     }
   }
@@ -110,7 +106,7 @@ void ParallelSync::Impl::place_members(const ReplayItem& block) {
     item.number = block.number;
     item.order = static_cast<std::int32_t>((static_cast<std::int64_t>(block.order) << bits) +
                                            static_cast<std::int64_t>(l));
-    item.root = l == 0 ? block.root : list[l - (l & (~l + 1))].second;
+    item.root = l == 0 ? block.root : list[binomial_parent(l)].second;
     item.wants = l == 0 && block.root < 0 ? 1 : 0;  // the top
     post(dir.process_of(item.destination), item);
   }

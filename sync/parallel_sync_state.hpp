@@ -106,6 +106,12 @@ struct Outgoing {
 // blocks' first members make a binomial tree of their own, in block order. Node
 // i's children come after it, each subtree a contiguous range of the numbering,
 // and a member is at most L levels below the top.
+// The parent of node i > 0 in a binomial tree numbered from 0: i without its
+// lowest set bit.
+inline std::size_t binomial_parent(std::size_t i) {
+  return i & (i - 1);
+}
+
 struct CommTree {
   std::int32_t index = 0, size = 0;  // index: block × block size + place in the block
   bool top = true;

@@ -14,10 +14,6 @@ namespace mpidle::sync {
 
 namespace {
 
-bool is_scan(CollectiveKind k) {
-  return k == CollectiveKind::scan || k == CollectiveKind::exscan;
-}
-
 // Whether a subtree's `value` is its flagged member's time rather than the latest.
 bool flagged_value(Stage s, CollectiveKind k) {
   return s == Stage::backward ? k == CollectiveKind::n_to_one : k == CollectiveKind::one_to_n;
@@ -225,7 +221,7 @@ void ParallelSync::Impl::advance(Stage stage, RankState& r, const TreeKey& key, 
     }
   }
   // The subtree, once whole, to the parent; at the top it is the total.
-  if (n.own && n.reported == children && !n.up_sent && !n.total_known) {
+  if (n.own && n.reported == children && !n.up_sent) {
     n.up_sent = true;
     if (top) {
       n.total = n.sub;
@@ -245,7 +241,7 @@ void ParallelSync::Impl::advance(Stage stage, RankState& r, const TreeKey& key, 
   }
   // Scans: each child's context, as soon as what comes before it (after it, in the
   // backward replay) is known.
-  if (is_scan(kind) && n.context_known) {
+  if (model::is_scan(kind) && n.context_known) {
     for (std::size_t k = 0; k < children; ++k) {
       if (n.context_sent[k]) continue;
       Triple before = n.context;
@@ -275,7 +271,7 @@ void ParallelSync::Impl::advance(Stage stage, RankState& r, const TreeKey& key, 
   }
   deliver(stage, r, n);
   const bool contexts_done =
-      !is_scan(kind) ||
+      !model::is_scan(kind) ||
       (n.context_known &&
        std::all_of(n.context_sent.begin(), n.context_sent.end(), [](auto s) { return s != 0; }));
   const bool root_done = stage == Stage::backward || kind != CollectiveKind::one_to_n ||

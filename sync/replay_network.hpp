@@ -39,13 +39,13 @@ struct ReplayItem {
   std::uint32_t comm = 0;
   std::int32_t source = -1;       // world rank: a message's sender, or a collective's member
   std::int32_t destination = -1;  // world rank: a message's receiver, or a tree item's node
-  std::int32_t tag = -1;          // a message's tag; a collective's member count
+  std::int32_t tag = -1;          // a message's tag; a member item's block
   std::int32_t order = 0;         // a scan member's rank in the communicator; a tree index
   std::int32_t root = -1;
   ReplayItemType type = ReplayItemType::member;
   std::uint8_t kind = 0;      // model::CollectiveKind
-  std::uint8_t wants = 0;     // 1: the member waits for a reply (has an exit that depends)
-  std::uint8_t has_exit = 0;  // the member recorded an exit
+  std::uint8_t wants = 0;     // 1: the member waits for a reply; tree items: TreeSum's flag
+  std::uint8_t has_exit = 0;  // the member recorded an exit; tree items: TreeSum's complete
   std::uint8_t blocking = 0;  // the member's call was a blocking collective
   std::uint8_t stage = 0;     // a tree item's replay stage
   std::uint8_t hops = 0;      // a tree item: the longest chain of items behind it

@@ -129,7 +129,7 @@ RankMatchItems scan_rank(const model::RankTrace& rank, std::uint32_t ri) {
         auto& c = item_of(rec.comm, instance(rec.comm, rec.sequence));
         c.kind = static_cast<CollectiveKind>(rec.collective_kind);
         auto& m = c.member;
-        if (c.kind == CollectiveKind::scan || c.kind == CollectiveKind::exscan) {
+        if (model::is_scan(c.kind)) {
           m.order = rec.root;  // scans carry the caller's rank in the communicator
         } else {
           c.root = rec.root;
