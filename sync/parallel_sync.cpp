@@ -316,7 +316,8 @@ std::vector<RankPartners> ParallelSync::take_partners() {
 
 TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes,
                                             std::vector<RankPartners>* partners,
-                                            std::uint64_t* complete_collectives) {
+                                            std::uint64_t* complete_collectives,
+                                            std::uint64_t* collective_rounds) {
   processes = std::max(1, std::min<int>(processes, static_cast<int>(trace.ranks.size())));
   std::vector<std::int32_t> world;
   for (const auto& r : trace.ranks) world.push_back(r.rank);
@@ -351,6 +352,7 @@ TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams param
       }
     }
     if (complete_collectives) *complete_collectives = replays.front()->complete_collectives();
+    if (collective_rounds) *collective_rounds = replays.front()->collective_rounds();
     return result;
   };
   return synchronize_with_plan(replay_once, params, trace.min_latency_ns);

@@ -101,9 +101,11 @@ class ParallelSync {
 
 // Runs the replay of a whole trace in this process over `processes` loopback
 // processes (tests; a trace small enough for one process). `partners`, when
-// given, gets every rank's (by position), and `complete_collectives` their count.
+// given, gets every rank's (by position), `complete_collectives` their count, and
+// `collective_rounds` the replay's collective_rounds().
 TraceSyncResult synchronize_trace_by_replay(model::Trace& trace, ClcParams params, int processes,
                                             std::vector<RankPartners>* partners = nullptr,
-                                            std::uint64_t* complete_collectives = nullptr);
+                                            std::uint64_t* complete_collectives = nullptr,
+                                            std::uint64_t* collective_rounds = nullptr);
 
 }  // namespace mpidle::sync

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <memory>
 #include <random>
 
 #include "generated_traces.hpp"
@@ -98,29 +97,15 @@ TEST_CASE(
 TEST_CASE("parallel replay: a collective's answer is at most 2 log2(N) tree hops away", "[sync]") {
   for (const std::uint32_t ranks : {2u, 5u, 16u, 33u}) {
     auto trace = generated(ranks, 9 + ranks, 12);
-    std::vector<std::int32_t> world;
-    for (const auto& r : trace.ranks) world.push_back(r.rank);
-    const int processes = static_cast<int>(std::min<std::uint32_t>(ranks, 4));
-    const auto dir = sync::block_directory(world, processes);
-    sync::Loopback loopback(processes);
-    std::vector<std::unique_ptr<sync::ParallelSync>> replays;
-    for (int q = 0; q < processes; ++q) {
-      std::vector<model::RankTrace*> mine;
-      for (auto& r : trace.ranks) {
-        if (dir.process_of(r.rank) == q) mine.push_back(&r);
-      }
-      replays.push_back(std::make_unique<sync::ParallelSync>(
-          loopback.network(q), mine, dir, sync::ClcParams{.min_latency_ns = 50}));
-    }
-    for (bool all = false; !all;) {
-      all = true;
-      for (auto& replay : replays) all = replay->step() && all;
-    }
+    std::uint64_t rounds = 0;
+    sync::synchronize_trace_by_replay(trace, sync::ClcParams{.min_latency_ns = -1},
+                                      static_cast<int>(std::min<std::uint32_t>(ranks, 4)), nullptr,
+                                      nullptr, &rounds);
     int levels = 0;
     while ((1u << levels) < ranks) ++levels;
     INFO(ranks << " ranks");
-    CHECK(replays.front()->collective_rounds() >= static_cast<std::uint64_t>(levels));
-    CHECK(replays.front()->collective_rounds() <= static_cast<std::uint64_t>(2 * levels));
+    CHECK(rounds >= static_cast<std::uint64_t>(levels));
+    CHECK(rounds <= static_cast<std::uint64_t>(2 * levels));
   }
 }
 
