@@ -67,6 +67,8 @@ void expand_node(const Summary& s, std::uint32_t n, std::vector<std::uint32_t>& 
     case NodeKind::loop:
       for (std::uint64_t i = 0; i < node.iterations; ++i) expand_node(s, node.a, out);
       break;
+    case NodeKind::fold:
+      break;
   }
 }
 
@@ -102,6 +104,7 @@ std::vector<std::uint64_t> lengths_up_to(const Summary& summary, std::size_t cou
     const SummaryNode& n = summary.nodes[i];
     length[i] = n.kind == NodeKind::leaf   ? 1
                 : n.kind == NodeKind::pair ? length[n.a] + length[n.b]
+                : n.kind == NodeKind::fold ? n.events
                                            : length[n.a] * n.iterations;
   }
   return length;
@@ -138,6 +141,9 @@ std::uint64_t structure_hash(const Summary& s) {
     mix(n.a);
     mix(n.b);
     mix(n.iterations);
+    mix(n.events);
+    mix(n.calls);
+    for (const auto& c : n.top_calls) mix(c.terminal * 0x9e3779b97f4a7c15ull ^ c.count);
   }
   for (const auto& e : s.sequence) mix(e.node);
   mix(s.events);

@@ -5,7 +5,7 @@
 namespace mpidle::compress {
 namespace {
 
-constexpr std::uint64_t kMagic = 0x314d555344494d50ull;  // "PMIDSUM1", little-endian
+constexpr std::uint64_t kMagic = 0x324d555344494d50ull;  // "PMIDSUM2", little-endian
 
 void put_timing(model::ByteWriter& w, const Timing& t) {
   w.put(t.count);
@@ -31,14 +31,25 @@ bool get_summary(model::ByteReader& r, std::size_t terminals, Summary& s) {
     SummaryNode& n = s.nodes[i];
     std::uint8_t kind = 0;
     if (!r.get(kind) || !r.get(n.a) || !r.get(n.b) || !r.get(n.iterations) ||
-        !get_timing(r, n.timing) || kind > 2) {
+        !get_timing(r, n.timing) || kind > 3) {
       return false;
     }
     n.kind = static_cast<NodeKind>(kind);
+    if (n.kind == NodeKind::fold) {
+      std::uint64_t listed = 0;
+      if (!r.get(n.events) || !r.get(n.calls) || !r.get(listed) || listed > kFoldCallsListed) {
+        return false;
+      }
+      n.top_calls.resize(listed);
+      for (auto& c : n.top_calls) {
+        if (!r.get(c.terminal) || !r.get(c.count) || c.terminal >= terminals) return false;
+      }
+    }
     // Children before parents, leaves within the terminal table.
     const bool ok = n.kind == NodeKind::leaf   ? n.a < terminals
                     : n.kind == NodeKind::pair ? n.a < i && n.b < i
-                                               : n.a < i;
+                    : n.kind == NodeKind::loop ? n.a < i
+                                               : n.calls <= n.events;
     if (!ok) return false;
   }
   std::uint64_t elements = 0;
@@ -86,6 +97,15 @@ std::string encode_summary_set(const SummarySet& set) {
       w.put(n.b);
       w.put(n.iterations);
       put_timing(w, n.timing);
+      if (n.kind == NodeKind::fold) {
+        w.put(n.events);
+        w.put(n.calls);
+        w.put<std::uint64_t>(n.top_calls.size());
+        for (const auto& c : n.top_calls) {
+          w.put(c.terminal);
+          w.put(c.count);
+        }
+      }
     }
     w.put<std::uint64_t>(s.sequence.size());
     for (const auto& e : s.sequence) {
@@ -93,6 +113,9 @@ std::string encode_summary_set(const SummarySet& set) {
       w.put(e.ns);
     }
   }
+  w.put(set.omitted.groups);
+  w.put(set.omitted.ranks);
+  w.put(set.omitted.events);
   const auto bytes = w.take();
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
@@ -135,7 +158,10 @@ std::optional<SummarySet> decode_summary_set(const std::string& bytes) {
     }
     if (!get_summary(r, set.terminals.size(), g.summary)) return std::nullopt;
   }
-  if (!r.at_end()) return std::nullopt;
+  if (!r.get(set.omitted.groups) || !r.get(set.omitted.ranks) || !r.get(set.omitted.events) ||
+      !r.at_end()) {
+    return std::nullopt;
+  }
   return set;
 }
 

@@ -56,18 +56,10 @@ class TreeWriter {
     --budget;
     const SummaryNode& n = m_summary.nodes[node];
     switch (n.kind) {
-      case NodeKind::leaf: {
-        const Terminal& t = m_set.terminals[n.a];
-        out = {{"type", "leaf"},
-               {"kind", t.kind == TerminalKind::call ? "call" : "burst"},
-               {"label", terminal_label(t, m_numbers[n.a])},
-               {"function", t.function},
-               {"callsite", m_numbers[n.a]},
-               {"location", model::innermost_location(t.callsite.frames)}};
-        if (t.peer != kNotInSymbol) out["peer"] = t.peer;
-        if (t.size_class != kNotInSymbol) out["size_class"] = t.size_class;
+      case NodeKind::leaf:
+        out = terminal_json(n.a);
+        out["type"] = "leaf";
         break;
-      }
       case NodeKind::pair: {
         json left, right;
         if (!write(n.a, left, budget, depth + 1) || !write(n.b, right, budget, depth + 1))
@@ -81,12 +73,36 @@ class TreeWriter {
         out = {{"type", "loop"}, {"iterations", n.iterations}, {"body", std::move(body)}};
         break;
       }
+      case NodeKind::fold: {
+        json top = json::array();
+        for (const auto& c : n.top_calls) {
+          top.push_back(terminal_json(c.terminal));
+          top.back()["count"] = c.count;
+        }
+        out = {{"type", "fold"},
+               {"events", n.events},
+               {"calls", n.calls},
+               {"top_calls", std::move(top)}};
+        break;
+      }
     }
     out["timing"] = timing_json(n.timing);
     return true;
   }
 
  private:
+  json terminal_json(std::uint32_t terminal) const {
+    const Terminal& t = m_set.terminals[terminal];
+    json out = {{"kind", t.kind == TerminalKind::call ? "call" : "burst"},
+                {"label", terminal_label(t, m_numbers[terminal])},
+                {"function", t.function},
+                {"callsite", m_numbers[terminal]},
+                {"location", model::innermost_location(t.callsite.frames)}};
+    if (t.peer != kNotInSymbol) out["peer"] = t.peer;
+    if (t.size_class != kNotInSymbol) out["size_class"] = t.size_class;
+    return out;
+  }
+
   const SummarySet& m_set;
   const Summary& m_summary;
   const std::vector<std::uint32_t>& m_numbers;
@@ -118,10 +134,22 @@ class TreeReader {
       n.kind = NodeKind::loop;
       n.iterations = f.get<std::uint64_t>("iterations");
       n.a = read(Fields(f.at("body"), f.where("body")));
+    } else if (type == "fold") {
+      n.kind = NodeKind::fold;
+      n.events = f.get<std::uint64_t>("events");
+      n.calls = f.get<std::uint64_t>("calls");
+      if (n.calls > n.events) throw ProfileError(f.where("calls") + " is more than its events");
+      const json& top = f.array("top_calls");
+      if (top.size() > kFoldCallsListed) throw ProfileError(f.where("top_calls") + " is too long");
+      for (std::size_t i = 0; i < top.size(); ++i) {
+        Fields c(top[i], f.where("top_calls") + "[" + std::to_string(i) + "]");
+        n.top_calls.push_back({terminal(c), c.get<std::uint64_t>("count")});
+      }
     } else {
-      throw ProfileError(f.where("type") + " is \"" + type + "\", not leaf, pair or loop");
+      throw ProfileError(f.where("type") + " is \"" + type + "\", not leaf, pair, loop or fold");
     }
-    const auto key = std::make_tuple(static_cast<int>(n.kind), n.a, n.b, n.iterations);
+    const auto key = std::make_tuple(static_cast<int>(n.kind), n.a, n.b, n.iterations, n.events,
+                                     n.calls, n.top_calls);
     auto [it, added] = m_nodes.try_emplace(key, static_cast<std::uint32_t>(m_summary.nodes.size()));
     if (added) {
       n.timing = timing_from(Fields(f.at("timing"), f.where("timing")));
@@ -160,7 +188,10 @@ class TreeReader {
   Summary& m_summary;
   const std::map<std::uint64_t, model::Callsite>& m_sites;
   TerminalIndex& m_terminals;
-  std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::uint64_t>, std::uint32_t> m_nodes;
+  std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::uint64_t, std::uint64_t,
+                      std::uint64_t, std::vector<FoldCall>>,
+           std::uint32_t>
+      m_nodes;
 };
 
 }  // namespace
@@ -214,12 +245,17 @@ json summary_to_json(const SummarySet& set) {
   return {{"schema", kSummarySchema},
           {"symbols", symbol_options_name(set.symbols)},
           {"callsites", std::move(callsites)},
-          {"groups", std::move(groups)}};
+          {"groups", std::move(groups)},
+          {"omitted_groups",
+           {{"groups", set.omitted.groups},
+            {"ranks", set.omitted.ranks},
+            {"events", set.omitted.events}}}};
 }
 
 SummarySet summary_from_json(const json& section) {
   Fields top(section, "summary");
-  if (top.get<std::string>("schema") != kSummarySchema) {
+  const std::string schema = top.get<std::string>("schema");
+  if (schema != kSummarySchema && schema != kSummarySchemaV1) {
     throw ProfileError("summary.schema is not \"" + std::string(kSummarySchema) + "\"");
   }
   SummarySet set;
@@ -256,6 +292,12 @@ SummarySet summary_from_json(const json& section) {
       s.sequence.push_back({node, ns_of(ef, "time_s")});
     }
     set.groups.push_back(std::move(group));
+  }
+  if (top.has("omitted_groups")) {
+    Fields omitted(top.at("omitted_groups"), top.where("omitted_groups"));
+    set.omitted.groups = omitted.get<std::uint64_t>("groups");
+    set.omitted.ranks = omitted.get<std::uint64_t>("ranks");
+    set.omitted.events = omitted.get<std::uint64_t>("events");
   }
   return set;
 }

@@ -64,6 +64,7 @@ void merge_summary_sets(SummarySet& into, SummarySet&& from) {
   for (auto& group : from.groups) {
     for (auto& node : group.summary.nodes) {
       if (node.kind == NodeKind::leaf) node.a = remap.at(node.a);
+      for (auto& c : node.top_calls) c.terminal = remap.at(c.terminal);
     }
     const std::uint64_t h = structure_hash(group.summary);
     bool merged = false;
@@ -80,10 +81,27 @@ void merge_summary_sets(SummarySet& into, SummarySet&& from) {
       into.groups.push_back(std::move(group));
     }
   }
-  std::stable_sort(into.groups.begin(), into.groups.end(),
-                   [](const SummaryGroup& a, const SummaryGroup& b) {
-                     return a.ranks.empty() || (!b.ranks.empty() && a.ranks[0] < b.ranks[0]);
-                   });
+  into.omitted.groups += from.omitted.groups;
+  into.omitted.ranks += from.omitted.ranks;
+  into.omitted.events += from.omitted.events;
+  auto by_first_rank = [](const SummaryGroup& a, const SummaryGroup& b) {
+    return a.ranks.empty() || (!b.ranks.empty() && a.ranks[0] < b.ranks[0]);
+  };
+  if (into.groups.size() > kMaxSummaryGroups) {
+    std::stable_sort(into.groups.begin(), into.groups.end(),
+                     [&](const SummaryGroup& a, const SummaryGroup& b) {
+                       if (a.ranks.size() != b.ranks.size()) return a.ranks.size() > b.ranks.size();
+                       return by_first_rank(a, b);
+                     });
+    for (std::size_t g = kMaxSummaryGroups; g < into.groups.size(); ++g) {
+      const auto& group = into.groups[g];
+      into.omitted.groups += 1;
+      into.omitted.ranks += group.ranks.size();
+      into.omitted.events += group.summary.events * group.ranks.size();
+    }
+    into.groups.resize(kMaxSummaryGroups);
+  }
+  std::stable_sort(into.groups.begin(), into.groups.end(), by_first_rank);
 }
 
 std::string rank_label(const std::vector<std::int32_t>& ranks) {
@@ -108,13 +126,17 @@ std::vector<std::uint32_t> callsite_numbers(const SummarySet& set) {
   for (const auto& group : set.groups) {
     // Leaves in the order of a left-to-right walk: a node's leaves come before
     // the node in the canonical numbering, so node order is walk order.
-    for (const auto& node : group.summary.nodes) {
-      if (node.kind != NodeKind::leaf || node.a >= seen.size() || seen[node.a]) continue;
-      seen[node.a] = true;
-      const std::string key = callsite_key(set.terminals[node.a].callsite);
+    auto meet = [&](std::uint32_t terminal) {
+      if (terminal >= seen.size() || seen[terminal]) return;
+      seen[terminal] = true;
+      const std::string key = callsite_key(set.terminals[terminal].callsite);
       auto [it, added] =
           by_callsite.try_emplace(key, static_cast<std::uint32_t>(by_callsite.size() + 1));
-      number[node.a] = it->second;
+      number[terminal] = it->second;
+    };
+    for (const auto& node : group.summary.nodes) {
+      if (node.kind == NodeKind::leaf) meet(node.a);
+      for (const auto& c : node.top_calls) meet(c.terminal);
     }
   }
   return number;

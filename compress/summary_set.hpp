@@ -43,13 +43,27 @@ struct SummaryGroup {
   Summary summary;
 };
 
+// Rank classes a set lists at most, so that the summary stays bounded however many
+// ranks differ: those with the most ranks are kept, the others only counted.
+inline constexpr std::size_t kMaxSummaryGroups = 16;
+
+struct OmittedGroups {
+  std::uint64_t groups = 0;
+  std::uint64_t ranks = 0;
+  std::uint64_t events = 0;  // over all their ranks
+};
+
 struct SummarySet {
   SymbolOptions symbols;
   std::vector<Terminal> terminals;
   std::vector<SummaryGroup> groups;  // by first rank
+  OmittedGroups omitted;             // classes past kMaxSummaryGroups
 };
 
-// Adds `from`'s groups: terminals are unified, equal structures merge.
+// Adds `from`'s groups: terminals are unified, equal structures merge. Past
+// kMaxSummaryGroups classes, the ones with the fewest ranks (then the highest
+// first rank) go to `omitted`; a class left out in one subtree of a merge tree
+// does not come back, so the classes kept are the largest the merges met.
 void merge_summary_sets(SummarySet& into, SummarySet&& from);
 
 // "rank 3", "ranks 0–7", "ranks 0, 2, 4–6".

@@ -43,9 +43,11 @@ void render_group(const SummarySet& set, const SummaryGroup& group,
   const Summary& s = group.summary;
   const double ranks = group.ranks.empty() ? 1.0 : static_cast<double>(group.ranks.size());
   out += "## " + rank_label(group.ranks) + ": " + with_commas(s.events) + " events per rank";
-  if (s.truncated) {
+  if (s.truncated && s.dropped_events > 0) {
     out += " (summary cut short; " + with_commas(s.dropped_events) +
            " later events not summarized, over all ranks of the group)";
+  } else if (s.truncated) {
+    out += " (past the summary's limits: the rest of the stream is one fold)";
   }
   out += "\n";
   const NodeWriter writer(set, s, numbers);
@@ -130,6 +132,21 @@ bool NodeWriter::write(std::uint32_t node, std::string& out, std::size_t& budget
       out += "[" + std::to_string(n.iterations) + "]";
       return true;
     }
+    case NodeKind::fold: {
+      // {irregular: 1,000 events, 500 calls: Testany2 x480, Isend3 x10, ...}
+      out += "{irregular: " + with_commas(n.events) + " events, " + with_commas(n.calls) + " calls";
+      std::uint64_t named = 0;
+      for (std::size_t i = 0; i < n.top_calls.size(); ++i) {
+        const auto& c = n.top_calls[i];
+        out += (i == 0 ? ": " : ", ") +
+               terminal_label(m_set.terminals[c.terminal], m_numbers[c.terminal]) + " x" +
+               with_commas(c.count);
+        named += c.count;
+      }
+      if (named < n.calls) out += n.top_calls.empty() ? ": ..." : ", ...";
+      out += "}";
+      return true;
+    }
   }
   return false;
 }
@@ -138,7 +155,8 @@ std::string render_summary_text(const SummarySet& set, const TextOptions& option
   const auto numbers = callsite_numbers(set);
   std::string out =
       "# mpidle loop summary. A+B: A then B; X[n]: n iterations of X; CPU<n>: compute before\n"
-      "# the call at callsite n. After ':' the element's time in us per rank.\n"
+      "# the call at callsite n. {irregular: ...}: a stretch too irregular to list, as counts.\n"
+      "# After ':' the element's time in us per rank.\n"
       "# Symbols: " +
       symbol_options_name(set.symbols) + (set.symbols.peer ? " (@+k: peer is own rank + k)" : "") +
       (set.symbols.size ? " (#s: message size class from s bytes)" : "") + ".\n";
@@ -156,6 +174,12 @@ std::string render_summary_text(const SummarySet& set, const TextOptions& option
   if (!shown)
     out += "\n(no summary" +
            (options.rank ? " for rank " + std::to_string(*options.rank) : std::string()) + ")\n";
+  if (set.omitted.groups > 0 && !options.rank) {
+    out += "\n... " + with_commas(set.omitted.groups) + " more rank classes (" +
+           with_commas(set.omitted.ranks) + " ranks, " + with_commas(set.omitted.events) +
+           " events) not shown: the summary lists the " + std::to_string(kMaxSummaryGroups) +
+           " classes with the most ranks\n";
+  }
   // Callsite legend: one line per number.
   std::vector<const Terminal*> by_number;
   for (std::size_t t = 0; t < set.terminals.size(); ++t) {

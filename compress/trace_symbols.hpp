@@ -17,7 +17,9 @@
 namespace mpidle::compress {
 
 // Summarizes one rank's records as they come, in the compressor's bounded memory,
-// so that the profiler can summarize a rank while streaming its trace out.
+// so that the profiler can summarize a rank while streaming its trace out. Past
+// the compressor's limits the rest of the stream is counted into one fold, so the
+// summary still stands for every event.
 class RankSummarizer {
  public:
   RankSummarizer(std::int32_t rank, SymbolOptions options, CompressorLimits limits = {});
@@ -29,6 +31,8 @@ class RankSummarizer {
  private:
   using Key = std::tuple<TerminalKind, std::uint32_t, std::uint64_t, std::int32_t, std::int32_t>;
   std::uint32_t terminal(const Key& key);
+  void emit(std::uint32_t terminal, std::int64_t ns);
+  void append_tail(Summary& summary);
 
   std::int32_t m_rank;
   SymbolOptions m_options;
@@ -37,6 +41,10 @@ class RankSummarizer {
   std::vector<Key> m_keys;  // by terminal id
   bool m_first = true;
   std::int64_t m_previous_exit = 0;
+  // What comes past the compressor's limits, counted for one fold at the end.
+  SummaryNode m_tail;
+  std::int64_t m_tail_ns = 0;
+  std::vector<std::uint64_t> m_tail_calls;  // by terminal
 };
 
 // One rank of `trace` (its function and callsite tables) summarized.

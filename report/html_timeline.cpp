@@ -93,6 +93,29 @@ std::string loop_timeline_section(const model::Profile& p,
   for (std::size_t i = 0; lanes.size() < std::min(ranks, kMaxTimelineLanes); ++i) {
     lanes.insert(ranks <= kMaxTimelineLanes ? i : i * ranks / (kMaxTimelineLanes - 1));
   }
+  // Within the memory budget: the loop's own rank first, then the others in order.
+  const auto& calls_by_rank = p.trace->events_by_rank;
+  auto calls_of = [&](std::size_t position) {
+    return position < calls_by_rank.size() ? calls_by_rank[position] : 0;
+  };
+  const auto first_position = static_cast<std::size_t>(std::max(first_rank, 0));
+  if (calls_of(first_position) > kMaxTimelineCalls) {
+    return note("Rank " + std::to_string(first_rank) + "'s " +
+                std::to_string(calls_of(first_position)) +
+                " calls are more than the timeline reads (" + std::to_string(kMaxTimelineCalls) +
+                "); mpidle export --chrome --window shows any stretch of the trace in a viewer.");
+  }
+  std::uint64_t budget = kMaxTimelineCalls - calls_of(first_position);
+  for (auto it = lanes.begin(); it != lanes.end();) {
+    if (*it == first_position) {
+      ++it;
+    } else if (calls_of(*it) <= budget) {
+      budget -= calls_of(*it);
+      ++it;
+    } else {
+      it = lanes.erase(it);
+    }
+  }
   model::Trace trace;
   try {
     trace = model::read_trace_ranks(
@@ -113,7 +136,9 @@ std::string loop_timeline_section(const model::Profile& p,
     if (own->records[k].extra == 0) calls.push_back(k);
   }
   const std::uint64_t symbols = 2 * static_cast<std::uint64_t>(calls.size());
-  if (group.summary.truncated ? symbols < group.summary.events : symbols != group.summary.events) {
+  // A summary cut short left its last events out; one that folded them has them all.
+  if (group.summary.dropped_events > 0 ? symbols < group.summary.events
+                                       : symbols != group.summary.events) {
     return note("The trace and the loop summary disagree on rank " + std::to_string(first_rank) +
                 "'s calls.");
   }

@@ -15,6 +15,10 @@
 namespace mpidle::report {
 
 inline constexpr std::size_t kMaxTimelineLanes = 16;
+// Calls the timeline's lanes hold at most (the lanes' records are read whole, about
+// 64 bytes a record): lanes past it are left out, so that `mpidle report --html`
+// stays within about 1 GB on any trace.
+inline constexpr std::uint64_t kMaxTimelineCalls = 8'000'000;
 
 // <section id="timeline">, or a section that says why there is none; "" for a
 // profile-mode run. `summary` is profile.json's "summary" section.

@@ -36,6 +36,8 @@ std::string shape(const Summary& s, std::uint32_t n) {
       const bool single = s.nodes[node.a].kind == NodeKind::leaf;
       return (single ? body : "(" + body + ")") + "[" + std::to_string(node.iterations) + "]";
     }
+    case NodeKind::fold:
+      return "{" + std::to_string(node.events) + "/" + std::to_string(node.calls) + "}";
   }
   return "?";
 }

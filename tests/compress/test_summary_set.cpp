@@ -148,7 +148,7 @@ TEST_CASE("a summary set survives its binary form") {
 TEST_CASE("the JSON form is a tree with iteration counts and reads back the same") {
   const auto set = summarize_trace(exchange_trace({25, 25}), SymbolOptions{});
   const auto j = summary_to_json(set);
-  CHECK(j["schema"] == "mpidle-summary/1");
+  CHECK(j["schema"] == "mpidle-summary/2");
   const auto& element = j["groups"][0]["sequence"][0];
   CHECK(element["text"] == "(CPU1+Send1+CPU2+Recv2)[25]");
   CHECK(element["tree"]["type"] == "loop");
