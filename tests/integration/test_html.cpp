@@ -171,6 +171,29 @@ TEST_CASE("html: a trace run adds the loop summary and synchronization, and comp
   }
   CHECK(std::get<0>(drawn[4]) == "MPI_Allreduce");
 
+  // Lanes are read whole: past 8 million calls in all they are left out, and with
+  // the loop's own rank past it there is no timeline (the profile says how many
+  // calls each rank made; here it is made to say more).
+  for (const long long rank0_calls : {7'000'000LL, 9'000'000LL}) {
+    const auto big = scratch_dir("html_trace_big_" + std::to_string(rank0_calls));
+    std::filesystem::copy(dir, big,
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::overwrite_existing);
+    auto doc = nlohmann::json::parse(read_text(big + "/profile.json"));
+    doc["trace"]["events_by_rank"] = {rank0_calls, 2'000'000};
+    std::ofstream(big + "/profile.json") << doc.dump();
+    REQUIRE(run({MPIDLE_BIN, "report", big, "--html", big + "/report.html"}).status == 0);
+    const std::string limited = read_text(big + "/report.html");
+    if (rank0_calls < 8'000'000) {
+      CHECK(count_of(limited, "<g class=\"lane\"") == 1);
+      CHECK(limited.find(", 1 of 2 ranks.") != std::string::npos);
+    } else {
+      CHECK(count_of(limited, "<g class=\"lane\"") == 0);
+      CHECK(limited.find("Rank 0's 9000000 calls are more than the timeline reads") !=
+            std::string::npos);
+    }
+  }
+
   // compare --html: the same program with more exchanges per step.
   const auto dir_b = scratch_dir("html_trace_b");
   REQUIRE(run_mpi(2, example("loop_nest"), {"--outer", "9", "--inner", "12"},
