@@ -171,9 +171,14 @@ std::string render_summary_text(const SummarySet& set, const TextOptions& option
     render_group(set, group, numbers, options.detail, out);
     shown = true;
   }
-  if (!shown)
+  if (!shown) {
     out += "\n(no summary" +
-           (options.rank ? " for rank " + std::to_string(*options.rank) : std::string()) + ")\n";
+           (options.rank ? " for rank " + std::to_string(*options.rank) : std::string()) +
+           (options.rank && set.omitted.groups > 0
+                ? ": its class may be one of the " + with_commas(set.omitted.groups) + " not listed"
+                : std::string()) +
+           ")\n";
+  }
   if (set.omitted.groups > 0 && !options.rank) {
     out += "\n... " + with_commas(set.omitted.groups) + " more rank classes (" +
            with_commas(set.omitted.ranks) + " ranks, " + with_commas(set.omitted.events) +

@@ -306,6 +306,9 @@ TEST_CASE("a set lists the rank classes with the most ranks and counts the other
   CHECK(all.omitted.events == omitted_events);
   const std::string text = render_summary_text(all, {});
   CHECK(text.find("15 more rank classes (15 ranks") != std::string::npos);
+  CHECK(render_summary_text(all, {Detail::low, 39}).find("one of the 15 not listed") !=
+        std::string::npos);
+  CHECK(render_summary_text(all, {Detail::low, 24}).find("## rank 24:") != std::string::npos);
   const auto back = decode_summary_set(encode_summary_set(all));
   REQUIRE(back);
   CHECK(back->omitted.events == omitted_events);
