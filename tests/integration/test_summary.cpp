@@ -30,7 +30,66 @@ bool has_leaf(const nlohmann::json& tree, const std::string& function, const std
   return has_leaf(tree["left"], function, kind) || has_leaf(tree["right"], function, kind);
 }
 
+// Calls of `function` a summary tree stands for: leaves times their loops'
+// iterations, and what folds name.
+std::uint64_t calls_in(const nlohmann::json& tree, const std::string& function) {
+  const std::string type = tree["type"];
+  if (type == "leaf") return tree["kind"] == "call" && tree["function"] == function ? 1 : 0;
+  if (type == "loop")
+    return tree["iterations"].get<std::uint64_t>() * calls_in(tree["body"], function);
+  if (type == "pair") return calls_in(tree["left"], function) + calls_in(tree["right"], function);
+  std::uint64_t named = 0;
+  for (const auto& c : tree["top_calls"]) {
+    if (c["function"] == function) named += c["count"].get<std::uint64_t>();
+  }
+  return named;
+}
+
 }  // namespace
+
+TEST_CASE("summary: irregular polls fold within the budget, every call still counted", "[mpi]") {
+  // Each rank polls 1 to 40 times (its own pseudo-random sequence) before each of
+  // 4,000 exchanges: no few loops describe that. The program counts its calls.
+  const auto dir = scratch_dir("summary_irregular");
+  const auto r = run_mpi(2, program("irregular_polls"), {"--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const auto doc = nlohmann::json::parse(read_text(dir + "/profile.json"));
+  REQUIRE(doc.contains("summary"));
+  const auto& groups = doc["summary"]["groups"];
+  REQUIRE(groups.size() == 2);  // the ranks poll differently
+  std::size_t folds = 0;
+  for (const auto& group : groups) {
+    REQUIRE(group["ranks"].size() == 1);
+    const int rank = group["ranks"][0];
+    std::uint64_t iprobes = 0, sendrecvs = 0, events = 0;
+    for (const auto& element : group["sequence"]) {
+      const auto& tree = element["tree"];
+      folds += tree["type"] == "fold";
+      iprobes += calls_in(tree, "MPI_Iprobe");
+      sendrecvs += calls_in(tree, "MPI_Sendrecv");
+      if (tree["type"] == "fold") events += tree["events"].get<std::uint64_t>();
+    }
+    INFO("rank " << rank);
+    CHECK(group["omitted_elements"] == 0);
+    CHECK(group["dropped_events"] == 0);
+    CHECK(iprobes == truth["iprobes"][rank].get<std::uint64_t>());
+    CHECK(sendrecvs == truth["sendrecvs"][rank].get<std::uint64_t>());
+    CHECK(events <= group["events"].get<std::uint64_t>());
+  }
+  CHECK(folds >= 2);
+  // Bounded: 2,048 printed nodes a group, about 0.6 MB of JSON.
+  CHECK(doc["summary"].dump().size() < 2 * 700'000);
+  const std::string text = read_text(dir + "/summary.txt");
+  CHECK(std::count(text.begin(), text.end(), '\n') < 2 * 2048 + 40);
+  CHECK(text.find("{irregular: ") != std::string::npos);
+  // mpidle summary and the HTML report read it back.
+  const auto shown = run({MPIDLE_BIN, "summary", dir});
+  CHECK(shown.status == 0);
+  CHECK(shown.out.find("{irregular: ") != std::string::npos);
+  CHECK(run({MPIDLE_BIN, "report", dir, "--html", dir + "/report.html"}).status == 0);
+}
 
 TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
   const auto dir = scratch_dir("summary_loop_nest");
