@@ -1,6 +1,7 @@
 // Compression throughput and summary size (compress/): symbols per second on 10^7
-// symbols of a regular loop nest and of random symbols, and the summary's size
-// for one fixed loop body at 10^3 … 10^7 iterations. Prints JSON.
+// symbols of a regular loop nest and of random symbols, the summary's size for one
+// fixed loop body at 10^3 … 10^7 iterations, and a rank that polls irregularly
+// (10^8 events) summarized as the profiler does, folds and all. Prints JSON.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +11,9 @@
 #include <vector>
 
 #include "compress/summary.hpp"
+#include "compress/summary_json.hpp"
+#include "compress/summary_text.hpp"
+#include "compress/trace_symbols.hpp"
 
 using namespace mpidle::compress;
 
@@ -53,6 +57,51 @@ Result run(std::size_t symbols, Next next, CompressorLimits limits = {}) {
           c.peak_memory_bytes(), s.events};
 }
 
+// HPC Challenge's RandomAccess as a tracer sees it: post a receive, test for it
+// with MPI_Testany until it completes (geometrically many times, mean 100), send
+// an update. Returns the summary's figures as JSON.
+std::string irregular_polling(std::uint64_t events) {
+  const std::vector<std::string> functions = {"MPI_Irecv", "MPI_Testany", "MPI_Isend"};
+  std::vector<mpidle::model::Callsite> callsites(3);
+  for (std::uint64_t i = 0; i < 3; ++i) callsites[i].frames.push_back({"ra", 16 * i, "", "", 0});
+  std::mt19937_64 rng(5);
+  std::geometric_distribution<int> polls(0.01);
+  RankSummarizer summarizer(0, SymbolOptions{});
+  mpidle::model::TraceRecord r;
+  std::int64_t t = 0;
+  std::uint64_t calls = 0;
+  const std::uint64_t total = events / 2;  // a burst and a call each
+  auto call = [&](std::uint32_t function) {
+    if (calls++ >= total) return;
+    r.function = function;
+    r.callsite = function;
+    t += 100 + static_cast<std::int64_t>(rng() % 64);
+    r.enter_ns = t;
+    t += 40;
+    r.exit_ns = t;
+    summarizer.add(r);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  while (calls < total) {
+    call(0);
+    for (int p = polls(rng) + 1; p > 0; --p) call(1);
+    call(2);
+  }
+  const SummarySet set = summarizer.finish(functions, callsites);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string text = render_summary_text(set, {});
+  const auto& s = set.groups.at(0).summary;
+  std::size_t folds = 0;
+  for (const auto& e : s.sequence) folds += s.nodes[e.node].kind == NodeKind::fold;
+  return "{\"events\": " + std::to_string(s.events) + ", \"events_per_s\": " +
+         std::to_string(static_cast<long long>(static_cast<double>(s.events) / seconds)) +
+         ", \"elements\": " + std::to_string(s.sequence.size()) +
+         ", \"folds\": " + std::to_string(folds) +
+         ", \"json_bytes\": " + std::to_string(summary_to_json(set).dump().size()) +
+         ", \"text_lines\": " + std::to_string(std::count(text.begin(), text.end(), '\n')) + "}";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,10 +140,11 @@ int main(int argc, char** argv) {
       "{\"symbols\": %zu, \"regular_symbols_per_s\": %.0f, \"regular_peak_bytes\": %zu, "
       "\"regular_nodes\": %zu, \"random_symbols_per_s\": %.0f, \"random_peak_bytes\": %zu, "
       "\"random_elements\": %zu, \"random_kept_with_default_limits\": %llu, "
-      "\"random_peak_bytes_with_default_limits\": %zu, \"size_by_iterations\": [%s]}\n",
+      "\"random_peak_bytes_with_default_limits\": %zu, \"size_by_iterations\": [%s], "
+      "\"irregular_polling\": %s}\n",
       symbols, regular_rates[regular_rates.size() / 2], regular.peak_bytes, regular.nodes,
       static_cast<double>(symbols) / random.seconds, random.peak_bytes, random.elements,
       static_cast<unsigned long long>(random_limited.kept), random_limited.peak_bytes,
-      sizes.c_str());
+      sizes.c_str(), irregular_polling(100'000'000).c_str());
   return 0;
 }

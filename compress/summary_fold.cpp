@@ -83,7 +83,12 @@ std::vector<bool> elements_kept(const Summary& s, const NodeSizes& sizes, std::s
   for (const std::size_t e : order) {
     const std::uint32_t node = s.sequence[e].node;
     const std::size_t cost = sizes.printed[node];
-    if (sizes.events[node] < share || used + cost + count + 2 > budget) continue;
+    // A fold already (the rest past the compressor's limits) joins the stretch
+    // beside it rather than stand as a fold next to a fold.
+    if (s.nodes[node].kind == NodeKind::fold || sizes.events[node] < share ||
+        used + cost + count + 2 > budget) {
+      continue;
+    }
     kept[e] = true;
     used += cost;
     ++count;

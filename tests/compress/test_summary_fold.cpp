@@ -32,6 +32,17 @@ std::size_t printed_nodes(const Summary& s) {
   return total;
 }
 
+// Two folds side by side would be one stretch printed as two.
+bool folds_apart(const Summary& s) {
+  for (std::size_t e = 1; e < s.sequence.size(); ++e) {
+    if (s.nodes[s.sequence[e - 1].node].kind == NodeKind::fold &&
+        s.nodes[s.sequence[e].node].kind == NodeKind::fold) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::size_t folds_in(const Summary& s) {
   std::size_t folds = 0;
   for (const auto& e : s.sequence) folds += s.nodes[e.node].kind == NodeKind::fold;
@@ -138,6 +149,7 @@ TEST_CASE("an irregular polling trace of 10^8 events folds within the budget") {
   CHECK(s.events == kEvents);
   // Folded, and within the budget.
   CHECK(folds_in(s) > 0);
+  CHECK(folds_apart(s));
   CHECK(printed_nodes(s) <= kFoldBudget);
   // Nothing lost: the top level still stands for every summarized event, half of
   // them calls, and for their whole time.
@@ -210,6 +222,7 @@ TEST_CASE("a loop amid irregular calls is kept whole, the stretches around it fo
   fold_summary(s, set.terminals, 40);
   CHECK(printed_nodes(s) <= 40);
   CHECK(folds_in(s) >= 2);
+  CHECK(folds_apart(s));
   const auto [calls, events] = calls_and_events(set, s);
   CHECK(events == stream.size());
   CHECK(calls == stream_calls);
