@@ -161,21 +161,11 @@ class Renumbering {
         stack.push_back({old.a, false});
         continue;
       }
+      // (Kept elements are never folds: a fold has no parent, and elements_kept
+      // does not keep one.)
       SummaryNode copy = old;
       if (has_children) copy.a = m_index[old.a];
       if (old.kind == NodeKind::pair) copy.b = m_index[old.b];
-      if (old.kind == NodeKind::fold) {
-        // A fold kept from an earlier folding: still one node per (events, calls).
-        auto [it, added] = m_folds.try_emplace(FoldKey{old.events, old.calls, old.top_calls},
-                                               static_cast<std::uint32_t>(m_to.size()));
-        m_index[n] = it->second;
-        if (added) {
-          m_to.push_back(copy);
-        } else {
-          m_to[it->second].timing.merge(old.timing);
-        }
-        continue;
-      }
       m_index[n] = static_cast<std::uint32_t>(m_to.size());
       m_to.push_back(copy);
     }
