@@ -99,6 +99,12 @@ struct Outgoing {
   std::uint64_t number = 0;  // k
 };
 
+// The parent of node i > 0 in a binomial tree numbered from 0: i without its
+// lowest set bit.
+inline std::size_t binomial_parent(std::size_t i) {
+  return i & (i - 1);
+}
+
 // A communicator's tree over its members: numbered in scan order where the
 // members' scans give one, else by world rank, in blocks of 2^⌈L/2⌉ numbers (L =
 // ⌈log2 P⌉), each numbered at its own process, so that no process numbers more
@@ -106,12 +112,6 @@ struct Outgoing {
 // blocks' first members make a binomial tree of their own, in block order. Node
 // i's children come after it, each subtree a contiguous range of the numbering,
 // and a member is at most L levels below the top.
-// The parent of node i > 0 in a binomial tree numbered from 0: i without its
-// lowest set bit.
-inline std::size_t binomial_parent(std::size_t i) {
-  return i & (i - 1);
-}
-
 struct CommTree {
   std::int32_t index = 0, size = 0;  // index: block × block size + place in the block
   bool top = true;
