@@ -134,10 +134,7 @@ std::vector<FoldCall> calls_of(const Summary& s, const std::vector<Terminal>& te
   }
   std::vector<FoldCall> calls;
   for (const auto& [terminal, n] : count) calls.push_back({terminal, n});
-  std::stable_sort(calls.begin(), calls.end(),
-                   [](const FoldCall& x, const FoldCall& y) { return x.count > y.count; });
-  if (calls.size() > kFoldCallsListed) calls.resize(kFoldCallsListed);
-  return calls;
+  return most_frequent_calls(std::move(calls));
 }
 
 // Copies the nodes of the kept elements and the folds into a new list in
@@ -231,6 +228,13 @@ void fold_summary(Summary& summary, const std::vector<Terminal>& terminals, std:
   close_fold(summary.sequence.size());
   summary.nodes = std::move(nodes);
   summary.sequence = std::move(sequence);
+}
+
+std::vector<FoldCall> most_frequent_calls(std::vector<FoldCall> calls) {
+  std::stable_sort(calls.begin(), calls.end(),
+                   [](const FoldCall& x, const FoldCall& y) { return x.count > y.count; });
+  if (calls.size() > kFoldCallsListed) calls.resize(kFoldCallsListed);
+  return calls;
 }
 
 void fold_summaries(SummarySet& set, std::size_t budget) {

@@ -25,4 +25,8 @@ void fold_summary(Summary& summary, const std::vector<Terminal>& terminals,
 // Every group of `set`.
 void fold_summaries(SummarySet& set, std::size_t budget = kFoldBudget);
 
+// A fold's top_calls from its call counts: the kFoldCallsListed most frequent,
+// most frequent first (ties in terminal order).
+std::vector<FoldCall> most_frequent_calls(std::vector<FoldCall> calls);
+
 }  // namespace mpidle::compress

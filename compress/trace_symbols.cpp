@@ -79,12 +79,11 @@ SummarySet RankSummarizer::finish(const std::vector<std::string>& functions,
 void RankSummarizer::append_tail(Summary& summary) {
   SummaryNode fold = m_tail;
   fold.kind = NodeKind::fold;
+  std::vector<FoldCall> calls;
   for (std::uint32_t t = 0; t < m_tail_calls.size(); ++t) {
-    if (m_tail_calls[t] > 0) fold.top_calls.push_back({t, m_tail_calls[t]});
+    if (m_tail_calls[t] > 0) calls.push_back({t, m_tail_calls[t]});
   }
-  std::stable_sort(fold.top_calls.begin(), fold.top_calls.end(),
-                   [](const FoldCall& x, const FoldCall& y) { return x.count > y.count; });
-  if (fold.top_calls.size() > kFoldCallsListed) fold.top_calls.resize(kFoldCallsListed);
+  fold.top_calls = most_frequent_calls(std::move(calls));
   fold.timing.add(m_tail_ns);
   summary.sequence.push_back({static_cast<std::uint32_t>(summary.nodes.size()), m_tail_ns});
   summary.nodes.push_back(std::move(fold));
