@@ -130,8 +130,8 @@ class BasicByteReader {
     s.resize(n);
     return m_source.read(s.data(), n);
   }
-  template <typename T>
-  bool get_array(std::vector<T>& out) {
+  template <typename T, typename Allocator>
+  bool get_array(std::vector<T, Allocator>& out) {
     static_assert(std::is_trivially_copyable_v<T>);
     std::uint64_t n = 0;
     if (!get(n) || !can_hold(n, sizeof(T))) return false;

@@ -163,6 +163,7 @@ Profile parse_profile(const json& doc) {
     row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
     row.untimed_calls = f.get_or<std::uint64_t>("untimed_calls", 0);
     row.finalize_memory_bytes = f.get_or<std::uint64_t>("finalize_memory_bytes", 0);
+    row.finalize_anonymous_bytes = f.get_or<std::uint64_t>("finalize_anonymous_bytes", 0);
     row.estimates = parse_estimates(f);
     return row;
   });
@@ -241,6 +242,7 @@ Profile parse_profile(const json& doc) {
     }
     t.spills = f.get<std::uint64_t>("spills");
     t.lost_records = f.get_or<std::uint64_t>("lost_records", 0);
+    t.out_of_core_ranks = f.get_or<std::uint64_t>("out_of_core_ranks", 0);
     Fields papi(f.at("papi"), "trace.papi");
     for (const auto& e : papi.array("events"))
       t.papi_events.push_back(e.is_string() ? e.get<std::string>() : "");

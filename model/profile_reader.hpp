@@ -59,6 +59,7 @@ struct RankRow {
   std::uint64_t untracked_requests = 0;
   std::uint64_t untimed_calls = 0;
   std::uint64_t finalize_memory_bytes = 0;
+  std::uint64_t finalize_anonymous_bytes = 0;  // its part in anonymous memory
   WaitColumns estimates{};
 };
 
@@ -120,7 +121,8 @@ struct TraceSection {
   std::uint64_t events = 0;
   std::vector<std::uint64_t> events_by_rank;
   std::uint64_t spills = 0;
-  std::uint64_t lost_records = 0;  // records no spill file could keep
+  std::uint64_t lost_records = 0;       // records no spill file could keep
+  std::uint64_t out_of_core_ranks = 0;  // ranks whose finalize kept its arrays in files
   std::vector<std::string> papi_events;
   bool papi_available = false;
   std::string papi_reason;

@@ -69,8 +69,9 @@ struct RankSummary : WaitEstimates {
   // What the trace finalize added at its peak, included in memory_bytes; set on
   // rank 0 after the trace finalize, so never encoded between ranks.
   std::uint64_t finalize_memory_bytes = 0;
-  std::vector<CallsiteShare> shares;  // sorted by (callsite, function)
-  std::vector<LocalMinimum> minima;   // bounded by the rank's table, not by P
+  std::uint64_t finalize_anonymous_bytes = 0;  // its part in anonymous memory (the same)
+  std::vector<CallsiteShare> shares;           // sorted by (callsite, function)
+  std::vector<LocalMinimum> minima;            // bounded by the rank's table, not by P
 };
 
 struct FunctionTotals : WaitEstimates {

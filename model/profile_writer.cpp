@@ -136,6 +136,10 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
                 {"untracked_requests", rank.untracked_requests},
                 {"untimed_calls", rank.untimed_calls},
                 {"finalize_memory_bytes", rank.finalize_memory_bytes}};
+    // Trace mode only; left out at 0 so that a profile-mode row stays as small as it was.
+    if (rank.finalize_anonymous_bytes > 0) {
+      row["finalize_anonymous_bytes"] = rank.finalize_anonymous_bytes;
+    }
     put_estimates(row, rank, run.wait_estimate);
     ranks.push_back(std::move(row));
   }

@@ -25,11 +25,9 @@ class In {
     if (!m_reader.get(v)) truncated();
     return v;
   }
-  template <typename T>
-  std::vector<T> get_array() {
-    std::vector<T> v;
+  template <typename T, typename Allocator>
+  void get_array(std::vector<T, Allocator>& v) {
     if (!m_reader.get_array(v)) truncated();
-    return v;
   }
   template <typename T>
   void skip_array() {
@@ -145,9 +143,9 @@ Trace read(std::istream& stream, const std::string& name, const RankSelection* k
       in.skip_array<std::int64_t>();
       continue;
     }
-    r.records = in.get_array<TraceRecord>();
-    r.synced = in.get_array<std::int64_t>();
-    r.counters = in.get_array<std::int64_t>();
+    in.get_array(r.records);
+    in.get_array(r.synced);
+    in.get_array(r.counters);
     try {
       check_rank_trace(t, r);
     } catch (const TraceError& e) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "large_array.hpp"
 #include "profile_tables.hpp"
 #include "trace_events.hpp"
 
@@ -39,11 +40,12 @@ struct RankTrace {
   ClockMeasurement final;
   std::uint64_t spilled_chunks = 0;  // chunks that went through the spill file
   std::uint64_t lost_records = 0;    // records that could not be kept (spill failed)
-  std::vector<TraceRecord> records;  // raw local timestamps
-  std::vector<std::int64_t> synced;  // 2 per record (enter, exit); empty before sync
+  // The per-record arrays may be file-backed (large_array.hpp) in a finalize out of core.
+  LargeArray<TraceRecord> records;  // raw local timestamps
+  LargeArray<std::int64_t> synced;  // 2 per record (enter, exit); empty before sync
   // PAPI counts of the compute burst before each record (Trace::counter_names
   // values per record, −1 where unknown); empty without counters.
-  std::vector<std::int64_t> counters;
+  LargeArray<std::int64_t> counters;
 };
 
 struct Trace {

@@ -66,8 +66,7 @@ ThreadState* Context::create_thread_state() {
     std::lock_guard lock(m_threads_mutex);
     std::unique_ptr<TraceBuffer> trace;
     if (m_config.trace) {
-      // Spills go to the run directory when it is known, else to the temp dir.
-      const std::string dir = m_config.output.empty() ? "/tmp" : m_config.output;
+      const std::string dir = spill_directory();
       trace = std::make_unique<TraceBuffer>(static_cast<std::size_t>(m_config.trace_mem_mib),
                                             dir + "/spill-rank" + std::to_string(m_rank) +
                                                 "-thread" + std::to_string(m_threads_made) + "-" +

@@ -40,6 +40,9 @@ class Context {
   static std::unique_ptr<Context> uninstall();
 
   const model::Settings& config() const { return m_config; }
+  // Where trace chunks spill and an out-of-core finalize keeps its arrays: the run
+  // directory when it is known, else the temp dir.
+  std::string spill_directory() const { return m_config.output.empty() ? "/tmp" : m_config.output; }
   int rank() const { return m_rank; }
   int size() const { return m_size; }
   MPI_Comm own_comm() const { return m_own.comm(); }

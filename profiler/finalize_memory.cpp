@@ -20,6 +20,19 @@ std::uint64_t resident_bytes() {
   return read && page > 0 ? resident * static_cast<std::uint64_t>(page) : 0;
 }
 
+// Resident anonymous bytes now (RssAnon in /proc/self/status, in KiB); 0 when unreadable.
+std::uint64_t anonymous_bytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::sscanf(line, "RssAnon: %llu", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return static_cast<std::uint64_t>(kib) * 1024;
+}
+
 // The process' peak resident bytes so far (Linux reports KiB).
 std::uint64_t high_water_bytes() {
   rusage usage{};
@@ -32,10 +45,18 @@ std::uint64_t high_water_bytes() {
 FinalizeMemory::FinalizeMemory()
     : m_start_rss(resident_bytes()),
       m_start_high_water(high_water_bytes()),
-      m_largest_rss(m_start_rss) {}
+      m_largest_rss(m_start_rss),
+      m_start_anonymous(anonymous_bytes()),
+      m_largest_anonymous(m_start_anonymous) {}
 
 void FinalizeMemory::sample() {
   m_largest_rss = std::max(m_largest_rss, resident_bytes());
+  m_largest_anonymous = std::max(m_largest_anonymous, anonymous_bytes());
+}
+
+std::uint64_t FinalizeMemory::peak_added_anonymous_bytes() {
+  sample();
+  return m_largest_anonymous > m_start_anonymous ? m_largest_anonymous - m_start_anonymous : 0;
 }
 
 std::uint64_t FinalizeMemory::peak_added_bytes() {

@@ -16,9 +16,14 @@ class FinalizeMemory {
   FinalizeMemory();  // the start of the finalize
   void sample();     // between stages: not on any per-call path
   std::uint64_t peak_added_bytes();
+  // The part of it in anonymous memory (RssAnon), which the kernel cannot reclaim
+  // without swap; an out-of-core finalize keeps its trace in file pages instead.
+  // Sampled only: the arrays that matter live across stages.
+  std::uint64_t peak_added_anonymous_bytes();
 
  private:
   std::uint64_t m_start_rss = 0, m_start_high_water = 0, m_largest_rss = 0;
+  std::uint64_t m_start_anonymous = 0, m_largest_anonymous = 0;
 };
 
 }  // namespace mpidle::profiler

@@ -51,10 +51,44 @@ std::optional<model::Trace> decode_tables(const std::vector<std::byte>& bytes) {
   }
 }
 
+// A rank whose records exceed its memory cap (MPIDLE_TRACE_MEM) finalizes out of
+// core: from here to the end of the finalize its per-record arrays (records,
+// synchronized and corrected times, counters) are files mapped shared in the spill
+// directory, which the kernel pages in and out as the replay walks them.
+class OutOfCoreFinalize {
+ public:
+  static constexpr std::size_t kMinFileBytes = std::size_t{1} << 20;
+  explicit OutOfCoreFinalize(Context& context) {
+    const std::uint64_t bytes = buffered_trace_records(context) * sizeof(model::TraceRecord);
+    if (bytes <= static_cast<std::uint64_t>(context.config().trace_mem_mib) << 20) return;
+    m_failures_before = model::large_array_stats().failures;
+    model::back_large_arrays_by_files(context.spill_directory(), kMinFileBytes);
+    m_on = true;
+  }
+  ~OutOfCoreFinalize() {
+    if (m_on) model::back_large_arrays_by_files("", 0);
+  }
+  OutOfCoreFinalize(const OutOfCoreFinalize&) = delete;
+  OutOfCoreFinalize& operator=(const OutOfCoreFinalize&) = delete;
+  bool on() const { return m_on; }
+  // Once, after the arrays are made: whether some fell back to memory, and why.
+  void warn_of_failures() const {
+    const auto stats = model::large_array_stats();
+    if (m_on && stats.failures > m_failures_before) {
+      warn("trace: this rank's finalize could not go out of core (" + stats.last_failure +
+           "); it holds its trace in memory");
+    }
+  }
+
+ private:
+  bool m_on = false;
+  std::uint64_t m_failures_before = 0;
+};
+
 // This rank's records, out of its buffers, and its tables.
 model::Trace own_trace(Context& context, const model::ClockMeasurement& final) {
-  std::vector<model::TraceRecord> records;
-  std::vector<std::int64_t> counters;
+  model::LargeArray<model::TraceRecord> records;
+  model::LargeArray<std::int64_t> counters;
   records.reserve(buffered_trace_records(context));
   model::Trace trace = stream_rank_trace(
       context, final,
@@ -154,6 +188,7 @@ struct RankFacts {
   std::int32_t unused = 0;
   model::ClockMeasurement init, final;
   std::uint64_t spilled_chunks = 0, lost_records = 0, events = 0, finalize_memory_bytes = 0;
+  std::uint64_t finalize_anonymous_bytes = 0, out_of_core = 0;
 };
 
 nlohmann::json sections_of(const std::vector<RankFacts>& facts,
@@ -168,7 +203,7 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
   sync::TraceSyncResult result = replayed;
   result.models.clear();
   std::vector<std::uint64_t> per_rank;
-  std::uint64_t events = 0, spills = 0, lost = 0;
+  std::uint64_t events = 0, spills = 0, lost = 0, out_of_core = 0;
   for (const auto& f : facts) {
     auto& r = headers.ranks.emplace_back();
     r.rank = f.rank;
@@ -180,6 +215,7 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
     events += f.events;
     spills += f.spilled_chunks;
     lost += f.lost_records;
+    out_of_core += f.out_of_core;
   }
   nlohmann::json papi_json = {
       {"events", papi.events},
@@ -204,6 +240,7 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
             {"events_by_rank", per_rank},
             {"spills", spills},
             {"lost_records", lost},
+            {"out_of_core_ranks", out_of_core},
             {"papi", std::move(papi_json)}}},
           {"sync", sync::sync_section(headers, result)}};
 }
@@ -221,11 +258,13 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
 
   // Everything up to the replay is this rank's own work, or collective steps that
   // cannot fail halfway; the ranks agree on going on before the replay.
+  const OutOfCoreFinalize out_of_core(context);
   model::Trace mine;
   model::Trace tables;
   std::string failure;
   try {
     mine = own_trace(context, final);
+    out_of_core.warn_of_failures();
     memory.sample();
     tables = common_tables(context, mine);
   } catch (const std::exception& e) {
@@ -299,6 +338,8 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   facts.lost_records = own.lost_records;
   for (const auto& rec : own.records) facts.events += rec.extra == 0;
   facts.finalize_memory_bytes = memory.peak_added_bytes();
+  facts.finalize_anonymous_bytes = memory.peak_added_anonymous_bytes();
+  facts.out_of_core = out_of_core.on();
   std::vector<RankFacts> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
   PMPI_Gather(&facts, sizeof facts, MPI_BYTE, all.data(), sizeof facts, MPI_BYTE, 0, comm);
   const std::size_t k = tables.counter_names.size();
@@ -334,6 +375,9 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
     if (r >= finished.finalize_memory_by_rank.size())
       finished.finalize_memory_by_rank.resize(r + 1);
     finished.finalize_memory_by_rank[r] = f.finalize_memory_bytes;
+    if (r >= finished.finalize_anonymous_by_rank.size())
+      finished.finalize_anonymous_by_rank.resize(r + 1);
+    finished.finalize_anonymous_by_rank[r] = f.finalize_anonymous_bytes;
   }
   return finished;
 }

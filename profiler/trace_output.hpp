@@ -39,6 +39,7 @@ struct FinishedTrace {
   analysis::WaitStates waits;  // the whole run's
   // What each rank's finalize added to its memory at its peak, by rank.
   std::vector<std::uint64_t> finalize_memory_by_rank;
+  std::vector<std::uint64_t> finalize_anonymous_by_rank;  // the part in anonymous memory
 };
 
 // Collective over the profiler's communicator. `dir`: the run directory, the same

@@ -293,7 +293,8 @@ class Exporter {
 
   // A Sendrecv's record counts the bytes of both halves (as its profile entry); its
   // send half follows as a further record with the bytes sent.
-  static std::uint64_t received_bytes(const std::vector<TraceRecord>& records, std::size_t k) {
+  static std::uint64_t received_bytes(const model::LargeArray<TraceRecord>& records,
+                                      std::size_t k) {
     const TraceRecord& r = records[k];
     if (k + 1 < records.size() && records[k + 1].extra != 0 &&
         records[k + 1].role == TraceRole::send) {

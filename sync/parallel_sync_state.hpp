@@ -126,7 +126,7 @@ struct RankState {
   OffsetModel model;  // interpolation to rank 0's timeline, applied as needed
   // Corrected times; forward jumps (event, size; only those > 0); how late each
   // cause with effects on other ranks may become (the backward replay's).
-  std::vector<std::int64_t> lc;
+  model::LargeArray<std::int64_t> lc;  // file-backed in a finalize out of core
   std::vector<std::pair<std::uint64_t, std::int64_t>> jumps;
   std::vector<std::uint64_t> bounded;  // events with effects elsewhere, ascending
   std::vector<std::int64_t> latest;    // by `bounded`

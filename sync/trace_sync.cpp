@@ -212,7 +212,9 @@ TraceSyncResult synchronize_trace_once(model::Trace& trace, const ClcParams& par
     note_collective_gaps(c, times, result.min_gap_corrected_ns);
   }
   result.clc = synchronize(graph, times, params);
-  for (std::size_t r = 0; r < trace.ranks.size(); ++r) trace.ranks[r].synced = std::move(times[r]);
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
+    trace.ranks[r].synced.assign(times[r].begin(), times[r].end());
+  }
   return result;
 }
 

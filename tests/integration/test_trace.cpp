@@ -24,7 +24,7 @@ std::uint64_t main_records(const model::RankTrace& r) {
 // statistics the profiler wrote.
 std::uint64_t violations_in_synced(const model::Trace& t) {
   sync::RankTimes synced;
-  for (const auto& r : t.ranks) synced.push_back(r.synced);
+  for (const auto& r : t.ranks) synced.emplace_back(r.synced.begin(), r.synced.end());
   return sync::count_violations(sync::build_event_graph(t), synced);
 }
 }  // namespace
@@ -182,8 +182,12 @@ TEST_CASE("trace: at finalize each rank holds its own trace only, rank 0 too", "
   // grew by twice that when it merged every rank's trace), and rank 1 by its own
   // records and their corrected times (80 bytes a record, some slack for the
   // allocator), never by anyone else's. Peaks read by the program after MPI_Finalize.
+  // Past its cap rank 1 finalizes out of core: those arrays are files mapped shared,
+  // resident as file pages the kernel may reclaim, not anonymous memory; the same
+  // run under a cap above its trace holds them in anonymous memory.
   const auto small_dir = scratch_dir("trace_cap_small");
   const auto big_dir = scratch_dir("trace_cap_big");
+  const auto in_core_dir = scratch_dir("trace_cap_in_core");
   const std::map<std::string, std::string> env{{"MPIDLE_TRACE", "1"}, {"MPIDLE_TRACE_MEM", "4"}};
   auto with_output = [&](const std::string& dir) {
     auto e = env;
@@ -232,6 +236,22 @@ TEST_CASE("trace: at finalize each rank holds its own trace only, rank 0 too", "
   CHECK(finalize_kib >= rank1_growth - 4 * 1024);
   CHECK(finalize_kib <= rank1_growth + rank1_growth / 4 + 4 * 1024);
   CHECK(p.ranks.at(1).memory_bytes > p.ranks.at(1).finalize_memory_bytes);
+  // Out of core: rank 1 only, its arrays in file pages.
+  CHECK(p.trace->out_of_core_ranks == 1);
+  const long anonymous_kib = static_cast<long>(p.ranks.at(1).finalize_anonymous_bytes / 1024);
+  INFO("of which " << anonymous_kib << " KiB anonymous");
+  CHECK(anonymous_kib < trace_kib / 8);
+  CHECK(big.err.find("could not go out of core") == std::string::npos);
+  // In core, for contrast: at least the corrected times (16 bytes a record) anonymous.
+  auto in_core_env = with_output(in_core_dir);
+  in_core_env["MPIDLE_TRACE_MEM"] = "1024";
+  const auto in_core = run_mpi(2, program("many_calls"), {"1000000", "peak", "last"}, in_core_env);
+  REQUIRE(in_core.status == 0);
+  const auto q = model::read_profile(in_core_dir);
+  REQUIRE(q.trace);
+  CHECK(q.trace->out_of_core_ranks == 0);
+  INFO("in core: " << q.ranks.at(1).finalize_anonymous_bytes / 1024 << " KiB anonymous");
+  CHECK(static_cast<long>(q.ranks.at(1).finalize_anonymous_bytes / 1024) >= trace_kib / 4);
   // The whole trace is in the file all the same, synchronized.
   const auto t = model::read_trace(std::filesystem::path(big_dir) / "trace.mpidle");
   REQUIRE(t.ranks.size() == 2);

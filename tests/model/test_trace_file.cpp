@@ -56,7 +56,7 @@ TEST_CASE("a trace survives write and read unchanged", "[model]") {
   CHECK(t.ranks[1].records[0].role == TraceRole::recv);
   CHECK(t.ranks[1].records[0].exit_ns == 201);
   CHECK(t.ranks[0].synced.empty());
-  CHECK(t.ranks[1].synced == std::vector<std::int64_t>{150, 260});
+  CHECK(t.ranks[1].synced == LargeArray<std::int64_t>{150, 260});
 }
 
 TEST_CASE("missing, foreign, truncated or malformed traces are refused", "[model]") {
@@ -175,7 +175,7 @@ TEST_CASE("a trace is its head and its ranks' sections, and some ranks can be re
   CHECK(second.ranks[1].final.offset_ns == 1100);
   REQUIRE(second.ranks[1].records.size() == 1);
   CHECK(second.ranks[1].records[0].exit_ns == 201);
-  CHECK(second.ranks[1].synced == std::vector<std::int64_t>{150, 260});
+  CHECK(second.ranks[1].synced == LargeArray<std::int64_t>{150, 260});
   fs::resize_file(file, fs::file_size(file) - 3);
   CHECK_THROWS_AS(read_trace_ranks(file, [](std::size_t, std::size_t) { return false; }),
                   TraceError);

@@ -67,8 +67,9 @@ sync::TraceSyncResult synchronized(model::Trace& t) {
   return sequential;
 }
 
-std::vector<std::int64_t> raw_times(const model::RankTrace& r) {
-  return sync::raw_rank_times(r);
+model::LargeArray<std::int64_t> raw_times(const model::RankTrace& r) {
+  const auto times = sync::raw_rank_times(r);
+  return {times.begin(), times.end()};
 }
 
 }  // namespace

@@ -139,7 +139,7 @@ TEST_CASE("synchronizing a trace applies the measured offsets first", "[sync]") 
   const auto result = sync::synchronize_trace(t, sync::ClcParams{.min_latency_ns = -1});
   CHECK(result.clc.violations_before == 0);
   CHECK(result.clc.events_moved == 0);
-  CHECK(t.ranks[1].synced == std::vector<std::int64_t>{90'000, 105'000});
+  CHECK(t.ranks[1].synced == model::LargeArray<std::int64_t>{90'000, 105'000});
 }
 
 TEST_CASE("a Sendrecv exchange is no cycle: its send half happens at the call's enter", "[sync]") {

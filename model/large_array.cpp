@@ -1,0 +1,154 @@
+#include "large_array.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+namespace mpidle::model {
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+struct FileBacking {
+  std::mutex mutex;
+  std::string directory;
+  std::size_t min_bytes = 0;
+  std::map<const void*, std::size_t> mapped;  // block → mapped length
+  LargeArrayStats stats;
+};
+
+FileBacking& backing() {
+  static auto* b = new FileBacking;  // never destroyed: arrays may outlive static destructors
+  return *b;
+}
+
+// Blocks mapped now: frees of ordinary blocks skip the lock while it is 0.
+std::atomic<std::uint64_t> g_mapped_blocks{0};
+std::atomic<bool> g_backing_on{false};
+
+std::size_t page_rounded(std::size_t bytes) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+// A file of `length` bytes nobody else can open: O_TMPFILE where the file system
+// has it, else a named file unlinked at once.
+int unlinked_file(const std::string& directory, std::string& why) {
+  int fd = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  std::string name = directory + "/mpidle-array-XXXXXX";
+  fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) {
+    why = "cannot create a file in " + directory + ": " + std::strerror(errno);
+    return -1;
+  }
+  ::unlink(name.c_str());
+  return fd;
+}
+
+// The block as a shared mapping of a new file; nullptr (and `why`) when it cannot be.
+void* map_file_block(const std::string& directory, std::size_t length, std::string& why) {
+  const int fd = unlinked_file(directory, why);
+  if (fd < 0) return nullptr;
+  // Blocks reserved now, so that a full disk is an error here and never a SIGBUS
+  // when a page is first written.
+  if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(length)); err != 0) {
+    why = "cannot reserve " + std::to_string(length >> 20) + " MiB in " + directory + ": " +
+          std::strerror(err);
+    ::close(fd);
+    return nullptr;
+  }
+  void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  const int err = errno;
+  ::close(fd);  // the mapping keeps the file
+  if (p == MAP_FAILED) {
+    why = std::string("cannot map a file: ") + std::strerror(err);
+    return nullptr;
+  }
+  return p;
+}
+
+void* memory_block(std::size_t bytes) {
+  if (bytes < kHugePage) return ::operator new(bytes);
+  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = std::aligned_alloc(kHugePage, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it, small pages
+  return p;
+}
+
+}  // namespace
+
+void back_large_arrays_by_files(const std::string& directory, std::size_t min_bytes) {
+  auto& b = backing();
+  std::lock_guard lock(b.mutex);
+  b.directory = directory;
+  b.min_bytes = std::max<std::size_t>(min_bytes, 1);
+  g_backing_on.store(!directory.empty(), std::memory_order_relaxed);
+}
+
+LargeArrayStats large_array_stats() {
+  auto& b = backing();
+  std::lock_guard lock(b.mutex);
+  return b.stats;
+}
+
+void* allocate_large_array(std::size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  if (g_backing_on.load(std::memory_order_relaxed)) {
+    auto& b = backing();
+    std::lock_guard lock(b.mutex);
+    if (!b.directory.empty() && bytes >= b.min_bytes) {
+      std::string why;
+      const std::size_t length = page_rounded(bytes);
+      if (void* p = map_file_block(b.directory, length, why)) {
+        b.mapped.emplace(p, length);
+        ++b.stats.file_blocks;
+        ++b.stats.file_blocks_ever;
+        b.stats.file_bytes += length;
+        g_mapped_blocks.fetch_add(1, std::memory_order_relaxed);
+        return p;
+      }
+      ++b.stats.failures;
+      b.stats.last_failure = why;
+    }
+  }
+  return memory_block(bytes);
+}
+
+void free_large_array(void* block, std::size_t bytes) {
+  if (block == nullptr) return;
+  if (g_mapped_blocks.load(std::memory_order_relaxed) > 0) {
+    auto& b = backing();
+    std::lock_guard lock(b.mutex);
+    if (auto it = b.mapped.find(block); it != b.mapped.end()) {
+      ::munmap(block, it->second);  // the file goes with its last mapping
+      --b.stats.file_blocks;
+      b.stats.file_bytes -= it->second;
+      b.mapped.erase(it);
+      g_mapped_blocks.fetch_sub(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  if (bytes == 0) bytes = 1;
+  if (bytes < kHugePage) {
+    ::operator delete(block);
+  } else {
+    std::free(block);
+  }
+}
+
+bool is_file_backed(const void* block) {
+  auto& b = backing();
+  std::lock_guard lock(b.mutex);
+  return b.mapped.count(block) > 0;
+}
+
+}  // namespace mpidle::model
