@@ -1,7 +1,9 @@
 #include "large_array.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -57,6 +59,13 @@ int unlinked_file(const std::string& directory, std::string& why) {
 void* map_file_block(const std::string& directory, std::size_t length, std::string& why) {
   const int fd = unlinked_file(directory, why);
   if (fd < 0) return nullptr;
+  // A file in memory would be no lighter than the heap, and needs swap to leave it.
+  if (struct statfs fs{};
+      ::fstatfs(fd, &fs) == 0 && (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)) {
+    why = directory + " is in memory (tmpfs); point MPIDLE_OUTPUT at a disk";
+    ::close(fd);
+    return nullptr;
+  }
   // Blocks reserved now, so that a full disk is an error here and never a SIGBUS
   // when a page is first written.
   if (const int err = ::posix_fallocate(fd, 0, static_cast<off_t>(length)); err != 0) {

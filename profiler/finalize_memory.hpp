@@ -1,8 +1,8 @@
 #pragma once
 // How much memory MPI_Finalize's own work added on this rank at its peak: the
-// trace finalize holds every record of the rank in memory, which the tables'
-// fixed size (memory_bytes) does not show. Measured from the resident set, so it
-// reads nothing of the application: the growth over the resident set at the
+// trace finalize holds every record of the rank (in the heap, or out of core in
+// file pages), which the tables' fixed size (memory_bytes) does not show. Measured from the
+// resident set, so it reads nothing of the application: the growth over the resident set at the
 // start of the finalize, sampled between stages, and the process' high-water mark
 // when the finalize raised it (catching peaks inside a stage). A lower bound when
 // the finalize reuses memory the application freed.

@@ -1,7 +1,8 @@
 #pragma once
 // Finalize in trace mode, on every rank: no rank receives another's records.
 //  1. Each rank measures its final clock offset and takes its own records out of
-//     its buffers (threads merged in time order).
+//     its buffers (threads merged in time order). Past MPIDLE_TRACE_MEM, its
+//     per-record arrays are files mapped shared from here on (out of core).
 //  2. Function and callsite tables merge up the binomial tree; rank 0 symbolizes
 //     them (one callsite per source line) and sends them back down; each rank
 //     renumbers its records.

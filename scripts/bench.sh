@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make bench`: overhead of mpidle per intercepted call, profiled vs bare, HPC
 # Challenge's polling kernel bare vs profiled (Open MPI build), the profile
-# finalize at 2 to 32 ranks, and the fleet database at 10^5 jobs.
+# finalize at 2 to 32 ranks, the trace finalize out of core, and the fleet
+# database at 10^5 jobs.
 set -eu
 build=${1:-build}
 openmpi_build=${2:-build-openmpi}
@@ -12,6 +13,8 @@ python3 "$(dirname "$0")/../bench/scale_bench.py" --build "$build"
 python3 "$(dirname "$0")/../bench/preload_cost.py" --build "$build"
 # The wait estimates against observed and exact wait, repeated (docs/profile-format.md).
 python3 "$(dirname "$0")/../bench/wait_estimates.py" --build "$build" --openmpi-build "$openmpi_build"
+# The trace finalize out of core, with and without a memory cgroup (docs/replay.md).
+python3 "$(dirname "$0")/../bench/out_of_core_finalize.py" --build "$build"
 # The fleet database at 10^5 synthetic jobs: ingest rate, report time, size per job.
 python3 "$(dirname "$0")/../bench/fleet_bench.py" --build "$build"
 # HPC Challenge's MPIRandomAccess (Debian's hpcc is built for Open MPI).

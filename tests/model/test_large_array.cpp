@@ -1,6 +1,8 @@
 // The per-record arrays of an out-of-core finalize: file-backed blocks hold what
 // is written to them, stay invisible in the directory, go with their array, and
 // fall back to memory (counted, with the reason) where no file can be made.
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -108,4 +110,21 @@ TEST_CASE("large arrays: where no file can be made, memory, counted with the rea
   const auto after = large_array_stats();
   CHECK(after.failures == before.failures + 1);
   CHECK_THAT(after.last_failure, Catch::Contains("no such directory"));
+}
+
+TEST_CASE("large arrays: a directory in memory (tmpfs) is no relief: memory, with the reason",
+          "[model]") {
+  struct statfs fs {};
+  const char* shm = "/dev/shm";
+  if (::statfs(shm, &fs) != 0 || fs.f_type != TMPFS_MAGIC) {
+    WARN("no tmpfs at /dev/shm on this machine: nothing to check");
+    return;
+  }
+  const auto before = large_array_stats();
+  const Backing backing(shm, 1 << 20);
+  LargeArray<std::int64_t> a(1 << 18, 4);
+  CHECK_FALSE(is_file_backed(a.data()));
+  CHECK(large_array_stats().failures == before.failures + 1);
+  CHECK_THAT(large_array_stats().last_failure, Catch::Contains("tmpfs"));
+  CHECK(mappings_in(shm) == 0);
 }
