@@ -90,6 +90,10 @@ std::span<const model::TraceRecord> TraceBuffer::drain_next(std::string& error) 
       const bool positioned = m_drain_index > 0 || ::lseek(m_spill_fd, 0, SEEK_SET) == 0;
       if (m_reading && positioned &&
           ::read(m_spill_fd, m_reading.get(), kChunkBytes) == static_cast<ssize_t>(kChunkBytes)) {
+        // Read back: its pages leave the page cache now, unwritten if they were still
+        // dirty, rather than compete with the finalize's arrays (a hint: errors ignored).
+        ::fallocate(m_spill_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                    static_cast<off_t>(m_drain_index * kChunkBytes), kChunkBytes);
         ++m_drain_index;
         return {m_reading.get(), kChunkRecords};
       }
@@ -101,6 +105,10 @@ std::span<const model::TraceRecord> TraceBuffer::drain_next(std::string& error) 
       m_drain_index = m_spilled;
     }
     m_reading.reset();
+    if (m_spill_fd >= 0) {
+      ::close(m_spill_fd);  // unlinked: the file goes now, not when the thread's state does
+      m_spill_fd = -1;
+    }
     m_drain_stage = 2;
     if (m_used > 0) return {m_current.get(), m_used};
   }
