@@ -56,15 +56,15 @@ struct RankPartners {
   RankMatchItems items;  // the rank's own matching items
   // Per receive channel, for the first `matched` receives (posting order): the
   // enter of the sending call.
-  std::map<ChannelKey, std::vector<std::int64_t>> send_enter;
+  std::map<ChannelKey, model::LargeArray<std::int64_t>> send_enter;
   // Per send channel, for its matched sends (call order): the enter of the record
   // that posted the receive.
-  std::map<ChannelKey, std::vector<std::int64_t>> posted_enter;
+  std::map<ChannelKey, model::LargeArray<std::int64_t>> posted_enter;
   // Per item of items.collectives: until when the member waited for the others
   // (the pattern's reference time), or kClcNever where no pattern applies (the
   // instance is not complete, not blocking on every member, or the member waits
   // for nobody).
-  std::vector<std::int64_t> until;
+  model::LargeArray<std::int64_t> until;
 };
 
 class ParallelSync {

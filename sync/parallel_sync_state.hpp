@@ -127,9 +127,9 @@ struct RankState {
   // Corrected times; forward jumps (event, size; only those > 0); how late each
   // cause with effects on other ranks may become (the backward replay's).
   model::LargeArray<std::int64_t> lc;  // file-backed in a finalize out of core
-  std::vector<std::pair<std::uint64_t, std::int64_t>> jumps;
-  std::vector<std::uint64_t> bounded;  // events with effects elsewhere, ascending
-  std::vector<std::int64_t> latest;    // by `bounded`
+  model::LargeArray<std::pair<std::uint64_t, std::int64_t>> jumps;
+  model::LargeArray<std::uint64_t> bounded;  // events with effects elsewhere, ascending
+  model::LargeArray<std::int64_t> latest;    // by `bounded`
 
   void lower_bound_of(std::uint64_t e, std::int64_t value) {
     auto it = std::lower_bound(bounded.begin(), bounded.end(), e);
@@ -141,25 +141,25 @@ struct RankState {
 
   std::vector<ChannelKey> send_keys;
   std::unordered_map<ChannelKey, std::uint32_t, ChannelHash> send_index;
-  std::vector<std::vector<std::uint64_t>> send_events;  // per send channel, by k
+  std::vector<model::LargeArray<std::uint64_t>> send_events;  // per send channel, by k
 
   std::vector<ChannelKey> receive_keys;
   std::unordered_map<ChannelKey, std::uint32_t, ChannelHash> receive_index;
   std::vector<std::uint64_t> matched;                                    // per receive channel
   std::unordered_map<ChannelKey, std::uint64_t, ChannelHash> announced;  // sends per channel
-  std::vector<std::vector<std::int64_t>> arrived;  // per receive channel, by k
-  std::vector<std::vector<Triple>> check_arrived;
+  std::vector<model::LargeArray<std::int64_t>> arrived;  // per receive channel, by k
+  std::vector<model::LargeArray<Triple>> check_arrived;
 
   std::unordered_map<InstanceKey, std::uint32_t, InstanceHash> collective_index;
-  std::unordered_map<std::uint32_t, CommTree> trees;   // from each comm's home
-  std::vector<std::vector<std::int64_t>> posted_back;  // per send channel, by k
-  std::vector<std::int64_t> until;                     // per collective item
-  std::vector<std::int64_t> reply;  // per collective item (kNever: no constraint)
-  std::vector<Triple> check_reply;
-  std::vector<std::uint8_t> replied, check_replied;
+  std::unordered_map<std::uint32_t, CommTree> trees;         // from each comm's home
+  std::vector<model::LargeArray<std::int64_t>> posted_back;  // per send channel, by k
+  model::LargeArray<std::int64_t> until;                     // per collective item
+  model::LargeArray<std::int64_t> reply;  // per collective item (kNever: no constraint)
+  model::LargeArray<Triple> check_reply;
+  model::LargeArray<std::uint8_t> replied, check_replied;
 
-  std::vector<Incoming> incoming;  // by event
-  std::vector<Outgoing> outgoing;  // by event
+  model::LargeArray<Incoming> incoming;  // by event
+  model::LargeArray<Outgoing> outgoing;  // by event
   std::uint64_t cursor = 0;
   std::size_t next_in = 0, next_out = 0;
 

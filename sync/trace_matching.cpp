@@ -163,8 +163,8 @@ RankMatchItems scan_rank(const model::RankTrace& rank, std::uint32_t ri) {
 }
 
 TraceMatching match_trace(const model::Trace& trace) {
-  std::map<ChannelKey, std::vector<RecordRef>> sends;
-  std::map<ChannelKey, std::vector<ReceiveItem>> receives;
+  std::map<ChannelKey, model::LargeArray<RecordRef>> sends;
+  std::map<ChannelKey, model::LargeArray<ReceiveItem>> receives;
   std::map<std::pair<std::uint32_t, std::uint64_t>, CollectiveMatch> collectives;
   TraceMatching out;
 

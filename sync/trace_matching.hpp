@@ -88,10 +88,10 @@ struct CollectiveItem {
 struct RankMatchItems {
   // Sends in call order (cancelled ones removed): the k-th send of a channel
   // matches the k-th receive of the same channel.
-  std::map<ChannelKey, std::vector<RecordRef>> sends;
+  std::map<ChannelKey, model::LargeArray<RecordRef>> sends;
   // Receives in posting order.
-  std::map<ChannelKey, std::vector<ReceiveItem>> receives;
-  std::vector<CollectiveItem> collectives;
+  std::map<ChannelKey, model::LargeArray<ReceiveItem>> receives;
+  model::LargeArray<CollectiveItem> collectives;
   std::uint64_t unknown_source_receives = 0;
   std::uint64_t cancelled = 0;
 };
