@@ -53,18 +53,25 @@ class RankAnalysis {
   }
 
   void late_senders(const sync::RankPartners& p) {
-    // A call that completes several receives waits once, for the latest sender.
-    std::map<std::uint64_t, std::int64_t> latest;
+    // A call that completes several receives waits once, for the latest sender:
+    // (call, send enter) pairs sorted by call, in an array that is file-backed in an
+    // out-of-core finalize (a map's node per receive was 64 bytes of heap).
+    model::LargeArray<std::pair<std::uint64_t, std::int64_t>> latest;
     for (const auto& [key, receives] : p.items.receives) {
       auto it = p.send_enter.find(key);
       if (it == p.send_enter.end()) continue;
       for (std::size_t k = 0; k < it->second.size() && k < receives.size(); ++k) {
         ++m_out.messages;
-        auto [at, added] = latest.try_emplace(receives[k].call.record, it->second[k]);
-        if (!added) at->second = std::max(at->second, it->second[k]);
+        latest.emplace_back(receives[k].call.record, it->second[k]);
       }
     }
-    for (const auto& [call, send] : latest) wait(Pattern::late_sender, call, send);
+    std::sort(latest.begin(), latest.end());
+    for (std::size_t i = 0; i < latest.size();) {
+      std::size_t j = i;
+      while (j + 1 < latest.size() && latest[j + 1].first == latest[i].first) ++j;
+      wait(Pattern::late_sender, latest[i].first, latest[j].second);  // the latest: sorted last
+      i = j + 1;
+    }
   }
 
   void late_receivers(const sync::RankPartners& p, const FastestSends& fastest) {

@@ -1,5 +1,7 @@
 #include "trace_output.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -71,6 +73,11 @@ class OutOfCoreFinalize {
   OutOfCoreFinalize(const OutOfCoreFinalize&) = delete;
   OutOfCoreFinalize& operator=(const OutOfCoreFinalize&) = delete;
   bool on() const { return m_on; }
+  // Between stages: out of core, what the heap freed goes back to the system (the
+  // allocator would keep it, e.g. MPI-IO's buffers after the trace is written).
+  void give_back() const {
+    if (m_on) malloc_trim(0);
+  }
   // Once, after the arrays are made: whether some fell back to memory, and why.
   void warn_of_failures() const {
     const auto stats = model::large_array_stats();
@@ -259,13 +266,17 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   // Everything up to the replay is this rank's own work, or collective steps that
   // cannot fail halfway; the ranks agree on going on before the replay.
   const OutOfCoreFinalize out_of_core(context);
+  auto between_stages = [&] {
+    out_of_core.give_back();
+    memory.sample();
+  };
   model::Trace mine;
   model::Trace tables;
   std::string failure;
   try {
     mine = own_trace(context, final);
     out_of_core.warn_of_failures();
-    memory.sample();
+    between_stages();
     tables = common_tables(context, mine);
   } catch (const std::exception& e) {
     failure = e.what();
@@ -297,18 +308,18 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
   auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
       comm, {&own}, sync::block_directory(world, size), params, tables.min_latency_ns);
-  memory.sample();
+  between_stages();
   progress("writing the trace of");
   replay::write_trace_parallel(comm, dir / kTraceFileName, tables, static_cast<std::uint64_t>(size),
                                {&own});
-  memory.sample();
+  between_stages();
   progress("finding the wait states of");
   auto waits =
       replay::gather_wait_states(comm, tables, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
                                  complete_collectives, [](const std::string& what) { warn(what); });
 
   // Loop summaries, from the renumbered records.
-  memory.sample();
+  between_stages();
   progress("summarizing the loops of");
   compress::SummarySet summary;
   const auto symbols = compress::parse_symbol_options(context.config().summary_symbols);
