@@ -54,9 +54,10 @@ std::optional<model::Trace> decode_tables(const std::vector<std::byte>& bytes) {
 }
 
 // A rank whose records exceed its memory cap (MPIDLE_TRACE_MEM) finalizes out of
-// core: from here to the end of the finalize its per-record arrays (records,
-// synchronized and corrected times, counters) are files mapped shared in the spill
-// directory, which the kernel pages in and out as the replay walks them.
+// core: from here to the end of the finalize its per-record and per-message arrays
+// (records, synchronized and corrected times, counters, the replay's matching
+// items and message times) are files mapped shared in the spill directory, which
+// the kernel pages in and out as the replay walks them.
 class OutOfCoreFinalize {
  public:
   static constexpr std::size_t kMinFileBytes = std::size_t{1} << 20;
@@ -67,24 +68,29 @@ class OutOfCoreFinalize {
     model::back_large_arrays_by_files(context.spill_directory(), kMinFileBytes);
     m_on = true;
   }
+  // Says once whether some array fell back to the heap (a file could not be made,
+  // or the disk filled up), and why.
   ~OutOfCoreFinalize() {
-    if (m_on) model::back_large_arrays_by_files("", 0);
+    if (!m_on) return;
+    model::back_large_arrays_by_files("", 0);
+    try {
+      const auto stats = model::large_array_stats();
+      if (stats.failures > m_failures_before) {
+        warn("trace: this rank's finalize could not keep " +
+             std::to_string(stats.failures - m_failures_before) + " of its arrays out of core (" +
+             stats.last_failure + "); they were held in memory");
+      }
+    } catch (const std::exception&) {  // no memory left even for the line
+    }
   }
   OutOfCoreFinalize(const OutOfCoreFinalize&) = delete;
   OutOfCoreFinalize& operator=(const OutOfCoreFinalize&) = delete;
-  bool on() const { return m_on; }
+  // Every array of the finalize so far went to a file.
+  bool whole() const { return m_on && model::large_array_stats().failures == m_failures_before; }
   // Between stages: out of core, what the heap freed goes back to the system (the
   // allocator would keep it, e.g. MPI-IO's buffers after the trace is written).
   void give_back() const {
     if (m_on) malloc_trim(0);
-  }
-  // Once, after the arrays are made: whether some fell back to memory, and why.
-  void warn_of_failures() const {
-    const auto stats = model::large_array_stats();
-    if (m_on && stats.failures > m_failures_before) {
-      warn("trace: this rank's finalize could not go out of core (" + stats.last_failure +
-           "); it holds its trace in memory");
-    }
   }
 
  private:
@@ -275,7 +281,6 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   std::string failure;
   try {
     mine = own_trace(context, final);
-    out_of_core.warn_of_failures();
     between_stages();
     tables = common_tables(context, mine);
   } catch (const std::exception& e) {
@@ -350,7 +355,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   for (const auto& rec : own.records) facts.events += rec.extra == 0;
   facts.finalize_memory_bytes = memory.peak_added_bytes();
   facts.finalize_anonymous_bytes = memory.peak_added_anonymous_bytes();
-  facts.out_of_core = out_of_core.on();
+  facts.out_of_core = out_of_core.whole();
   std::vector<RankFacts> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
   PMPI_Gather(&facts, sizeof facts, MPI_BYTE, all.data(), sizeof facts, MPI_BYTE, 0, comm);
   const std::size_t k = tables.counter_names.size();
