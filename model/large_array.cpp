@@ -35,9 +35,8 @@ FileBacking& backing() {
 std::atomic<std::uint64_t> g_mapped_blocks{0};
 std::atomic<bool> g_backing_on{false};
 
-std::size_t page_rounded(std::size_t bytes) {
-  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  return (bytes + page - 1) / page * page;
+std::size_t round_up(std::size_t bytes, std::size_t unit) {
+  return (bytes + unit - 1) / unit * unit;
 }
 
 // A file of `length` bytes nobody else can open: O_TMPFILE where the file system
@@ -86,7 +85,7 @@ void* map_file_block(const std::string& directory, std::size_t length, std::stri
 
 void* memory_block(std::size_t bytes) {
   if (bytes < kHugePage) return ::operator new(bytes);
-  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  const std::size_t rounded = round_up(bytes, kHugePage);
   void* p = std::aligned_alloc(kHugePage, rounded);
   if (p == nullptr) throw std::bad_alloc();
   ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it, small pages
@@ -116,7 +115,7 @@ void* allocate_large_array(std::size_t bytes) {
     std::lock_guard lock(b.mutex);
     if (!b.directory.empty() && bytes >= b.min_bytes) {
       std::string why;
-      const std::size_t length = page_rounded(bytes);
+      const std::size_t length = round_up(bytes, static_cast<std::size_t>(sysconf(_SC_PAGESIZE)));
       if (void* p = map_file_block(b.directory, length, why)) {
         b.mapped.emplace(p, length);
         ++b.stats.file_blocks;

@@ -9,28 +9,21 @@
 namespace mpidle::profiler {
 namespace {
 
-// Resident bytes now (/proc/self/statm, in pages); 0 when unreadable.
-std::uint64_t resident_bytes() {
+// Resident bytes now, all and anonymous (/proc/self/statm, in pages: resident
+// less shared, i.e. file and shmem pages, is RssAnon); zeros when unreadable.
+struct Resident {
+  std::uint64_t all = 0, anonymous = 0;
+};
+Resident resident_bytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (!f) return 0;
-  unsigned long long size = 0, resident = 0;
-  const bool read = std::fscanf(f, "%llu %llu", &size, &resident) == 2;
+  if (!f) return {};
+  unsigned long long size = 0, resident = 0, shared = 0;
+  const bool read = std::fscanf(f, "%llu %llu %llu", &size, &resident, &shared) == 3;
   std::fclose(f);
   const long page = sysconf(_SC_PAGESIZE);
-  return read && page > 0 ? resident * static_cast<std::uint64_t>(page) : 0;
-}
-
-// Resident anonymous bytes now (RssAnon in /proc/self/status, in KiB); 0 when unreadable.
-std::uint64_t anonymous_bytes() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kib = 0;
-  while (std::fgets(line, sizeof line, f)) {
-    if (std::sscanf(line, "RssAnon: %llu", &kib) == 1) break;
-  }
-  std::fclose(f);
-  return static_cast<std::uint64_t>(kib) * 1024;
+  if (!read || page <= 0) return {};
+  const auto bytes = static_cast<std::uint64_t>(page);
+  return {resident * bytes, (resident > shared ? resident - shared : 0) * bytes};
 }
 
 // The process' peak resident bytes so far (Linux reports KiB).
@@ -42,16 +35,16 @@ std::uint64_t high_water_bytes() {
 
 }  // namespace
 
-FinalizeMemory::FinalizeMemory()
-    : m_start_rss(resident_bytes()),
-      m_start_high_water(high_water_bytes()),
-      m_largest_rss(m_start_rss),
-      m_start_anonymous(anonymous_bytes()),
-      m_largest_anonymous(m_start_anonymous) {}
+FinalizeMemory::FinalizeMemory() : m_start_high_water(high_water_bytes()) {
+  const Resident now = resident_bytes();
+  m_start_rss = m_largest_rss = now.all;
+  m_start_anonymous = m_largest_anonymous = now.anonymous;
+}
 
 void FinalizeMemory::sample() {
-  m_largest_rss = std::max(m_largest_rss, resident_bytes());
-  m_largest_anonymous = std::max(m_largest_anonymous, anonymous_bytes());
+  const Resident now = resident_bytes();
+  m_largest_rss = std::max(m_largest_rss, now.all);
+  m_largest_anonymous = std::max(m_largest_anonymous, now.anonymous);
 }
 
 std::uint64_t FinalizeMemory::peak_added_anonymous_bytes() {

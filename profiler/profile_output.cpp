@@ -355,13 +355,12 @@ void finalize_profile(Context& context) {
   }
   if (merged && trace.finished) {
     const auto& added = trace.finished->finalize_memory_by_rank;
-    const auto& anonymous = trace.finished->finalize_anonymous_by_rank;
     for (auto& row : merged->ranks) {
       const auto r = static_cast<std::size_t>(row.rank);
       if (row.rank < 0 || r >= added.size()) continue;
-      row.finalize_memory_bytes = added[r];
-      row.memory_bytes += added[r];
-      if (r < anonymous.size()) row.finalize_anonymous_bytes = anonymous[r];
+      row.finalize_memory_bytes = added[r].bytes;
+      row.memory_bytes += added[r].bytes;
+      row.finalize_anonymous_bytes = added[r].anonymous_bytes;
     }
   }
   if (merged && !unusable) {

@@ -390,10 +390,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
     const auto r = static_cast<std::size_t>(f.rank);
     if (r >= finished.finalize_memory_by_rank.size())
       finished.finalize_memory_by_rank.resize(r + 1);
-    finished.finalize_memory_by_rank[r] = f.finalize_memory_bytes;
-    if (r >= finished.finalize_anonymous_by_rank.size())
-      finished.finalize_anonymous_by_rank.resize(r + 1);
-    finished.finalize_anonymous_by_rank[r] = f.finalize_anonymous_bytes;
+    finished.finalize_memory_by_rank[r] = {f.finalize_memory_bytes, f.finalize_anonymous_bytes};
   }
   return finished;
 }

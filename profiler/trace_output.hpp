@@ -39,8 +39,10 @@ struct FinishedTrace {
   model::Trace headers;        // the trace's tables and its ranks' headers
   analysis::WaitStates waits;  // the whole run's
   // What each rank's finalize added to its memory at its peak, by rank.
-  std::vector<std::uint64_t> finalize_memory_by_rank;
-  std::vector<std::uint64_t> finalize_anonymous_by_rank;  // the part in anonymous memory
+  struct FinalizeMemoryAdded {
+    std::uint64_t bytes = 0, anonymous_bytes = 0;  // the part of it in anonymous memory
+  };
+  std::vector<FinalizeMemoryAdded> finalize_memory_by_rank;
 };
 
 // Collective over the profiler's communicator. `dir`: the run directory, the same
