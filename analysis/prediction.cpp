@@ -1,6 +1,6 @@
 #include "prediction.hpp"
 
-#include "model/large_array.hpp"
+#include "model/huge_page_allocator.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -547,17 +547,17 @@ class Replay {
   const PredictionInput& m_in;
   const PredictionProgress& m_progress;
 
-  std::vector<model::LargeArray<std::uint64_t>> m_as_send, m_as_receive;  // message per record
+  std::vector<model::HugeVector<std::uint64_t>> m_as_send, m_as_receive;  // message per record
   // Collective records are few: a map per rank, not a vector per record.
   std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_as_instance;
   std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> m_member;
-  model::LargeArray<std::int64_t> m_send_enter, m_posted;  // per message, predicted
+  model::HugeVector<std::int64_t> m_send_enter, m_posted;  // per message, predicted
   // Per message: the predicted enters of the calls that complete it on each side,
   // and whether both of those block (only then can a transfer be held there).
-  model::LargeArray<std::int64_t> m_send_done, m_receive_done;
-  model::LargeArray<std::uint8_t> m_blocking_ends;
+  model::HugeVector<std::int64_t> m_send_done, m_receive_done;
+  model::HugeVector<std::uint8_t> m_blocking_ends;
   std::vector<std::uint8_t> m_polling;       // per function: an MPI_Test*
-  model::LargeArray<std::int32_t> m_waiter;  // per message: the rank parked on it
+  model::HugeVector<std::int32_t> m_waiter;  // per message: the rank parked on it
   std::vector<Instance> m_instances;
   std::vector<const model::CollectiveModel*> m_collective_model;  // per function
 

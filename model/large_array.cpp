@@ -16,8 +16,6 @@
 namespace mpidle::model {
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
 struct FileBacking {
   std::mutex mutex;
   std::string directory;
@@ -83,15 +81,6 @@ void* map_file_block(const std::string& directory, std::size_t length, std::stri
   return p;
 }
 
-void* memory_block(std::size_t bytes) {
-  if (bytes < kHugePage) return ::operator new(bytes);
-  const std::size_t rounded = round_up(bytes, kHugePage);
-  void* p = std::aligned_alloc(kHugePage, rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: without it, small pages
-  return p;
-}
-
 }  // namespace
 
 void back_large_arrays_by_files(const std::string& directory, std::size_t min_bytes) {
@@ -128,10 +117,10 @@ void* allocate_large_array(std::size_t bytes) {
       b.stats.last_failure = why;
     }
   }
-  return memory_block(bytes);
+  return ::operator new(bytes);
 }
 
-void free_large_array(void* block, std::size_t bytes) {
+void free_large_array(void* block, std::size_t) {
   if (block == nullptr) return;
   if (g_mapped_blocks.load(std::memory_order_relaxed) > 0) {
     auto& b = backing();
@@ -145,12 +134,7 @@ void free_large_array(void* block, std::size_t bytes) {
       return;
     }
   }
-  if (bytes == 0) bytes = 1;
-  if (bytes < kHugePage) {
-    ::operator delete(block);
-  } else {
-    std::free(block);
-  }
+  ::operator delete(block);
 }
 
 bool is_file_backed(const void* block) {

@@ -1,8 +1,9 @@
 #pragma once
 // The allocator of a trace's per-record arrays (records, synchronized times,
-// counters, the replay's corrected times). Blocks come from ordinary memory, 2 MiB
-// ones and larger aligned for transparent huge pages (one page fault per 2 MiB, not
-// 512). Once a process has said where (back_large_arrays_by_files), blocks of the
+// counters, the replay's corrected times). Blocks come from operator new, as a
+// std::vector's would (no huge-page hint: the finalize's arrays asking for huge
+// pages cost the next traced run's chunk faults compaction). Once a process has
+// said where (back_large_arrays_by_files), blocks of the
 // given size and larger are unlinked files mapped shared instead: the kernel pages
 // them in as the replay's cursors walk them and writes them back and reclaims them
 // under memory pressure, so a rank whose trace exceeds its memory cap finalizes
@@ -31,7 +32,7 @@ LargeArrayStats large_array_stats();
 
 // Throws std::bad_alloc when neither a file nor memory can hold `bytes`.
 void* allocate_large_array(std::size_t bytes);
-void free_large_array(void* block, std::size_t bytes);
+void free_large_array(void* block, std::size_t bytes);  // `bytes`: as allocated
 bool is_file_backed(const void* block);
 
 template <typename T>
