@@ -36,13 +36,15 @@ void keep_fastest(FastestSends& fastest, std::pair<std::uint32_t, std::int32_t> 
 
 class RankAnalysis {
  public:
-  RankAnalysis(const model::Trace& tables, const model::RankTrace& rank, std::uint32_t position)
-      : m_tables(tables), m_rank(rank), m_position(position) {
+  RankAnalysis(const model::Trace& tables, const model::RankTrace& rank, std::uint32_t position,
+               CallWaits* call_waits)
+      : m_tables(tables), m_rank(rank), m_position(position), m_call_waits(call_waits) {
     if (rank.synced.size() != 2 * rank.records.size()) {
       throw model::TraceError("rank " + std::to_string(rank.rank) +
                               " has no synchronized timestamps");
     }
     m_out.events = rank.records.size();
+    if (m_call_waits) m_call_waits->assign(rank.records.size(), 0);
   }
 
   std::int64_t enter(std::uint64_t record) const { return m_rank.synced[2 * record]; }
@@ -50,6 +52,9 @@ class RankAnalysis {
 
   void wait(Pattern p, std::uint64_t record, std::int64_t until) {
     m_sites.wait(p, m_rank.records[record], m_position, enter(record), exit(record), until);
+    if (m_call_waits) {
+      (*m_call_waits)[record] += std::max<std::int64_t>(0, std::min(until, exit(record)) - enter(record));
+    }
   }
 
   void late_senders(const sync::RankPartners& p) {
@@ -122,6 +127,7 @@ class RankAnalysis {
   const model::Trace& m_tables;
   const model::RankTrace& m_rank;
   std::uint32_t m_position;
+  CallWaits* m_call_waits;
   WaitStates m_out;
   SiteWaitsBuilder m_sites{m_out};
 };
@@ -145,8 +151,8 @@ void merge_fastest_sends(FastestSends& into, const FastestSends& from) {
 
 WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
                             std::uint32_t position, const sync::RankPartners& partners,
-                            const FastestSends& fastest) {
-  RankAnalysis a(tables, rank, position);
+                            const FastestSends& fastest, CallWaits* call_waits) {
+  RankAnalysis a(tables, rank, position, call_waits);
   a.late_senders(partners);
   a.late_receivers(partners, fastest);
   a.collectives(partners);

@@ -21,11 +21,15 @@ using FastestSends = std::map<std::pair<std::uint32_t, std::int32_t>, std::int64
 FastestSends fastest_sends(const model::RankTrace& rank, const sync::RankPartners& partners);
 void merge_fastest_sends(FastestSends& into, const FastestSends& from);
 
+// Each record's wait in ns, as the patterns found it (on the call's first record).
+using CallWaits = model::LargeArray<std::int64_t>;
+
 // `position`: the rank's index in the trace (SiteWaits::by_rank's key). Counts the
 // rank's records and matched receives; `collectives` stays 0 (the replay counts them).
+// `call_waits`, when given, gets every record's wait.
 WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
                             std::uint32_t position, const sync::RankPartners& partners,
-                            const FastestSends& fastest);
+                            const FastestSends& fastest, CallWaits* call_waits = nullptr);
 
 // Adds `from` into `into`: sites by (callsite, function), totals and counts.
 void merge_wait_states(WaitStates& into, WaitStates&& from);

@@ -43,6 +43,7 @@ WaitColumns parse_estimates(const Fields& f) {
   WaitColumns w;
   w.wait_s_minimum = f.get_or<double>("wait_s_minimum", f.get<double>("wait_s"));
   w.wait_s_robust = f.get_or<double>("wait_s_robust", w.wait_s_minimum);
+  w.wait_s_calibrated = f.get_or<double>("wait_s_calibrated", w.wait_s_robust);
   w.variation_s = f.get_or<double>("variation_s", 0.0);
   w.transfer_s = f.get_or<double>("transfer_s", 0.0);
   w.wait_or_transfer_s = f.get_or<double>("wait_or_transfer_s", 0.0);
@@ -76,8 +77,10 @@ RunSummary parse_run(const Fields& f) {
   }
   r.wait_estimate =
       f.get_or<std::string>("wait_estimate", r.minimum == "global" ? "global" : "minimum");
-  if (r.wait_estimate != "robust" && r.wait_estimate != "minimum" && r.wait_estimate != "global") {
-    throw ProfileError("run.wait_estimate is not \"robust\", \"minimum\" or \"global\"");
+  if (r.wait_estimate != "calibrated" && r.wait_estimate != "robust" &&
+      r.wait_estimate != "minimum" && r.wait_estimate != "global") {
+    throw ProfileError(
+        "run.wait_estimate is not \"calibrated\", \"robust\", \"minimum\" or \"global\"");
   }
   r.callsite_depth = f.get<std::int64_t>("callsite_depth");
   Fields overhead(f.at("overhead"), f.where("overhead"));

@@ -47,6 +47,7 @@ struct RunSummary {
 struct WaitColumns {
   double wait_s_robust = 0, variation_s = 0, transfer_s = 0, wait_or_transfer_s = 0;
   double wait_s_minimum = 0;
+  double wait_s_calibrated = 0;  // the robust estimate in profiles from before calibration
 };
 
 struct RankRow {

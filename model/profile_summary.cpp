@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "function_catalog.hpp"
@@ -66,12 +67,53 @@ double robust_baseline_s(const GlobalMinimum& m) {
   return robust_baseline_s(m.durations, m.min_s);
 }
 
-TransferTimes transfer_times(const GlobalMinima& global) {
+namespace {
+
+// Blocking point-to-point calls whose no-wait cost bounds each other's: what moving
+// one message of a size class costs, seen from either end.
+enum class Side { none, send, receive };
+
+Side side_of(const GlobalMinimum& m) {
+  if (m.comm_shape != kNoCommShape || m.size_class <= 0) return Side::none;
+  const FunctionInfo* f = find_function(m.function);
+  if (f == nullptr || f->group != FunctionGroup::point_to_point) return Side::none;
+  if (f->kind == "recv" || f->kind == "mrecv") return Side::receive;
+  if (f->kind == "send" || f->kind == "ssend") return Side::send;
+  return Side::none;
+}
+
+}  // namespace
+
+std::vector<double> robust_baselines(const GlobalMinima& global) {
+  std::vector<double> out(global.size());
+  // The lowest robust baseline of each side per size class.
+  std::map<std::pair<Side, std::int32_t>, double> lowest;
+  for (std::size_t i = 0; i < global.size(); ++i) {
+    out[i] = robust_baseline_s(global[i]);
+    const Side side = side_of(global[i]);
+    if (side == Side::none) continue;
+    auto [it, added] = lowest.try_emplace({side, global[i].size_class}, out[i]);
+    if (!added) it->second = std::min(it->second, out[i]);
+  }
+  for (std::size_t i = 0; i < global.size(); ++i) {
+    const Side side = side_of(global[i]);
+    if (side == Side::none) continue;
+    const Side partner = side == Side::send ? Side::receive : Side::send;
+    auto it = lowest.find({partner, global[i].size_class});
+    if (it == lowest.end()) continue;
+    // Below the key's fastest call too: where every call waited, so did the fastest.
+    out[i] = std::min(out[i], kPartnerCostRatio * it->second);
+  }
+  return out;
+}
+
+TransferTimes transfer_times(const GlobalMinima& global, const std::vector<double>& baselines) {
   // A blocking receive that did not wait took its message's transfer; a blocking
   // send, for a message too large to be sent eagerly, too (for an eager one, less:
   // the copy), so receives are preferred.
   TransferTimes receives, sends;
-  for (const GlobalMinimum& m : global) {
+  for (std::size_t i = 0; i < global.size(); ++i) {
+    const GlobalMinimum& m = global[i];
     if (m.comm_shape != kNoCommShape || m.size_class <= 0) continue;
     const FunctionInfo* f = find_function(m.function);
     if (f == nullptr || f->group != FunctionGroup::point_to_point) continue;
@@ -79,7 +121,7 @@ TransferTimes transfer_times(const GlobalMinima& global) {
     const bool send = f->kind == "send" || f->kind == "ssend";
     if (!receive && !send) continue;
     auto& into = receive ? receives : sends;
-    const double t = robust_baseline_s(m);
+    const double t = baselines[i];
     auto [it, added] = into.try_emplace(m.size_class, t);
     if (!added) it->second = std::min(it->second, t);
   }
@@ -87,7 +129,8 @@ TransferTimes transfer_times(const GlobalMinima& global) {
   return receives;
 }
 
-ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global) {
+ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global,
+                              const Calibration* calibration) {
   ProfileSummary s;
   s.functions = tables.functions;
   s.callsites = tables.callsites;
@@ -96,13 +139,20 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
   // class, shape).
   struct Baselines {
     double minimum_s = 0, robust_s = 0;
+    std::optional<double> calibrated_s;
   };
   std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t>, Baselines> baselines;
+  const std::vector<double> robust = robust_baselines(global);
   for (std::uint32_t f = 0; f < tables.functions.size(); ++f) {
     GlobalMinimum probe{tables.functions[f], 0, 0, 0, 0, 0, 0, {}};
     auto it = std::lower_bound(global.begin(), global.end(), probe, key_less);
     for (; it != global.end() && it->function == tables.functions[f]; ++it) {
-      baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust_baseline_s(*it)};
+      const auto i = static_cast<std::size_t>(it - global.begin());
+      std::optional<double> calibrated;
+      if (calibration) {
+        calibrated = calibrated_baseline_s(*calibration, {it->function, it->size_class, it->comm_shape});
+      }
+      baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust[i], calibrated};
     }
   }
   std::vector<bool> waits(tables.functions.size()), completes(tables.functions.size());
@@ -110,7 +160,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     waits[f] = can_wait(tables.functions[f]);
     completes[f] = is_completion(tables.functions[f]);
   }
-  const TransferTimes transfer = transfer_times(global);
+  const TransferTimes transfer = transfer_times(global, robust);
   const Minima local(tables);
   std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteDurations> durations;
   for (std::size_t ri = 0; ri < tables.ranks.size(); ++ri) {
@@ -136,7 +186,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       key.wait_s += w.wait_s_minimum;
       auto g = baselines.find({e.function, e.size_class, e.comm_shape});
       // A key the reduction did not see (it cannot happen in one run) falls back to local.
-      const Baselines b = g != baselines.end() ? g->second : Baselines{e.min_s, e.min_s};
+      const Baselines b = g != baselines.end() ? g->second : Baselines{e.min_s, e.min_s, {}};
       const double visits = static_cast<double>(e.visits);
       w.wait_s_global_min = std::max(0.0, e.time_s - visits * b.minimum_s);
       const double above_robust = std::max(0.0, e.time_s - visits * b.robust_s);
@@ -154,6 +204,11 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       } else {
         w.wait_s = above_robust;
       }
+      // The calibrated baseline is what such a call costs, its transfer included: the
+      // time above it is wait.
+      w.wait_s_calibrated = !waits[e.function] ? 0.0
+                            : b.calibrated_s   ? std::max(0.0, e.time_s - visits * *b.calibrated_s)
+                                               : w.wait_s;
       row.mpi_s += e.time_s;
       row.add(w);
       if (e.region != 0) region_calls.push_back(RegionCall{e.region, e.visits, e.time_s, w});

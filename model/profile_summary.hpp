@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration.hpp"
 #include "duration_histogram.hpp"
 #include "profile_tables.hpp"
 #include "region_totals.hpp"
@@ -92,19 +93,30 @@ struct ProfileSummary {
 // The robust baseline of each key, from its global histogram (wait_baseline.hpp).
 double robust_baseline_s(const GlobalMinimum& m);
 
+// The baseline each key's wait is measured against, parallel to `global`: its robust
+// baseline, bounded for blocking point-to-point by its partner's. A receive that
+// waits the same every step has its waiting as its lowest cluster, but the sends of
+// the same size class show what moving such a message costs (and the receives, for
+// sends that wait for a late receiver); a key's baseline is at most
+// kPartnerCostRatio times the lower of its partners'.
+inline constexpr double kPartnerCostRatio = 4;
+std::vector<double> robust_baselines(const GlobalMinima& global);
+
 // Per message size class, the time one transfer takes: the robust baseline of the
 // blocking receives of that size (else of the blocking sends). Completion calls
 // holding a transfer of that size count this much per call as transfer, not wait.
 using TransferTimes = std::map<std::int32_t, double>;
-TransferTimes transfer_times(const GlobalMinima& global);
+TransferTimes transfer_times(const GlobalMinima& global, const std::vector<double>& baselines);
 
 // The minima of one rank's tables, as the start of the global reduction.
 GlobalMinima minima_of(const ProfileTables& tables);
 // Keeps the smaller minimum of each key and adds up counts and ranks.
 void merge_minima(GlobalMinima& into, const GlobalMinima& from);
 
-// One rank's summary (tables holding that rank only), given the global minima.
-ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global);
+// One rank's summary (tables holding that rank only), given the global minima and,
+// where trace windows (or a whole trace) calibrated some keys, their baselines.
+ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& global,
+                              const Calibration* calibration = nullptr);
 // One tree step: unifies functions and callsites, adds function totals, appends ranks.
 void merge_summaries(ProfileSummary& into, const ProfileSummary& from);
 

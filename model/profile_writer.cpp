@@ -64,12 +64,14 @@ struct CallsiteTotals {
 double chosen_wait(const WaitEstimates& w, const std::string& estimate) {
   if (estimate == "minimum") return w.wait_s_minimum;
   if (estimate == "global") return w.wait_s_global_min;
+  if (estimate == "calibrated") return w.wait_s_calibrated;
   return w.wait_s;
 }
 
 // Every estimate of a row under its own name; `wait_s` is the chosen one.
 void put_estimates(json& row, const WaitEstimates& w, const std::string& estimate) {
   row["wait_s"] = chosen_wait(w, estimate);
+  row["wait_s_calibrated"] = w.wait_s_calibrated;
   row["wait_s_robust"] = w.wait_s;
   row["variation_s"] = w.variation_s;
   row["transfer_s"] = w.transfer_s;
@@ -217,7 +219,9 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
   }
 
   json minima_rows = json::array();
-  for (const GlobalMinimum& m : summary.minima) {
+  const std::vector<double> baselines = robust_baselines(summary.minima);
+  for (std::size_t i = 0; i < summary.minima.size(); ++i) {
+    const GlobalMinimum& m = summary.minima[i];
     minima_rows.push_back({{"function", m.function},
                            {"size_class", m.size_class},
                            {"comm_size", comm_size_of(m.comm_shape)},
@@ -226,7 +230,7 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
                            {"rank", m.rank},
                            {"count", m.count},
                            {"ranks", m.ranks},
-                           {"baseline_s", robust_baseline_s(m)},
+                           {"baseline_s", baselines[i]},
                            {"durations", histogram_json(m.durations)}});
   }
 
@@ -283,6 +287,41 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
 
 ProfileDocument build_profile(const ProfileTables& tables, const RunInfo& run) {
   return build_profile(summarize_all(tables), run);
+}
+
+json calibration_json(const Calibration& calibration, const GlobalMinima& minima) {
+  const std::vector<double> robust = robust_baselines(minima);
+  json keys = json::array();
+  for (const auto& [key, cost] : calibration.keys) {
+    const auto& [function, size_class, shape] = key;
+    json row = {{"function", function},
+                {"size_class", size_class},
+                {"comm_size", comm_size_of(shape)},
+                {"intercomm", is_intercomm(shape)},
+                {"calls", cost.calls},
+                {"calibrated", cost.calls >= kMinCalibratedCalls},
+                {"exact_wait_s", cost.wait_s},
+                {"baseline_s", cost.calls ? cost.cost_s / static_cast<double>(cost.calls) : 0.0}};
+    GlobalMinimum probe{function, size_class, shape, 0, 0, 0, 0, {}};
+    auto it = std::lower_bound(minima.begin(), minima.end(), probe, [](const auto& a, const auto& b) {
+      return std::tie(a.function, a.size_class, a.comm_shape) <
+             std::tie(b.function, b.size_class, b.comm_shape);
+    });
+    if (it != minima.end() && it->function == function && it->size_class == size_class &&
+        it->comm_shape == shape) {
+      row["robust_baseline_s"] = robust[static_cast<std::size_t>(it - minima.begin())];
+      row["run_calls"] = it->count;
+    }
+    keys.push_back(std::move(row));
+  }
+  return {{"source", calibration.source},
+          {"windows", calibration.windows},
+          {"windows_cut", calibration.windows_cut},
+          {"records", calibration.records},
+          {"calls_left_out", calibration.calls_left_out},
+          {"calibrated_keys", calibrated_keys(calibration)},
+          {"min_calls", kMinCalibratedCalls},
+          {"keys", std::move(keys)}};
 }
 
 }  // namespace mpidle::model

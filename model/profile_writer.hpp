@@ -26,4 +26,9 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
 // build_profile.
 ProfileDocument build_profile(const ProfileTables& tables, const RunInfo& run);
 
+// profile.json's "calibration" section (docs/profile-format.md): where the calls came
+// from, and per key the calls judged, their exact wait, the calibrated baseline and
+// the robust one beside it.
+nlohmann::json calibration_json(const Calibration& calibration, const GlobalMinima& minima);
+
 }  // namespace mpidle::model

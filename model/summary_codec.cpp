@@ -29,14 +29,15 @@ bool get_histogram(ByteReader& r, DurationHistogram& h) {
 
 void put_estimates(ByteWriter& w, const WaitEstimates& e) {
   for (double v : {e.wait_s, e.variation_s, e.transfer_s, e.wait_or_transfer_s, e.wait_s_minimum,
-                   e.wait_s_global_min}) {
+                   e.wait_s_global_min, e.wait_s_calibrated}) {
     w.put(v);
   }
 }
 
 bool get_estimates(ByteReader& r, WaitEstimates& e) {
   return r.get(e.wait_s) && r.get(e.variation_s) && r.get(e.transfer_s) &&
-         r.get(e.wait_or_transfer_s) && r.get(e.wait_s_minimum) && r.get(e.wait_s_global_min);
+         r.get(e.wait_or_transfer_s) && r.get(e.wait_s_minimum) && r.get(e.wait_s_global_min) &&
+         r.get(e.wait_s_calibrated);
 }
 
 void put_frame(ByteWriter& w, const Frame& f) {

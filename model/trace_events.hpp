@@ -46,6 +46,9 @@ struct TraceRecord {
   std::uint8_t collective_kind = 0;  // CollectiveKind of a collective record
   std::uint8_t extra = 0;            // 1: a further record of the same call (not a call of its own)
   std::uint8_t flags = 0;            // kTraceSynchronous
+  // The size class of the call's key in the profile (its first record; a Waitall's
+  // is that of all the bytes it completed): what calibration keys it by.
+  std::int8_t profile_size_class = 0;
 };
 static_assert(std::is_trivially_copyable_v<TraceRecord>);
 static_assert(sizeof(TraceRecord) == 64);

@@ -10,6 +10,16 @@ namespace {
 // minimum would), and calls that waited spread over the bins above it.
 constexpr double kClusterShare = 0.05;
 
+// A call's cost without waiting does not vary by this much within one key: a lowest
+// cluster this far above the fastest call is calls that all waited about the same
+// (a late sender that is late by the same time every step), and the fast calls
+// below it are the cost.
+constexpr double kCostSpread = 16;
+
+double mean_of(std::uint64_t count, double sum) {
+  return sum / static_cast<double>(count);
+}
+
 // Two adjacent bins hold one cluster when it presses on their common edge from both
 // sides: the lower bin's mean in its top quarter, the upper bin's in its bottom half.
 bool one_cluster(const DurationBin& lower, const DurationBin& upper) {
@@ -50,7 +60,17 @@ double robust_baseline_s(const DurationHistogram& durations, double minimum_s) {
     fullest = std::max(fullest, bin.count);
     if (2 * bin.count < fullest) break;  // a straddled edge ends the cluster
   }
-  return std::max(minimum_s, sum / static_cast<double>(count));
+  const double cluster = std::max(minimum_s, mean_of(count, sum));
+  if (minimum_s <= 0 || cluster <= kCostSpread * minimum_s || first == 0) return cluster;
+  // The lowest non-empty bin holds the fastest call: its mean, with its upper
+  // neighbour when one cluster straddles their edge.
+  std::uint64_t low_count = durations[0].count;
+  double low_sum = durations[0].sum_s;
+  if (one_cluster(durations[0], durations[1])) {
+    low_count += durations[1].count;
+    low_sum += durations[1].sum_s;
+  }
+  return std::max(minimum_s, mean_of(low_count, low_sum));
 }
 
 }  // namespace mpidle::model

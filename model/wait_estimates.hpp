@@ -12,12 +12,15 @@ namespace mpidle::model {
 // `variation_s` is time above the baseline of local calls (Comm_rank, Isend,
 // Test*, ...), which cannot wait; `wait_s_minimum` is the minimum method against
 // the rank's own minima (the published method), `wait_s_global_min` against the
-// minima over all ranks.
+// minima over all ranks; `wait_s_calibrated` is time above the baseline that trace
+// windows calibrated, for keys that have one, and `wait_s` for the others
+// (docs/calibration.md).
 struct WaitEstimates {
   double wait_s = 0, variation_s = 0, transfer_s = 0, wait_or_transfer_s = 0;
-  double wait_s_minimum = 0, wait_s_global_min = 0;
+  double wait_s_minimum = 0, wait_s_global_min = 0, wait_s_calibrated = 0;
   void add(const WaitEstimates& o) {
     wait_s += o.wait_s;
+    wait_s_calibrated += o.wait_s_calibrated;
     variation_s += o.variation_s;
     transfer_s += o.transfer_s;
     wait_or_transfer_s += o.wait_or_transfer_s;

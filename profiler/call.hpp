@@ -10,12 +10,12 @@
 #include "model/trace_events.hpp"
 #include "mpi_fn.hpp"
 #include "trace_info.hpp"
+#include "trace_windows.hpp"
 
 namespace mpidle::profiler {
 
 namespace detail {
 // Set once at MPI_Init, before any call is recorded.
-inline constinit bool g_tracing = false;
 inline constinit bool g_papi = false;  // trace mode counting PAPI events
 // Polls (MPIDLE_POLL_SAMPLE): a thread times one, then skips a random number of
 // them, uniform in [0, 2 × sample − 2] (mean sample − 1), so that no polling loop
@@ -41,13 +41,15 @@ inline constinit std::uint32_t g_poll_sample = 1;
 }
 }  // namespace detail
 
+// Whether the current call records trace events (trace mode, or a window is open).
 inline bool tracing() {
-  return detail::g_tracing;
+  return detail::tls_tracing;
 }
 
 class Call {
  public:
   Call(MpiFn fn, void* return_address) : m_fn(fn), m_return_address(return_address) {
+    detail::tls_tracing = detail::g_trace_open.load(std::memory_order_relaxed);
     // Trace fields cost nothing in profile mode: set only when tracing.
     if (tracing()) m_trace = TraceInfo{};
   }
@@ -60,10 +62,15 @@ class Call {
   [[gnu::always_inline]] void stop() {
     m_stop = now();
     if (__builtin_expect(detail::g_papi, 0)) papi_stop();
+    // Past the next window edge (profile mode with windows): one comparison.
+    if (__builtin_expect(m_stop >= detail::g_window_edge.load(std::memory_order_relaxed), 0)) {
+      cross_window_edge(m_stop);
+    }
   }
-  // Non-blocking polls (Test family, Iprobe, Improbe): timed one in MPIDLE_POLL_SAMPLE.
+  // Non-blocking polls (Test family, Iprobe, Improbe): timed one in MPIDLE_POLL_SAMPLE,
+  // and every one that is traced (a trace record needs its times).
   [[gnu::always_inline]] void start_poll() {
-    m_timed = detail::next_poll_timed();
+    m_timed = detail::next_poll_timed() || tracing();
     if (m_timed) start();
   }
   [[gnu::always_inline]] void stop_poll() {
@@ -90,7 +97,8 @@ class Call {
   void trace_extra(const TraceInfo& info, std::int32_t peer, std::uint64_t bytes) {
     ThreadState* state = thread_state();
     if (state == nullptr) return;
-    state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, info, true);
+    state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, info, true,
+                 static_cast<std::int16_t>(model::size_class(bytes)));
   }
 
  private:
@@ -109,7 +117,9 @@ class Call {
     if (state == nullptr) return;
     m_site = state->record(m_fn, m_return_address, size_class, peer, m_comm_shape, bytes, m_start,
                            m_timed ? m_stop - m_start : kUntimed);
-    if (tracing()) state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, m_trace, false);
+    if (tracing()) {
+      state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, m_trace, false, size_class);
+    }
   }
 
   MpiFn m_fn;

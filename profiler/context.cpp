@@ -71,6 +71,10 @@ ThreadState* Context::create_thread_state() {
                                             dir + "/spill-rank" + std::to_string(m_rank) +
                                                 "-thread" + std::to_string(m_threads_made) + "-" +
                                                 std::to_string(getpid()) + ".bin");
+    } else if (trace_windows_on()) {
+      // Bounded, never spilled: a window that fills it closes early.
+      trace = std::make_unique<TraceBuffer>(static_cast<std::size_t>(m_config.window_mem_mib),
+                                            std::string());
     }
     ++m_threads_made;
     std::unique_ptr<PapiCounters> papi;

@@ -43,6 +43,12 @@ class Context {
   // Where trace chunks spill and an out-of-core finalize keeps its arrays: the run
   // directory when it is known, else the temp dir.
   std::string spill_directory() const { return m_config.output.empty() ? "/tmp" : m_config.output; }
+  // Profile mode with trace windows (MPIDLE_WINDOW_MS > 0): calls record trace
+  // events while a window is open.
+  bool trace_windows_on() const { return !m_config.trace && m_config.window_ms > 0; }
+  // Whether calls can record trace events at all: the trace clock, the offsets and
+  // the trace finalize are needed.
+  bool traces() const { return m_config.trace || trace_windows_on(); }
   int rank() const { return m_rank; }
   int size() const { return m_size; }
   MPI_Comm own_comm() const { return m_own.comm(); }
@@ -67,7 +73,8 @@ class Context {
   double setup_s() const { return m_setup_s; }
   std::time_t start_time() const { return m_start_time; }
 
-  // Trace mode: the trace clock and this rank's offset to its parent at MPI_Init.
+  // Trace mode and windows: the trace clock and this rank's offset to its parent
+  // at MPI_Init.
   TraceClock& trace_clock() { return m_trace_clock; }
   model::ClockMeasurement& init_offset() { return m_init_offset; }
   PapiStatus& papi() { return m_papi; }

@@ -803,12 +803,15 @@ struct Coll {
     CommInfo* info = comm_info(comm);
     m_shape = info ? info->shape() : 0;
     m_peer = root == kNoRoot ? -1 : world_peer(root, comm);
+    // Numbered in every mode: a trace window that opens mid-run must number each
+    // instance as every other member does.
+    const std::uint32_t sequence = info ? info->next_collective() : 0;
     if (tracing()) {
       TraceInfo& t = call.trace();
       t.role = TraceRole::collective;
       t.kind = kind;
       t.comm = info ? info->id() : 0;
-      t.sequence = info ? info->next_collective() : 0;
+      t.sequence = sequence;
       // Scans need the caller's rank in the communicator; rooted ones the root.
       const bool scan = kind == CollectiveKind::scan || kind == CollectiveKind::exscan;
       t.root = scan ? (info ? info->my_rank() : -1) : m_peer;

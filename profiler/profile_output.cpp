@@ -20,6 +20,7 @@
 #include "real_function.hpp"
 #include "symbolizer.hpp"
 #include "trace_output.hpp"
+#include "window_calibration.hpp"
 #include "tree_reduce.hpp"
 
 namespace mpidle::profiler {
@@ -137,7 +138,8 @@ struct TraceSections {
 // `dir` was created already; `ec` says why not, if it could not be.
 void write_run_directory(Context& context, model::ProfileSummary& summary, CallOverhead per_call,
                          const fs::path& dir, std::error_code ec, const TraceSections* trace,
-                         const FinalizeCost& cost, const char* ended = "MPI_Finalize",
+                         const FinalizeCost& cost, const model::Calibration& calibration,
+                         double windows_s, const char* ended = "MPI_Finalize",
                          bool announce = true) {
   const auto args = command_line();
   const std::string executable = executable_path();
@@ -156,6 +158,11 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   run.timer = timer_name(selected_timer());
   run.timer_resolution_s = context.tick_rate().resolution_s();
   run.wait_estimate = context.config().global_min ? "global" : context.config().wait_estimate;
+  // Calibrated where windows (or the whole trace) calibrated a key; without any
+  // such key the profile is the robust estimate's, and says so.
+  if (run.wait_estimate == "calibrated" && !model::calibrated_keys(calibration)) {
+    run.wait_estimate = "robust";
+  }
   run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
   run.per_call_overhead_s = per_call.timed_s;
   run.per_untimed_call_overhead_s = per_call.untimed_s;
@@ -165,6 +172,10 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   run.ended = ended;
   auto document = model::build_profile(summary, run);
   auto& json = document.profile;
+  if (!calibration.source.empty()) {
+    json["calibration"] = model::calibration_json(calibration, summary.minima);
+    if (windows_s > 0) json["calibration"]["finalize_s"] = windows_s;
+  }
   json["job"] = job_section(context, summary, executable, run.mpi_library);
   json["run"]["finalize"] = {
       {"rounds", cost.summary.rounds},
@@ -311,20 +322,6 @@ void finalize_profile(Context& context) {
          " calls were not recorded because the call table was full (raise MPIDLE_TABLE_ENTRIES)");
   }
   const CallOverhead per_call = per_call_overhead(context.tick_rate());
-  // Two passes over one binomial tree: the global minima (up and back down), then
-  // every rank's summary against them (up), merged wherever two subtrees meet.
-  FinalizeCost cost;
-  const std::uint64_t tree_start = monotonic_ns();
-  const model::GlobalMinima global =
-      allreduce_minima(model::minima_of(local), context.own_comm(), cost.minima);
-  auto merged =
-      reduce_summary(model::summarize_rank(local, global), context.own_comm(), cost.summary);
-  cost.seconds = static_cast<double>(monotonic_ns() - tree_start) * 1e-9;
-  if (merged) merged->minima = global;
-  const int undecodable = cost.minima.undecodable + cost.summary.undecodable;
-  if (undecodable > 0) {
-    warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
-  }
   // The run directory, named by rank 0; in trace mode every rank writes its part
   // of the trace there.
   fs::path dir;
@@ -334,7 +331,15 @@ void finalize_profile(Context& context) {
     dir = run_directory(context, executable_path());
     fs::create_directories(dir, dir_error);
   }
+  // The trace (or profile mode's windows) first: its exact analysis calibrates the
+  // baselines every rank's summary is measured against.
   TraceSections trace;
+  model::Calibration calibration;
+  if (context.trace_windows_on()) {
+    const std::uint64_t windows_start = monotonic_ns();
+    calibration = calibrate_from_windows(context, memory);
+    trace.seconds = static_cast<double>(monotonic_ns() - windows_start) * 1e-9;
+  }
   if (context.config().trace) {
     TreeTraffic traffic;
     // A directory rank 0 could not create cannot hold the trace either: the ranks
@@ -346,12 +351,27 @@ void finalize_profile(Context& context) {
     try {
       if (!shared.empty()) {
         trace.finished = finish_trace(context, shared, context.papi(), kDefaultGamma,
-                                      context.config().summary_detail == "high", memory);
+                                      context.config().summary_detail == "high", memory,
+                                      calibration);
       }
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());
     }
     trace.seconds = static_cast<double>(monotonic_ns() - trace_start) * 1e-9;
+  }
+  // Two passes over one binomial tree: the global minima (up and back down), then
+  // every rank's summary against them (up), merged wherever two subtrees meet.
+  FinalizeCost cost;
+  const std::uint64_t tree_start = monotonic_ns();
+  const model::GlobalMinima global =
+      allreduce_minima(model::minima_of(local), context.own_comm(), cost.minima);
+  auto merged = reduce_summary(model::summarize_rank(local, global, &calibration),
+                               context.own_comm(), cost.summary);
+  cost.seconds = static_cast<double>(monotonic_ns() - tree_start) * 1e-9;
+  if (merged) merged->minima = global;
+  const int undecodable = cost.minima.undecodable + cost.summary.undecodable;
+  if (undecodable > 0) {
+    warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");
   }
   if (merged && trace.finished) {
     const auto& added = trace.finished->finalize_memory_by_rank;
@@ -365,7 +385,8 @@ void finalize_profile(Context& context) {
   }
   if (merged && !unusable) {
     write_run_directory(context, *merged, per_call, dir, dir_error,
-                        context.config().trace ? &trace : nullptr, cost);
+                        context.config().trace ? &trace : nullptr, cost, calibration,
+                        context.trace_windows_on() ? trace.seconds : 0.0);
     if (const auto& log_run = context.log_location().run) publish_run(context, *log_run);
   }
 }
@@ -387,7 +408,7 @@ std::string write_partial_profile(Context& context, const char* ended, bool anno
   std::error_code ec;
   fs::create_directories(dir, ec);
   write_run_directory(context, summary, per_call_overhead(context.tick_rate()), dir, ec, nullptr,
-                      FinalizeCost{}, ended, announce);
+                      FinalizeCost{}, model::Calibration{}, 0.0, ended, announce);
   return dir.string();
 }
 

@@ -20,6 +20,7 @@
 #include "papi_counters.hpp"
 #include "profile_output.hpp"
 #include "termination_signals.hpp"
+#include "trace_windows.hpp"
 
 namespace mpidle::profiler::hooks {
 namespace {
@@ -57,20 +58,31 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
   context->set_log_location(std::move(log_location));
   profiler::detail::g_world_rank = rank;
   bool papi_available = false;
-  if (trace) {
+  const bool windows = context->trace_windows_on();
+  if (trace || windows) {
     const model::Settings& c = context->config();
     context->trace_clock().calibrate();
     context->trace_clock().set_test_skew(rank, c.test_clock_offset_us, c.test_clock_drift_ppm);
-    context->papi() = probe_papi(c.papi_events);
-    papi_available = context->papi().available && papi_threads_ready();
-    if (!papi_available && context->papi().available) {
-      context->papi().available = false;
-      context->papi().reason =
-          "PAPI could not count from several threads (PAPI_thread_init failed)";
+    if (trace) {
+      context->papi() = probe_papi(c.papi_events);
+      papi_available = context->papi().available && papi_threads_ready();
+      if (!papi_available && context->papi().available) {
+        context->papi().available = false;
+        context->papi().reason =
+            "PAPI could not count from several threads (PAPI_thread_init failed)";
+      }
     }
     context->init_offset() = measure_offset_to_parent(own.comm(), context->trace_clock());
   }
-  profiler::detail::g_tracing = trace;
+  profiler::detail::g_trace_open.store(trace, std::memory_order_relaxed);
+  if (windows) {
+    // Every rank leaves the barrier at about the same moment (microseconds apart):
+    // the reference the windows are placed from.
+    PMPI_Barrier(own.comm());
+    const model::Settings& c = context->config();
+    trace_windows().start(model::WindowSchedule(c.window_ms * 1000000, c.window_period * 1000000000),
+                          now(), context->trace_clock().ns_per_tick());
+  }
   profiler::detail::g_papi = trace && papi_available;
   // Every trace record needs its times; in profile mode 1 in poll_sample polls.
   profiler::detail::g_poll_sample =

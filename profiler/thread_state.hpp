@@ -18,6 +18,7 @@
 #include "stack_table.hpp"
 #include "trace_buffer.hpp"
 #include "trace_info.hpp"
+#include "trace_windows.hpp"
 
 namespace mpidle::profiler {
 
@@ -37,7 +38,8 @@ struct TypeSizeSlot {
 
 class ThreadState {
  public:
-  // `trace_buffer` only in trace mode; `papi` only when counting PAPI events.
+  // `trace_buffer` only in trace mode and with windows; `papi` only when counting
+  // PAPI events.
   // `mpi_code`: the MPI library's own code (callsites skip its frames); may be null.
   ThreadState(std::size_t table_entries, int callsite_depth,
               std::unique_ptr<TraceBuffer> trace_buffer, std::unique_ptr<PapiCounters> papi,
@@ -63,8 +65,12 @@ class ThreadState {
 
   // Trace mode: one record (times in ticks and the callsite key, converted at finalize).
   void trace(MpiFn fn, std::uintptr_t site, Ticks start, Ticks stop, std::int32_t peer,
-             std::uint64_t bytes, const TraceInfo& info, bool extra) {
+             std::uint64_t bytes, const TraceInfo& info, bool extra, std::int16_t size_class) {
     if (!m_trace) return;
+    if (m_trace->bounded() && m_trace->full()) {
+      window_buffer_full();
+      return;
+    }
     // Written in place: every field, so nothing is built aside and copied.
     model::TraceRecord& r = *m_trace->next();
     r.enter_ns = static_cast<std::int64_t>(start);
@@ -81,6 +87,7 @@ class ThreadState {
     r.collective_kind = static_cast<std::uint8_t>(info.kind);
     r.extra = extra ? 1 : 0;
     r.flags = info.flags;
+    r.profile_size_class = static_cast<std::int8_t>(size_class);
     if (m_papi && !extra) {
       // The burst read when the call began belongs to the call's own record.
       if (m_pending_burst.size() == m_papi->count()) {

@@ -39,6 +39,10 @@ class TraceBuffer {
   // call. Chunks in memory are freed once handed out; spilled ones come back
   // through one reused chunk. `error` says what was lost, once, at the end.
   std::span<const model::TraceRecord> drain_next(std::string& error);
+  // Profile mode's windows keep what fits in memory and never spill: `spill_path`
+  // empty. Full when one more record would need a chunk beyond the cap.
+  bool bounded() const { return m_spill_path.empty(); }
+  bool full() const { return m_used == kChunkRecords && m_full.size() + 1 >= m_memory_chunks; }
   // Records appended and kept (lost ones not counted), before draining.
   std::uint64_t records() const { return (m_full.size() + m_spilled) * kChunkRecords + m_used; }
   std::uint64_t spilled_chunks() const { return m_spilled; }

@@ -23,6 +23,7 @@ class TraceClock {
     return static_cast<std::int64_t>(m_ns0 + since_start * m_rate + m_offset_ns);
   }
   std::int64_t now_ns() const { return local_ns(now()); }
+  double ns_per_tick() const { return m_ns_per_tick; }
 
  private:
   Ticks m_tick0 = 0;

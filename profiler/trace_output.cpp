@@ -98,7 +98,8 @@ class OutOfCoreFinalize {
   std::uint64_t m_failures_before = 0;
 };
 
-// This rank's records, out of its buffers, and its tables.
+}  // namespace
+
 model::Trace own_trace(Context& context, const model::ClockMeasurement& final) {
   model::LargeArray<model::TraceRecord> records;
   model::LargeArray<std::int64_t> counters;
@@ -113,6 +114,8 @@ model::Trace own_trace(Context& context, const model::ClockMeasurement& final) {
   trace.ranks.at(0).counters = std::move(counters);
   return trace;
 }
+
+namespace {
 
 // The run's tables: merged up the tree, symbolized and merged by source line on
 // rank 0, back down. Returns them, and renumbers this rank's records into them.
@@ -169,7 +172,8 @@ model::Trace common_tables(Context& context, model::Trace& mine) {
   return std::move(*symbolized);
 }
 
-// Offsets to rank 0, composed down the measurement tree (depth ceil(log2 P)).
+}  // namespace
+
 void compose_offsets(MPI_Comm comm, model::RankTrace& mine) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -194,6 +198,8 @@ void compose_offsets(MPI_Comm comm, model::RankTrace& mine) {
     PMPI_Send(composed, sizeof composed, MPI_BYTE, rank + step, kOffsetTag, comm);
   }
 }
+
+namespace {
 
 // What rank 0 needs of every rank for profile.json: fixed size, gathered once.
 struct RankFacts {
@@ -262,7 +268,7 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
 
 std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
                                           const PapiStatus& papi, double gamma, bool detail_high,
-                                          FinalizeMemory& memory) {
+                                          FinalizeMemory& memory, model::Calibration& calibration) {
   MPI_Comm comm = context.own_comm();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -319,9 +325,14 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
                                {&own});
   between_stages();
   progress("finding the wait states of");
+  replay::CalibrationRequest calibrate;
+  calibrate.out = &calibration;
+  calibrate.shape_of = [&context](std::uint32_t id) { return context.comms().shape_of_id(id); };
   auto waits =
       replay::gather_wait_states(comm, tables, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
-                                 complete_collectives, [](const std::string& what) { warn(what); });
+                                 complete_collectives, [](const std::string& what) { warn(what); },
+                                 calibrate);
+  calibration.source = "trace";
 
   // Loop summaries, from the renumbered records.
   between_stages();

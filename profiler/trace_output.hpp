@@ -26,6 +26,7 @@
 #include "analysis/wait_states.hpp"
 #include "context.hpp"
 #include "finalize_memory.hpp"
+#include "model/calibration.hpp"
 #include "model/trace_file.hpp"
 #include "papi_probe.hpp"
 
@@ -48,9 +49,16 @@ struct FinishedTrace {
 // Collective over the profiler's communicator. `dir`: the run directory, the same
 // on every rank and reachable from every rank. Rank 0 gets the result (or nothing
 // when the trace could not be written: every rank then warned or agreed).
-// `memory` is sampled between the stages.
+// `memory` is sampled between the stages. Every rank gets the calibration of the
+// profile's baselines from every call of the trace in `calibration`.
 std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
                                           const PapiStatus& papi, double gamma, bool detail_high,
-                                          FinalizeMemory& memory);
+                                          FinalizeMemory& memory, model::Calibration& calibration);
+
+// Parts of the trace finalize that profile mode's windows share (trace_windows_finalize).
+// This rank's records, out of its buffers, and its tables.
+model::Trace own_trace(Context& context, const model::ClockMeasurement& final);
+// Offsets to rank 0, composed down the measurement tree (depth ceil(log2 P)).
+void compose_offsets(MPI_Comm comm, model::RankTrace& mine);
 
 }  // namespace mpidle::profiler

@@ -9,7 +9,8 @@ namespace mpidle::replay {
 std::optional<analysis::WaitStates> gather_wait_states(
     MPI_Comm comm, const model::Trace& tables, const std::vector<const model::RankTrace*>& ranks,
     const std::vector<std::uint32_t>& positions, const std::vector<sync::RankPartners>& partners,
-    std::uint64_t complete_collectives, void (*warn)(const std::string&)) {
+    std::uint64_t complete_collectives, void (*warn)(const std::string&),
+    const CalibrationRequest& calibration) {
   TreeTraffic traffic;
   // The late-receiver rule compares with the run's fastest send of a kind.
   analysis::FastestSends mine;
@@ -27,15 +28,34 @@ std::optional<analysis::WaitStates> gather_wait_states(
   const auto everyone = analysis::decode_fastest_sends(bytes).value_or(analysis::FastestSends{});
 
   analysis::WaitStates waits;
+  model::Calibration calibrated;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     try {
-      analysis::merge_wait_states(
-          waits,
-          analysis::rank_wait_states(tables, *ranks[i], positions.at(i), partners.at(i), everyone));
+      analysis::CallWaits call_waits;
+      auto found = analysis::rank_wait_states(tables, *ranks[i], positions.at(i), partners.at(i),
+                                              everyone, calibration.out ? &call_waits : nullptr);
+      if (calibration.out) {
+        model::merge_calibration(calibrated,
+                                 analysis::calibrate_rank(tables, *ranks[i], partners.at(i),
+                                                          call_waits, calibration.shape_of));
+      }
+      if (!calibration.calibration_only) analysis::merge_wait_states(waits, std::move(found));
     } catch (const std::exception& e) {
       warn("no wait states for rank " + std::to_string(ranks[i]->rank) + ": " + e.what());
     }
   }
+  if (calibration.out) {
+    auto all = tree_reduce(
+        std::move(calibrated), comm, model::encode_calibration, model::decode_calibration,
+        [](model::Calibration& into, model::Calibration&& from) {
+          model::merge_calibration(into, from);
+        },
+        traffic);
+    const auto down = tree_broadcast(
+        all ? model::encode_calibration(*all) : std::vector<std::byte>{}, comm, traffic);
+    *calibration.out = model::decode_calibration(down).value_or(model::Calibration{});
+  }
+  if (calibration.calibration_only) return std::nullopt;
   auto merged = tree_reduce(
       std::move(waits), comm, analysis::encode_wait_states, analysis::decode_wait_states,
       [](analysis::WaitStates& into, analysis::WaitStates&& from) {

@@ -309,6 +309,7 @@ std::vector<RankPartners> ParallelSync::take_partners() {
       }
     }
     p.until = std::move(r.until);
+    p.complete = std::move(r.complete);
     p.items = std::move(r.items);
   }
   return out;

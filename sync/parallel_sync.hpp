@@ -65,6 +65,9 @@ struct RankPartners {
   // instance is not complete, not blocking on every member, or the member waits
   // for nobody).
   model::LargeArray<std::int64_t> until;
+  // Per item of items.collectives: 1 where every member of the instance entered and
+  // left it (a trace window may hold only some members' part of an instance).
+  model::LargeArray<std::uint8_t> complete;
 };
 
 class ParallelSync {

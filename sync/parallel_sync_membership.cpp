@@ -67,6 +67,7 @@ void ParallelSync::Impl::index(RankState& r) {
     r.posted_back[idx].assign(r.send_events[idx].size(), kNever);
   }
   r.until.assign(r.items.collectives.size(), kNever);
+  r.complete.assign(r.items.collectives.size(), 0);
   r.reply.assign(r.items.collectives.size(), kNever);
   r.replied.assign(r.items.collectives.size(), 0);
   r.check_reply.assign(r.items.collectives.size(), kNoCause);

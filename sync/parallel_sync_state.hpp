@@ -154,6 +154,7 @@ struct RankState {
   std::unordered_map<std::uint32_t, CommTree> trees;         // from each comm's home
   std::vector<model::LargeArray<std::int64_t>> posted_back;  // per send channel, by k
   model::LargeArray<std::int64_t> until;                     // per collective item
+  model::LargeArray<std::uint8_t> complete;                  // per collective item
   model::LargeArray<std::int64_t> reply;  // per collective item (kNever: no constraint)
   model::LargeArray<Triple> check_reply;
   model::LargeArray<std::uint8_t> replied, check_replied;

@@ -379,6 +379,7 @@ void ParallelSync::Impl::deliver(Stage stage, RankState& r, TreeNode& n) {
   }
   n.waited = true;
   if (until != kNever) r.until[i] = until;
+  r.complete[i] = t.size >= 2 && n.total.complete;
 }
 
 }  // namespace mpidle::sync

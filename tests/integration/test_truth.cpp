@@ -127,6 +127,33 @@ TEST_CASE("a large posted receive buffer: receives are classed by the bytes rece
   CHECK(by_class[21] == truth["large_messages"].get<std::uint64_t>());
 }
 
+TEST_CASE("a sender late by the same time every step: every receive's waiting is wait",
+          "[mpi]") {
+  // Every receive waits about 5 ms, so the lowest cluster of the receiver's own
+  // durations is waiting: the robust baseline alone called it cost and said 0. The
+  // sends of the same size bound what a receive costs.
+  const auto dir = scratch_dir("truth_steady_late_sender");
+  const auto r = run_mpi(2, program("steady_late_sender"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto truth = truth_of(r.out);
+  const double expected = truth["recv_wait_s"].get<double>();
+  const double jitter = truth["completion_excess_s"].get<double>();
+  REQUIRE(expected > 0.1);
+  const auto p = model::read_profile(dir);
+  const auto* recv = function_row(p, "MPI_Recv");
+  REQUIRE(recv);
+  CHECK(recv->calls == truth["messages"].get<std::uint64_t>() + 1);
+  const double measured = rank_wait(p, "MPI_Recv", 1);
+  const double minimum = recv->estimates.wait_s_minimum;
+  INFO("truth " << expected << " s, default estimate " << measured << " s (ratio "
+                << measured / expected << "), minimum method " << minimum << " s (ratio "
+                << minimum / expected << "), observed jitter " << jitter << " s");
+  CHECK(std::abs(measured - expected) <= 0.10 * expected + jitter);
+  // Never further from the truth than the published method.
+  CHECK(std::abs(measured - expected) <= std::abs(minimum - expected) + 0.02 * expected + jitter);
+}
+
 TEST_CASE("collectives on a one-rank communicator do not set MPI_COMM_WORLD's minimum", "[mpi]") {
   const auto dir = scratch_dir("truth_subcomm");
   const auto r = run_mpi(2, program("subcomm_collectives"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});

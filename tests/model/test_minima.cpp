@@ -86,6 +86,50 @@ TEST_CASE("the robust baseline is the mean of the lowest cluster, not the fastes
   CHECK(model::robust_baseline_s(histogram({{1e-6, 10}}), 2e-6) == 2e-6);
 }
 
+TEST_CASE("a lowest cluster far above the fastest call is waiting, not cost", "[model]") {
+  // 39 receives that all waited about 5 ms, and one that found its message there
+  // (3 µs): a cost does not vary 16-fold within one key, the fast call is the cost.
+  CHECK(model::robust_baseline_s(histogram({{3e-6, 1}, {5.1e-3, 39}}), 2.9e-6) == Approx(3e-6));
+  // 8-fold is still a spread of costs (a transfer over TCP): the cluster stands.
+  CHECK(model::robust_baseline_s(histogram({{20e-6, 1}, {160e-6, 39}}), 19e-6) ==
+        Approx(160e-6));
+}
+
+TEST_CASE("blocking sends and receives of one size bound each other's baseline", "[model]") {
+  auto key = [](std::string fn, std::int32_t size_class, double min_s,
+                std::initializer_list<std::pair<double, std::uint64_t>> calls) {
+    model::GlobalMinimum m;
+    m.function = std::move(fn);
+    m.size_class = size_class;
+    m.min_s = min_s;
+    m.durations = histogram(calls);
+    return m;
+  };
+  // Sorted by (function, size class, shape), as the reduction leaves them.
+  const model::GlobalMinima global = {
+      // A receive that waits 5 ms every step: its own cluster is the waiting.
+      key("MPI_Allreduce", 14, 1e-6, {{1.5e-6, 100}}),
+      key("MPI_Recv", 14, 5.0e-3, {{5.1e-3, 40}}),
+      key("MPI_Recv", 21, 100e-6, {{110e-6, 40}}),
+      key("MPI_Send", 14, 2e-6, {{2.5e-6, 40}}),
+      // A rendezvous send whose receiver is late every time.
+      key("MPI_Send", 21, 2e-3, {{2.2e-3, 40}}),
+  };
+  const auto b = model::robust_baselines(global);
+  REQUIRE(b.size() == global.size());
+  CHECK(b[0] == Approx(1.5e-6));  // not point-to-point: its own
+  // Bounded by 4x the send's 2.5 µs, below its fastest call: every call waited.
+  CHECK(b[1] == Approx(4 * 2.5e-6));
+  CHECK(b[2] == Approx(110e-6));          // the send of 1 MiB is no bound: slower
+  CHECK(b[3] == Approx(2.5e-6));          // an eager send, cheaper than its receive
+  CHECK(b[4] == Approx(4 * 110e-6));      // the late receiver's waiting shows
+  // One receive that found its message there: it is the cost.
+  model::GlobalMinima faster = global;
+  faster[1].min_s = 3e-6;
+  faster[1].durations = histogram({{3e-6, 1}, {5.1e-3, 39}});
+  CHECK(model::robust_baselines(faster)[1] == Approx(3e-6));  // the fast call (16-fold rule)
+}
+
 TEST_CASE("local calls' time above their baseline is variation, not wait", "[model]") {
   model::ProfileTables t;
   t.functions = {"MPI_Comm_rank", "MPI_Recv", "MPI_Isend"};

@@ -1,0 +1,85 @@
+#include "calibration_calls.hpp"
+
+#include <unordered_set>
+
+#include "model/function_catalog.hpp"
+
+namespace mpidle::analysis {
+namespace {
+
+using model::TraceRole;
+
+// Per call record: whether it depends on a partner the analysis saw, and whether any
+// of its dependencies stayed unknown.
+constexpr std::uint8_t kJudged = 1;
+constexpr std::uint8_t kUnknown = 2;
+
+}  // namespace
+
+model::Calibration calibrate_rank(const model::Trace& tables, const model::RankTrace& rank,
+                                  const sync::RankPartners& partners, const CallWaits& call_waits,
+                                  const ShapeOfComm& shape_of) {
+  model::Calibration out;
+  const auto& records = rank.records;
+  if (call_waits.size() != records.size()) return out;
+  model::LargeArray<std::uint8_t> state(records.size(), 0);
+  auto mark = [&](std::uint64_t call, bool known) {
+    if (call < state.size()) state[call] |= known ? kJudged : kUnknown;
+  };
+  // Receives, in posting order per channel: the first `matched` found their send.
+  for (const auto& [key, receives] : partners.items.receives) {
+    auto it = partners.send_enter.find(key);
+    const std::size_t matched = it == partners.send_enter.end() ? 0 : it->second.size();
+    for (std::size_t k = 0; k < receives.size(); ++k) mark(receives[k].call.record, k < matched);
+  }
+  // Blocking sends (the call's own record), in call order per channel.
+  for (const auto& [key, sends] : partners.items.sends) {
+    auto it = partners.posted_enter.find(key);
+    const std::size_t matched = it == partners.posted_enter.end() ? 0 : it->second.size();
+    for (std::size_t k = 0; k < sends.size(); ++k) {
+      const auto& rec = records[sends[k].record];
+      if (rec.role == TraceRole::send && rec.extra == 0) mark(sends[k].record, k < matched);
+    }
+  }
+  for (std::size_t i = 0; i < partners.items.collectives.size(); ++i) {
+    const auto& c = partners.items.collectives[i];
+    const bool complete = i < partners.complete.size() && partners.complete[i] != 0;
+    if (c.member.has_enter) mark(c.member.enter.record, complete);
+  }
+  // Completions: a request posted outside the trace (before a window opened), or a
+  // non-blocking collective's, leaves its call unjudged; one that completes only
+  // known sends is judged (it waits for nobody).
+  std::unordered_set<std::uint32_t> started;
+  std::uint64_t call = 0;
+  for (std::uint64_t i = 0; i < records.size(); ++i) {
+    const auto& rec = records[i];
+    if (rec.extra == 0) call = i;
+    if ((rec.role == TraceRole::isend || rec.role == TraceRole::irecv) && rec.sequence != 0) {
+      started.insert(rec.sequence);
+    } else if (rec.role == TraceRole::completion) {
+      mark(call, rec.collective_kind == 0 && started.count(rec.sequence) != 0);
+    }
+  }
+
+  for (std::uint64_t i = 0; i < records.size(); ++i) {
+    const auto& rec = records[i];
+    if (rec.extra != 0 || rec.function >= tables.functions.size()) continue;
+    const std::string& function = tables.functions[rec.function];
+    if (!model::can_wait(function)) continue;
+    if (state[i] != kJudged) {
+      ++out.calls_left_out;
+      continue;
+    }
+    const std::int32_t shape =
+        rec.role == TraceRole::collective && shape_of ? shape_of(rec.comm) : 0;
+    model::CalibratedCost& cost = out.keys[{function, rec.profile_size_class, shape}];
+    const std::int64_t duration = rec.exit_ns - rec.enter_ns;
+    const std::int64_t wait = std::min(call_waits[i], duration);
+    cost.cost_s += static_cast<double>(duration - wait) * 1e-9;
+    cost.wait_s += static_cast<double>(wait) * 1e-9;
+    ++cost.calls;
+  }
+  return out;
+}
+
+}  // namespace mpidle::analysis

@@ -1,0 +1,57 @@
+#pragma once
+// Calibrated baselines (docs/calibration.md): per (function, size class,
+// communicator shape), what the calls the exact analysis could judge cost without
+// their waiting, mean(duration − exact wait). Where a key has enough such calls,
+// its baseline gives the whole run's wait of that key; elsewhere the robust
+// baseline stays. Summed over ranks up the finalize tree; no MPI.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace mpidle::model {
+
+struct CalibratedCost {
+  double cost_s = 0;        // Σ (duration − exact wait) of the calls judged
+  double wait_s = 0;        // Σ exact wait of those calls
+  std::uint64_t calls = 0;  // how many
+};
+
+// (function name, size class, communicator shape): the robust baseline's key.
+using CalibrationKey = std::tuple<std::string, std::int32_t, std::int32_t>;
+
+struct Calibration {
+  std::map<CalibrationKey, CalibratedCost> keys;
+  // Where the calls came from: "windows" (profile mode) or "trace" (every call).
+  std::string source;
+  std::uint32_t windows = 0;      // windows opened (the most any rank opened)
+  std::uint32_t windows_cut = 0;  // ranks whose window buffer filled up
+  std::uint64_t records = 0;      // trace records the windows held, all ranks
+  // Calls of functions that can wait that the analysis could not judge: a message
+  // or collective that began or ended outside a window.
+  std::uint64_t calls_left_out = 0;
+
+  bool empty() const { return keys.empty(); }
+};
+
+// A key's calls judged are enough to stand for all of its calls.
+inline constexpr std::uint64_t kMinCalibratedCalls = 8;
+
+// The calibrated baseline of a key, or nothing where it has too few calls.
+std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key);
+
+// How many keys have enough calls to be calibrated.
+std::size_t calibrated_keys(const Calibration& c);
+
+// Adds `from` into `into` (a finalize tree step).
+void merge_calibration(Calibration& into, const Calibration& from);
+
+std::vector<std::byte> encode_calibration(const Calibration& c);
+std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes);
+
+}  // namespace mpidle::model

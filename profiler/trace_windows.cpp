@@ -1,0 +1,78 @@
+#include "trace_windows.hpp"
+
+namespace mpidle::profiler {
+
+TraceWindows& trace_windows() {
+  static TraceWindows windows;
+  return windows;
+}
+
+void cross_window_edge(Ticks now) {
+  trace_windows().cross(now);
+}
+
+void window_buffer_full() {
+  trace_windows().buffer_full();
+}
+
+Ticks TraceWindows::edge_of(std::int64_t ns) const {
+  return m_reference + static_cast<Ticks>(static_cast<double>(ns) * m_ticks_per_ns);
+}
+
+void TraceWindows::start(const model::WindowSchedule& schedule, Ticks reference,
+                         double ns_per_tick) {
+  std::lock_guard lock(m_mutex);
+  m_schedule = schedule;
+  m_reference = reference;
+  m_ticks_per_ns = ns_per_tick > 0 ? 1.0 / ns_per_tick : 1.0;
+  m_next = 0;
+  m_full = false;
+  m_counts = {};
+  detail::g_trace_open.store(false, std::memory_order_relaxed);
+  detail::g_window_edge.store(schedule.enabled() ? edge_of(schedule.open_ns(0)) : ~Ticks{0},
+                              std::memory_order_release);
+}
+
+void TraceWindows::cross(Ticks now) {
+  // Another thread crossing the same edge does the work; this call goes on.
+  std::unique_lock lock(m_mutex, std::try_to_lock);
+  if (!lock.owns_lock() || m_full || !m_schedule.enabled()) return;
+  if (now < detail::g_window_edge.load(std::memory_order_relaxed)) return;
+  const bool open = detail::g_trace_open.load(std::memory_order_relaxed);
+  if (open) {
+    detail::g_trace_open.store(false, std::memory_order_relaxed);
+    ++m_next;
+  }
+  // The next window that has not ended yet opens now if it has begun.
+  for (;;) {
+    const Ticks opens = edge_of(m_schedule.open_ns(m_next));
+    const Ticks closes = edge_of(m_schedule.open_ns(m_next) + m_schedule.length_ns());
+    if (now >= closes) {
+      ++m_counts.missed;
+      ++m_next;
+      continue;
+    }
+    if (now >= opens) {
+      ++m_counts.opened;
+      detail::g_trace_open.store(true, std::memory_order_relaxed);
+      detail::g_window_edge.store(closes, std::memory_order_release);
+    } else {
+      detail::g_window_edge.store(opens, std::memory_order_release);
+    }
+    return;
+  }
+}
+
+void TraceWindows::buffer_full() {
+  std::lock_guard lock(m_mutex);
+  detail::g_window_edge.store(~Ticks{0}, std::memory_order_release);
+  if (detail::g_trace_open.exchange(false, std::memory_order_relaxed) && !m_full) ++m_counts.cut;
+  m_full = true;
+}
+
+WindowCounts TraceWindows::counts() const {
+  std::lock_guard lock(m_mutex);
+  return m_counts;
+}
+
+}  // namespace mpidle::profiler

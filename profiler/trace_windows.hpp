@@ -1,0 +1,64 @@
+#pragma once
+// Profile mode's trace windows (docs/calibration.md): from time to time every rank
+// records trace events for a short window, at the same instants on every rank, so
+// that the exact wait analysis of the windows can calibrate the whole run's wait
+// estimate. Between windows a call pays one comparison of its exit time with the
+// next edge; the edge is crossed by whichever call ends past it first.
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "clock.hpp"
+#include "model/window_schedule.hpp"
+
+namespace mpidle::profiler {
+
+namespace detail {
+// Whether calls record trace events: for the whole run in trace mode, while a window
+// is open in profile mode.
+inline constinit std::atomic<bool> g_trace_open{false};
+// Each call reads that once, at its start, so that its hooks agree about it.
+[[gnu::tls_model("initial-exec")]] inline constinit thread_local bool tls_tracing = false;
+// The tick at which the next window opens, or the open one closes; never without
+// windows.
+inline constinit std::atomic<Ticks> g_window_edge{~Ticks{0}};
+}  // namespace detail
+
+// Out of line: a window opens or closes (or was missed while no call ended).
+[[gnu::noinline]] void cross_window_edge(Ticks now);
+// A thread's window buffer is full: the window closes now and no other opens.
+[[gnu::noinline]] void window_buffer_full();
+
+struct WindowCounts {
+  std::uint32_t opened = 0;  // windows in which calls were recorded
+  std::uint32_t missed = 0;  // windows no call of this rank ended inside
+  std::uint32_t cut = 0;     // windows closed early by a full buffer (0 or 1)
+};
+
+class TraceWindows {
+ public:
+  // Starts the schedule at `reference` (ticks), with `ns_per_tick` to place its
+  // edges; sets the first edge.
+  void start(const model::WindowSchedule& schedule, Ticks reference, double ns_per_tick);
+  void cross(Ticks now);
+  void buffer_full();
+  WindowCounts counts() const;
+  const model::WindowSchedule& schedule() const { return m_schedule; }
+  Ticks reference() const { return m_reference; }
+
+ private:
+  Ticks edge_of(std::int64_t ns) const;
+  mutable std::mutex m_mutex;
+  model::WindowSchedule m_schedule;
+  Ticks m_reference = 0;
+  double m_ticks_per_ns = 1;
+  std::uint32_t m_next = 0;  // the window that opens next, or is open
+  bool m_full = false;
+  WindowCounts m_counts;
+};
+
+// The process' windows (profile mode with MPIDLE_WINDOW_MS > 0).
+TraceWindows& trace_windows();
+
+}  // namespace mpidle::profiler

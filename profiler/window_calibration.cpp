@@ -1,0 +1,346 @@
+#include "window_calibration.hpp"
+
+#include <map>
+#include <unordered_map>
+
+#include "log.hpp"
+#include "model/byte_stream.hpp"
+#include "model/function_catalog.hpp"
+#include "offset_tree.hpp"
+#include "replay/mpi_synchronize.hpp"
+#include "replay/sparse_exchange.hpp"
+#include "replay/wait_states_tree.hpp"
+#include "sync/offset_model.hpp"
+#include "sync/trace_matching.hpp"
+#include "sync/window_alignment.hpp"
+#include "trace_output.hpp"
+#include "trace_windows.hpp"
+
+namespace mpidle::profiler {
+namespace {
+
+using model::TraceRole;
+using sync::ChannelKey;
+using sync::WindowChannelKey;
+
+constexpr int kSendsTag = 7321;
+constexpr int kPairsTag = 7322;
+
+// Records numbered by the function table (kMpiFnNames), the same on every rank.
+void number_functions_as_the_table(model::Trace& mine) {
+  std::unordered_map<std::string, std::uint32_t> index;
+  for (std::uint32_t i = 0; i < kMpiFnCount; ++i) index.emplace(kMpiFnNames[i], i);
+  std::vector<std::uint32_t> to(mine.functions.size(), 0);
+  for (std::size_t i = 0; i < mine.functions.size(); ++i) {
+    auto it = index.find(mine.functions[i]);
+    if (it == index.end()) throw model::TraceError("unknown function " + mine.functions[i]);
+    to[i] = it->second;
+  }
+  for (auto& rec : mine.ranks.at(0).records) rec.function = to.at(rec.function);
+  mine.functions.assign(kMpiFnNames, kMpiFnNames + kMpiFnCount);
+}
+
+bool is_sendrecv(const model::Trace& tables, const model::TraceRecord& rec) {
+  const model::FunctionInfo* f = model::find_function(tables.functions.at(rec.function));
+  return f != nullptr && f->kind == "sendrecv";
+}
+
+// One rank's part of step 3.
+class WindowAlignment {
+ public:
+  WindowAlignment(const model::Trace& tables, model::RankTrace& rank,
+                  const model::WindowSchedule& schedule, std::int64_t reference_ns,
+                  std::int64_t tolerance_ns)
+      : m_tables(tables),
+        m_rank(rank),
+        m_schedule(schedule),
+        m_reference_ns(reference_ns),
+        m_tolerance_ns(tolerance_ns),
+        m_clock(sync::OffsetModel::from({rank.init.offset_ns, rank.init.rtt_ns, rank.init.at_ns},
+                                        {rank.final.offset_ns, rank.final.rtt_ns,
+                                         rank.final.at_ns})),
+        m_items(sync::scan_rank(rank, 0)) {}
+
+  std::uint32_t window_of(std::uint64_t record) const {
+    return m_schedule.window_at(m_rank.records[record].enter_ns - m_reference_ns);
+  }
+
+  // Per destination: (window, channel) → its sends, encoded.
+  replay::Parcels sends_by_destination() {
+    std::map<int, model::ByteWriter> writers;
+    std::map<int, std::uint64_t> channels;
+    for (const auto& [key, sends] : m_items.sends) {
+      const auto& [comm, source, dest, tag] = key;
+      std::map<std::uint32_t, std::vector<std::uint64_t>> by_window;
+      for (const auto& ref : sends) by_window[window_of(send_record(key, ref))].push_back(ref.record);
+      for (auto& [window, calls] : by_window) {
+        m_sent[{window, key}] = calls;
+        auto& w = writers[dest];
+        ++channels[dest];
+        w.put(window);
+        w.put(comm);
+        w.put(tag);
+        w.put<std::uint64_t>(calls.size());
+        for (std::uint64_t call : calls) {
+          const auto& rec = m_rank.records[send_record(key, {0, call})];
+          w.put(m_clock.to_reference(rec.enter_ns));
+          w.put(rec.bytes);
+        }
+      }
+    }
+    replay::Parcels out;
+    for (auto& [dest, w] : writers) {
+      model::ByteWriter framed;
+      framed.put(channels[dest]);
+      auto body = w.take();
+      auto head = framed.take();
+      head.insert(head.end(), body.begin(), body.end());
+      out.emplace_back(dest, std::move(head));
+    }
+    return out;
+  }
+
+  // Pairs this rank's receives with what each source sent; returns the answers.
+  replay::Parcels pair_receives(const replay::Parcels& incoming) {
+    std::map<WindowChannelKey, std::vector<sync::WindowSend>> sends;
+    std::map<int, std::vector<WindowChannelKey>> asked;  // per source, in its order
+    for (const auto& [source, bytes] : incoming) {
+      model::ByteReader r(bytes);
+      std::uint64_t n = 0;
+      if (!r.get(n)) throw model::TraceError("unreadable window sends");
+      for (std::uint64_t c = 0; c < n; ++c) {
+        std::uint32_t window = 0, comm = 0;
+        std::int32_t tag = 0;
+        std::uint64_t count = 0;
+        if (!r.get(window) || !r.get(comm) || !r.get(tag) || !r.get(count) ||
+            !r.can_hold(count, 16)) {
+          throw model::TraceError("unreadable window sends");
+        }
+        const WindowChannelKey key{window, ChannelKey{comm, source, m_rank.rank, tag}};
+        auto& list = sends[key];
+        list.resize(count);
+        for (auto& s : list) {
+          if (!r.get(s.enter_ns) || !r.get(s.bytes)) throw model::TraceError("unreadable window sends");
+        }
+        asked[source].push_back(key);
+      }
+    }
+    // This rank's receives per (window, channel), posted and completed in one window.
+    std::map<WindowChannelKey, std::vector<std::size_t>> receives;  // indices into the channel
+    for (const auto& [key, items] : m_items.receives) {
+      for (std::size_t k = 0; k < items.size(); ++k) {
+        const std::uint32_t window = window_of(items[k].posted.record);
+        if (window_of(items[k].complete.record) != window) {
+          leave_out_receive(items[k]);
+          continue;
+        }
+        receives[{window, key}].push_back(k);
+      }
+    }
+    std::map<WindowChannelKey, sync::ChannelPairing> pairings;
+    for (const auto& [wkey, indices] : receives) {
+      const auto& items = m_items.receives.at(wkey.second);
+      auto s = sends.find(wkey);
+      sync::ChannelPairing p;
+      if (s != sends.end()) {
+        std::vector<sync::WindowReceive> times;
+        bool sizes = true;
+        for (std::size_t k : indices) {
+          const auto& done = m_rank.records[items[k].complete.record];
+          sizes = sizes && !is_sendrecv(m_tables, m_rank.records[items[k].call.record]);
+          times.push_back({m_clock.to_reference(done.exit_ns), done.bytes});
+        }
+        std::vector<sync::WindowSend> compared = s->second;
+        if (!sizes) {
+          // A Sendrecv's record holds the bytes of both halves: its sizes say nothing.
+          for (auto& t : times) t.bytes = 0;
+          for (auto& c : compared) c.bytes = 0;
+        }
+        p = sync::pair_window_channel(times, compared, m_tolerance_ns);
+      }
+      for (std::size_t j = 0; j < indices.size(); ++j) {
+        if (j < p.first_receive || j >= p.first_receive + p.pairs) {
+          leave_out_receive(items[indices[j]]);
+        }
+      }
+      pairings[wkey] = p;
+    }
+    replay::Parcels answers;
+    for (const auto& [source, keys] : asked) {
+      model::ByteWriter w;
+      w.put<std::uint64_t>(keys.size());
+      for (const auto& key : keys) {
+        auto it = pairings.find(key);
+        const sync::ChannelPairing p = it == pairings.end() ? sync::ChannelPairing{} : it->second;
+        w.put(key.first);
+        w.put(std::get<0>(key.second));
+        w.put(std::get<3>(key.second));
+        w.put<std::uint64_t>(p.first_send);
+        w.put<std::uint64_t>(p.pairs);
+      }
+      answers.emplace_back(source, w.take());
+    }
+    return answers;
+  }
+
+  // The receivers' answers: sends outside their pairs are left out.
+  void apply_answers(const replay::Parcels& answers) {
+    std::map<WindowChannelKey, std::pair<std::uint64_t, std::uint64_t>> kept;
+    for (const auto& [dest, bytes] : answers) {
+      model::ByteReader r(bytes);
+      std::uint64_t n = 0;
+      if (!r.get(n)) throw model::TraceError("unreadable window pairs");
+      for (std::uint64_t c = 0; c < n; ++c) {
+        std::uint32_t window = 0, comm = 0;
+        std::int32_t tag = 0;
+        std::uint64_t first = 0, pairs = 0;
+        if (!r.get(window) || !r.get(comm) || !r.get(tag) || !r.get(first) || !r.get(pairs)) {
+          throw model::TraceError("unreadable window pairs");
+        }
+        kept[{window, ChannelKey{comm, m_rank.rank, dest, tag}}] = {first, pairs};
+      }
+    }
+    for (const auto& [wkey, calls] : m_sent) {
+      auto it = kept.find(wkey);
+      const auto [first, pairs] = it == kept.end() ? std::pair<std::uint64_t, std::uint64_t>{0, 0}
+                                                   : it->second;
+      for (std::size_t j = 0; j < calls.size(); ++j) {
+        if (j < first || j >= first + pairs) leave_out_send(wkey.second, calls[j]);
+      }
+    }
+  }
+
+  // Point-to-point records get their window's communicator ids.
+  void separate_windows() {
+    for (std::uint64_t i = 0; i < m_rank.records.size(); ++i) {
+      auto& rec = m_rank.records[i];
+      const bool p2p = rec.role == TraceRole::send || rec.role == TraceRole::isend ||
+                       rec.role == TraceRole::recv || rec.role == TraceRole::irecv ||
+                       rec.role == TraceRole::cancelled ||
+                       (rec.role == TraceRole::completion && rec.collective_kind == 0);
+      if (p2p) rec.comm = sync::window_comm(rec.comm, window_of(i));
+    }
+  }
+
+ private:
+  // The record that holds a send of `key` whose call is `ref`: the call's own, or a
+  // Sendrecv's send half after it.
+  std::uint64_t send_record(const ChannelKey& key, sync::RecordRef ref) const {
+    const auto& [comm, source, dest, tag] = key;
+    for (std::uint64_t i = ref.record; i < m_rank.records.size(); ++i) {
+      const auto& rec = m_rank.records[i];
+      if (i > ref.record && rec.extra == 0) break;
+      if ((rec.role == TraceRole::send || rec.role == TraceRole::isend) && rec.comm == comm &&
+          rec.peer == dest && rec.tag == tag) {
+        return i;
+      }
+    }
+    return ref.record;
+  }
+  void leave_out_receive(const sync::ReceiveItem& item) {
+    auto& done = m_rank.records[item.complete.record];
+    if (done.role == TraceRole::completion) {
+      done.sequence = 0;  // a request the window does not know: its call is not judged
+      m_rank.records[item.posted.record].role = TraceRole::other;
+    } else {
+      done.role = TraceRole::other;
+    }
+  }
+  void leave_out_send(const ChannelKey& key, std::uint64_t call) {
+    m_rank.records[send_record(key, {0, call})].role = TraceRole::other;
+  }
+
+  const model::Trace& m_tables;
+  model::RankTrace& m_rank;
+  const model::WindowSchedule& m_schedule;
+  std::int64_t m_reference_ns;
+  std::int64_t m_tolerance_ns;
+  sync::OffsetModel m_clock;
+  sync::RankMatchItems m_items;
+  std::map<WindowChannelKey, std::vector<std::uint64_t>> m_sent;  // call records
+};
+
+}  // namespace
+
+model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory) {
+  MPI_Comm comm = context.own_comm();
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  const auto final = measure_offset_to_parent(comm, context.trace_clock());
+  const TraceWindows& windows = trace_windows();
+  model::Trace mine;
+  std::string failure;
+  try {
+    mine = own_trace(context, final);
+    number_functions_as_the_table(mine);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  memory.sample();
+  int fine = failure.empty(), all_fine = 0;
+  PMPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_fine) {
+    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
+    return {};
+  }
+  model::RankTrace& own = mine.ranks.at(0);
+  own.rank = rank;
+  compose_offsets(comm, own);
+  std::int64_t latency = rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2;
+  PMPI_Allreduce(MPI_IN_PLACE, &latency, 1, MPI_INT64_T, MPI_MIN, comm);
+  mine.min_latency_ns = latency == INT64_MAX ? 0 : latency;
+
+  // Step 3; a rank that fails still takes part in both exchanges.
+  try {
+    WindowAlignment align(mine, own, windows.schedule(),
+                          context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns);
+    auto answers = align.pair_receives(replay::sparse_exchange(comm, align.sends_by_destination(), kSendsTag));
+    align.apply_answers(replay::sparse_exchange(comm, answers, kPairsTag));
+    align.separate_windows();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  fine = failure.empty();
+  PMPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm);
+  if (!all_fine) {
+    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
+    return {};
+  }
+  memory.sample();
+
+  sync::ClcParams params;
+  params.min_latency_ns = -1;
+  std::vector<std::int32_t> world(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
+  auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
+      comm, {&own}, sync::block_directory(world, size), params, mine.min_latency_ns);
+  memory.sample();
+  model::Calibration calibration;
+  replay::CalibrationRequest request;
+  request.out = &calibration;
+  request.shape_of = [&context](std::uint32_t id) { return context.comms().shape_of_id(id); };
+  request.calibration_only = true;
+  replay::gather_wait_states(comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
+                             complete_collectives, [](const std::string& what) { warn(what); },
+                             request);
+  // What the windows were, over all ranks: the most windows a rank opened, the ranks
+  // whose buffer filled, the records.
+  const WindowCounts counts = windows.counts();
+  std::uint64_t most[1] = {counts.opened};
+  std::uint64_t sums[2] = {counts.cut, own.records.size()};
+  PMPI_Allreduce(MPI_IN_PLACE, most, 1, MPI_UINT64_T, MPI_MAX, comm);
+  PMPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
+  calibration.source = "windows";
+  calibration.windows = static_cast<std::uint32_t>(most[0]);
+  calibration.windows_cut = static_cast<std::uint32_t>(sums[0]);
+  calibration.records = sums[1];
+  if (rank == 0 && calibration.windows_cut > 0) {
+    warn(std::to_string(calibration.windows_cut) +
+         " ranks filled their trace window buffer (MPIDLE_WINDOW_MEM); their later windows were "
+         "not recorded");
+  }
+  return calibration;
+}
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,26 @@
+#pragma once
+// Profile mode's trace windows at MPI_Finalize (docs/calibration.md), on every rank:
+//  1. The rank's window records leave its buffers; functions are numbered as the
+//     function table numbers them, the same on every rank.
+//  2. Offsets compose to rank 0 as in trace mode.
+//  3. Each sender tells each receiver, per window and channel, when its sends began
+//     and their sizes (a sparse exchange: only ranks that exchanged messages talk);
+//     the receiver pairs them with its receives (sync/window_alignment) and answers
+//     which sends were received inside the window. What was not is left out, and
+//     every channel gets ids of its window's own, so that no pair spans two windows.
+//  4. The parallel replay synchronizes the records and finds their partners, as in
+//     trace mode; each rank's exact waits give its calls' costs, summed per key up
+//     the tree and sent back down.
+// No trace file and no loop summary are written.
+
+#include "context.hpp"
+#include "finalize_memory.hpp"
+#include "model/calibration.hpp"
+
+namespace mpidle::profiler {
+
+// Collective over the profiler's communicator. Every rank gets the same
+// calibration; an empty one (and one `mpidle:` line) where it could not be made.
+model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory);
+
+}  // namespace mpidle::profiler

@@ -1,0 +1,48 @@
+#include "sparse_exchange.hpp"
+
+#include <climits>
+#include <stdexcept>
+
+namespace mpidle::replay {
+
+Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
+  std::vector<MPI_Request> sends(outgoing.size(), MPI_REQUEST_NULL);
+  for (std::size_t i = 0; i < outgoing.size(); ++i) {
+    const auto& [to, bytes] = outgoing[i];
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+      throw std::runtime_error("a sparse exchange parcel is over 2 GiB");
+    }
+    PMPI_Issend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm, &sends[i]);
+  }
+  Parcels incoming;
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  bool in_barrier = false;
+  for (;;) {
+    int arrived = 0;
+    MPI_Status status;
+    PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &status);
+    if (arrived) {
+      int count = 0;
+      PMPI_Get_count(&status, MPI_BYTE, &count);
+      std::vector<std::byte> bytes(static_cast<std::size_t>(count));
+      PMPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
+      incoming.emplace_back(status.MPI_SOURCE, std::move(bytes));
+      continue;
+    }
+    if (!in_barrier) {
+      int done = 0;
+      PMPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE);
+      if (done) {
+        PMPI_Ibarrier(comm, &barrier);
+        in_barrier = true;
+      }
+    } else {
+      int done = 0;
+      PMPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+      if (done) break;
+    }
+  }
+  return incoming;
+}
+
+}  // namespace mpidle::replay

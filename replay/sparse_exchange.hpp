@@ -1,0 +1,23 @@
+#pragma once
+// Each rank sends bytes to some ranks, and receives what was sent to it without
+// knowing from whom beforehand: the NBX exchange (Hoefler, Siebert, Lumsdaine,
+// "Scalable communication protocols for dynamic sparse data exchange", 2010).
+// Synchronous sends, a probe loop, and a non-blocking barrier entered once this
+// rank's sends were all received: O(log P) rounds beyond the messages themselves,
+// and no rank handles a table of P entries.
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace mpidle::replay {
+
+using Parcels = std::vector<std::pair<int, std::vector<std::byte>>>;  // (rank, bytes)
+
+// Collective over `comm`; `tag` must not be used by other traffic on `comm` meanwhile.
+// Returns what reached this rank, by sender, in arrival order.
+Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag);
+
+}  // namespace mpidle::replay
