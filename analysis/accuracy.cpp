@@ -41,6 +41,7 @@ Accuracy compare_with_minimum_method(const model::Profile& profile, const model:
     row.function = c.function;
     row.location = model::innermost_location(c.frames);
     row.robust_s += c.estimates.wait_s_robust;
+    row.calibrated_s += c.estimates.wait_s_calibrated;
     row.minimum_local_s += c.estimates.wait_s_minimum;
     row.minimum_global_s += c.wait_s_global_min;
   }
@@ -66,6 +67,7 @@ Accuracy compare_with_minimum_method(const model::Profile& profile, const model:
         static_cast<Pattern>(std::max_element(patterns.begin(), patterns.end()) - patterns.begin());
     row.reason = reason_for(row);
     out.robust_s += row.robust_s;
+    out.calibrated_s += row.calibrated_s;
     out.minimum_local_s += row.minimum_local_s;
     out.minimum_global_s += row.minimum_global_s;
     out.trace_s += row.trace_s;
@@ -74,6 +76,7 @@ Accuracy compare_with_minimum_method(const model::Profile& profile, const model:
       out.trace_by_pattern[k] += row.trace_s;
       out.local_by_pattern[k] += row.minimum_local_s;
       out.robust_by_pattern[k] += row.robust_s;
+      out.calibrated_by_pattern[k] += row.calibrated_s;
     }
     out.rows.push_back(row);
   }

@@ -15,6 +15,7 @@ namespace mpidle::analysis {
 struct AccuracyRow {
   std::string function, location;
   double robust_s = 0, minimum_local_s = 0, minimum_global_s = 0, trace_s = 0;
+  double calibrated_s = 0;                  // the calibrated estimate (docs/calibration.md)
   Pattern dominant = Pattern::late_sender;  // the trace's largest pattern there
   std::string reason;                       // "agree", or why they differ
 };
@@ -22,8 +23,10 @@ struct AccuracyRow {
 struct Accuracy {
   std::vector<AccuracyRow> rows;  // by |local − trace|, largest first
   double robust_s = 0, minimum_local_s = 0, minimum_global_s = 0, trace_s = 0;
+  double calibrated_s = 0;
   // Rows grouped by their dominant pattern.
   PatternSeconds trace_by_pattern{}, local_by_pattern{}, robust_by_pattern{};
+  PatternSeconds calibrated_by_pattern{};
 };
 
 // 1 − |estimate − exact| / max(estimate, exact): 1 is perfect agreement.

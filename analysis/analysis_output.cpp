@@ -81,6 +81,7 @@ AnalysisDocument analysis_json(const model::Trace& trace, const WaitStates& wait
     rows.push_back({{"function", r.function},
                     {"location", r.location},
                     {"robust_s", r.robust_s},
+                    {"calibrated_s", r.calibrated_s},
                     {"minimum_local_s", r.minimum_local_s},
                     {"minimum_global_s", r.minimum_global_s},
                     {"trace_s", r.trace_s},
@@ -97,7 +98,10 @@ AnalysisDocument analysis_json(const model::Trace& trace, const WaitStates& wait
         {"agreement", agreement(accuracy.local_by_pattern[k], accuracy.trace_by_pattern[k])},
         {"robust_s", accuracy.robust_by_pattern[k]},
         {"agreement_robust",
-         agreement(accuracy.robust_by_pattern[k], accuracy.trace_by_pattern[k])}};
+         agreement(accuracy.robust_by_pattern[k], accuracy.trace_by_pattern[k])},
+        {"calibrated_s", accuracy.calibrated_by_pattern[k]},
+        {"agreement_calibrated",
+         agreement(accuracy.calibrated_by_pattern[k], accuracy.trace_by_pattern[k])}};
   }
   out.json = {{"schema", kAnalysisSchema},
               {"producer", model::mpidle_producer()},
@@ -110,6 +114,8 @@ AnalysisDocument analysis_json(const model::Trace& trace, const WaitStates& wait
               {"accuracy",
                {{"robust_s", accuracy.robust_s},
                 {"agreement_robust", agreement(accuracy.robust_s, accuracy.trace_s)},
+                {"calibrated_s", accuracy.calibrated_s},
+                {"agreement_calibrated", agreement(accuracy.calibrated_s, accuracy.trace_s)},
                 {"minimum_local_s", accuracy.minimum_local_s},
                 {"minimum_global_s", accuracy.minimum_global_s},
                 {"trace_s", accuracy.trace_s},

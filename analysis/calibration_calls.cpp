@@ -17,8 +17,7 @@ constexpr std::uint8_t kUnknown = 2;
 }  // namespace
 
 model::Calibration calibrate_rank(const model::Trace& tables, const model::RankTrace& rank,
-                                  const sync::RankPartners& partners, const CallWaits& call_waits,
-                                  const ShapeOfComm& shape_of) {
+                                  const sync::RankPartners& partners, const CallWaits& call_waits) {
   model::Calibration out;
   const auto& records = rank.records;
   if (call_waits.size() != records.size()) return out;
@@ -70,8 +69,7 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
       ++out.calls_left_out;
       continue;
     }
-    const std::int32_t shape =
-        rec.role == TraceRole::collective && shape_of ? shape_of(rec.comm) : 0;
+    const std::int32_t shape = rec.role == TraceRole::collective ? rec.tag : 0;
     model::CalibratedCost& cost = out.keys[{function, rec.profile_size_class, shape}];
     const std::int64_t duration = rec.exit_ns - rec.enter_ns;
     const std::int64_t wait = std::min(call_waits[i], duration);

@@ -7,18 +7,14 @@
 // the window is not judged. Pure C++, no MPI.
 
 #include <cstdint>
-#include <functional>
 
 #include "model/calibration.hpp"
 #include "rank_waits.hpp"
 
 namespace mpidle::analysis {
 
-// The communicator shape of a trace communicator id (collectives' key).
-using ShapeOfComm = std::function<std::int32_t(std::uint32_t comm)>;
-
+// A collective's key takes its communicator's shape from its record (its tag).
 model::Calibration calibrate_rank(const model::Trace& tables, const model::RankTrace& rank,
-                                  const sync::RankPartners& partners, const CallWaits& call_waits,
-                                  const ShapeOfComm& shape_of);
+                                  const sync::RankPartners& partners, const CallWaits& call_waits);
 
 }  // namespace mpidle::analysis

@@ -53,7 +53,8 @@ class RankAnalysis {
   void wait(Pattern p, std::uint64_t record, std::int64_t until) {
     m_sites.wait(p, m_rank.records[record], m_position, enter(record), exit(record), until);
     if (m_call_waits) {
-      (*m_call_waits)[record] += std::max<std::int64_t>(0, std::min(until, exit(record)) - enter(record));
+      (*m_call_waits)[record] +=
+          std::max<std::int64_t>(0, std::min(until, exit(record)) - enter(record));
     }
   }
 

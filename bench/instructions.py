@@ -28,9 +28,12 @@ ROWS = [
     ("allreduce", 2, "MPI_Allreduce, 8 B, 2 ranks"),
     ("wait_done", 1, "MPI_Wait on a completed receive"),
 ]
-# "shim": profile mode reached through the preload shim (libmpidle-preload.so),
-# whose trampolines add a jump per call.
-MODES = ("bare", "profile", "trace", "shim")
+# "profile": profile mode without trace windows (MPIDLE_WINDOW_MS=0); "windows":
+# profile mode between trace windows (1 ms windows after doubling gaps: the counted
+# iterations fall outside them but for a window or two); "trace": every call
+# recorded, which is what a call costs inside a window. "shim": profile mode reached
+# through the preload shim (libmpidle-preload.so), whose trampolines add a jump per call.
+MODES = ("bare", "profile", "windows", "trace", "shim")
 # Rows whose MPI part spins on a partner: their totals vary from run to run.
 TIMING_DEPENDENT = {"allreduce"}
 
@@ -72,10 +75,12 @@ def collected(args, row, ranks, n, mode, out_dir):
         env["MPIDLE_OUTPUT"] = os.path.join(out_dir, f"{row}-{mode}-{n}")
         env["MPIDLE_SYMBOLIZE"] = "0"
         env["MPIDLE_TRACE"] = "1" if mode == "trace" else "0"
+        env["MPIDLE_WINDOW_MS"] = "1" if mode == "windows" else "0"
+        env["MPIDLE_WINDOW_PERIOD"] = "86400"
     cmd = [args.mpiexec, "-n", str(ranks)]
     if "openmpi" in os.path.basename(args.mpiexec):
         cmd += ["--oversubscribe", "-x", "LD_PRELOAD", "-x", "MPIDLE_OUTPUT", "-x", "MPIDLE_TRACE",
-                "-x", "MPIDLE_SYMBOLIZE"]
+                "-x", "MPIDLE_SYMBOLIZE", "-x", "MPIDLE_WINDOW_MS", "-x", "MPIDLE_WINDOW_PERIOD"]
         if os.geteuid() == 0:
             cmd.append("--allow-run-as-root")
     cmd += [args.valgrind, "--tool=callgrind", "--toggle-collect=measured_step",
@@ -113,20 +118,23 @@ def measure(args):
 def print_table(table):
     print("instructions per iteration (callgrind, rank 0, only the measured call pattern);")
     print("added = profiled minus bare (the MPI library's extra work included), in libmpidle = its own code")
-    print(f"{'pattern':40} {'bare':>7} {'profile':>8} {'in mpidle':>10} {'trace':>8} "
-          f"{'in mpidle':>10} {'trace/profile':>14} {'via shim':>9}")
+    print(f"{'pattern':40} {'bare':>7} {'profile':>8} {'in mpidle':>10} {'windows':>8} "
+          f"{'in mpidle':>10} {'trace':>8} {'in mpidle':>10} {'trace/profile':>14} {'via shim':>9}")
     for row, _, what in ROWS:
         t = table[row]
         ratio = t["trace_in_mpidle"] / t["profile_in_mpidle"] if t["profile_in_mpidle"] else 0
         if "bare" in t:
             bare = f"{t['bare']:.0f}"
             added_p, added_t = f"+{t['profile'] - t['bare']:.0f}", f"+{t['trace'] - t['bare']:.0f}"
+            added_w = f"+{t['windows'] - t['bare']:.0f}"
         else:
-            bare = added_p = added_t = "-"
-        print(f"{what:40} {bare:>7} {added_p:>8} {t['profile_in_mpidle']:10.0f} {added_t:>8} "
-              f"{t['trace_in_mpidle']:10.0f} {ratio:14.2f} {t['shim_in_mpidle']:9.0f}")
+            bare = added_p = added_t = added_w = "-"
+        print(f"{what:40} {bare:>7} {added_p:>8} {t['profile_in_mpidle']:10.0f} {added_w:>8} "
+              f"{t['windows_in_mpidle']:10.0f} {added_t:>8} {t['trace_in_mpidle']:10.0f} "
+              f"{ratio:14.2f} {t['shim_in_mpidle']:9.0f}")
     print("-: the MPI library's part spins on the partner, its count varies; 'in mpidle' is exact")
     print("via shim: profile mode's 'in mpidle' when loaded by libmpidle-preload.so (its jumps included)")
+    print("windows: profile mode between its trace windows; inside a window a call costs what trace does")
 
 
 def add_arguments(ap):

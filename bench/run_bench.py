@@ -30,11 +30,13 @@ import tempfile
 import instructions
 
 
-def run_once(args, mode, n, profiled, out_dir, trace=False, poll_sample=None):
+def run_once(args, mode, n, profiled, out_dir, trace=False, poll_sample=None, windows_ms=None):
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if trace:
         env["MPIDLE_TRACE"] = "1"
+    if windows_ms is not None:
+        env["MPIDLE_WINDOW_MS"] = str(windows_ms)
     if poll_sample is not None:
         env["MPIDLE_POLL_SAMPLE"] = str(poll_sample)
     if profiled:
@@ -46,18 +48,26 @@ def run_once(args, mode, n, profiled, out_dir, trace=False, poll_sample=None):
     return float(out.stdout.strip().splitlines()[-1])
 
 
+WINDOWLESS = {}  # (mode, n) -> median ns without trace windows (MPIDLE_WINDOW_MS=0)
+
+
 def measure(args, mode, n, every_poll=False):
     """Medians (bare, profiled, traced), and for polls (every_poll) also profiled with
-    MPIDLE_POLL_SAMPLE=1 (every poll timed), all alternating."""
-    bare, profiled, traced, timed = [], [], [], []
+    MPIDLE_POLL_SAMPLE=1 (every poll timed), all alternating. Profiled runs have their
+    trace windows (the default); WINDOWLESS gets the same without them."""
+    bare, profiled, traced, timed, windowless = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeats):
             bare.append(run_once(args, mode, n, False, tmp))
+            windowless.append(run_once(args, mode, n, True, os.path.join(tmp, "w" + str(i)),
+                                       windows_ms=0))
             profiled.append(run_once(args, mode, n, True, os.path.join(tmp, str(i))))
             traced.append(run_once(args, mode, n, True, os.path.join(tmp, "t" + str(i)), True))
             if every_poll:
                 timed.append(run_once(args, mode, n, True, os.path.join(tmp, "e" + str(i)),
                                       poll_sample=1))
+    WINDOWLESS[mode] = (statistics.median(windowless), min(windowless), max(windowless),
+                        min(profiled), max(profiled))
     medians = (statistics.median(bare), statistics.median(profiled), statistics.median(traced))
     return medians + (statistics.median(timed),) if every_poll else medians
 
@@ -138,6 +148,10 @@ def main():
     print(f"{'measurement':42} {'bare':>9} {'profile':>9} {'+added':>8} {'trace':>9} {'+added':>8}")
     for name, bare, prof, trace in rows:
         print(f"{name:42} {bare:9.1f} {prof:9.1f} {prof - bare:8.1f} {trace:9.1f} {trace - bare:8.1f}")
+    for (name, _, prof, _), mode in zip(rows, ("iprobe", "testany", "pingpong")):
+        w, wlo, whi, plo, phi = WINDOWLESS[mode]
+        print(f"  {name}: profile with trace windows {prof:.1f} ({plo:.1f}-{phi:.1f}), without "
+              f"{w:.1f} ({wlo:.1f}-{whi:.1f}): windows add {100 * (prof / w - 1):+.1f}%")
     print(f"  polls timed one in 16 (MPIDLE_POLL_SAMPLE's default); every poll timed "
           f"(MPIDLE_POLL_SAMPLE=1): Iprobe +{ie - ib:.1f} ns, Testany +{te - tb:.1f} ns")
     instructions.print_table(instruction_table)
@@ -192,6 +206,7 @@ def main():
         "pingpong_half_rtt_bare_ns": round(pb, 2), "pingpong_half_rtt_profiled_ns": round(pp, 2),
         "pingpong_added_ns": round(pp - pb, 2),
         "instructions_per_iteration": instruction_table,
+        "windowless_profiled_ns": {m: round(v[0], 2) for m, v in WINDOWLESS.items()},
     }))
 
 

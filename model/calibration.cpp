@@ -55,8 +55,8 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
   ByteReader r(bytes);
   Calibration c;
   std::uint64_t n = 0;
-  if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) ||
-      !r.get(c.records) || !r.get(c.calls_left_out) || !r.get(n) || !r.can_hold(n, 36)) {
+  if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) || !r.get(c.records) ||
+      !r.get(c.calls_left_out) || !r.get(n) || !r.can_hold(n, 36)) {
     return std::nullopt;
   }
   for (std::uint64_t i = 0; i < n; ++i) {

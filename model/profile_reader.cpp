@@ -267,6 +267,17 @@ Profile parse_profile(const json& doc) {
     }
     p.trace = std::move(t);
   }
+  if (doc.contains("calibration")) {
+    Fields f(doc.at("calibration"), "calibration");
+    CalibrationSection c;
+    c.source = f.get<std::string>("source");
+    c.windows = f.get<std::uint64_t>("windows");
+    c.windows_cut = f.get<std::uint64_t>("windows_cut");
+    c.calibrated_keys = f.get<std::uint64_t>("calibrated_keys");
+    c.calls_left_out = f.get<std::uint64_t>("calls_left_out");
+    c.records = f.get<std::uint64_t>("records");
+    p.calibration = std::move(c);
+  }
   if (doc.contains("sync")) {
     Fields f(doc.at("sync"), "sync");
     SyncSection s;

@@ -158,8 +158,16 @@ struct RegionRow {
   PopEfficiency efficiency{};
 };
 
+// profile.json's "calibration" (docs/calibration.md), without its keys.
+struct CalibrationSection {
+  std::string source;  // "windows" or "trace"
+  std::uint64_t windows = 0, windows_cut = 0, calibrated_keys = 0, calls_left_out = 0;
+  std::uint64_t records = 0;
+};
+
 struct Profile {
   int schema_version = 2;
+  std::optional<CalibrationSection> calibration;
   bool rank_matrix_missing = false;  // version 2 whose matrix file could not be read
   std::optional<TraceSection> trace;
   std::optional<SyncSection> sync;

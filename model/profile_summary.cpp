@@ -150,7 +150,8 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       const auto i = static_cast<std::size_t>(it - global.begin());
       std::optional<double> calibrated;
       if (calibration) {
-        calibrated = calibrated_baseline_s(*calibration, {it->function, it->size_class, it->comm_shape});
+        calibrated =
+            calibrated_baseline_s(*calibration, {it->function, it->size_class, it->comm_shape});
       }
       baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust[i], calibrated};
     }

@@ -303,10 +303,11 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
                 {"exact_wait_s", cost.wait_s},
                 {"baseline_s", cost.calls ? cost.cost_s / static_cast<double>(cost.calls) : 0.0}};
     GlobalMinimum probe{function, size_class, shape, 0, 0, 0, 0, {}};
-    auto it = std::lower_bound(minima.begin(), minima.end(), probe, [](const auto& a, const auto& b) {
-      return std::tie(a.function, a.size_class, a.comm_shape) <
-             std::tie(b.function, b.size_class, b.comm_shape);
-    });
+    auto it =
+        std::lower_bound(minima.begin(), minima.end(), probe, [](const auto& a, const auto& b) {
+          return std::tie(a.function, a.size_class, a.comm_shape) <
+                 std::tie(b.function, b.size_class, b.comm_shape);
+        });
     if (it != minima.end() && it->function == function && it->size_class == size_class &&
         it->comm_shape == shape) {
       row["robust_baseline_s"] = robust[static_cast<std::size_t>(it - minima.begin())];

@@ -35,6 +35,8 @@ struct TraceRecord {
   std::uint64_t bytes = 0;
   std::uint32_t function = 0;  // index into the trace's function table
   std::int32_t peer = -1;      // world rank: destination of a send, source of a receive
+  // A message's tag; a collective's record (collective, icollective): its
+  // communicator's shape (model::comm_size_of), which keys it in the profile.
   std::int32_t tag = -1;
   std::uint32_t comm = 0;  // communicator id, equal on every member rank
   // Collective instance on `comm` (collective, icollective, and the completion of

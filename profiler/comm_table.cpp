@@ -35,7 +35,6 @@ CommInfo* CommTable::insert(std::uint64_t handle, std::vector<std::int32_t> worl
   }
   if (reuse == nullptr) return nullptr;
   auto* info = new CommInfo(std::move(world_ranks), id, my_rank, shape, out_degree);
-  m_shapes[id] = shape;
   if (reuse->handle.load(std::memory_order_relaxed) != handle) {
     // Readers of the slot's old handle must not see the new entry under it.
     reuse->handle.store(kMoving, std::memory_order_release);
@@ -66,12 +65,6 @@ void CommTable::retire(CommInfo* info) {
                                             [](const CommInfo* c) { return c->held(); });
   for (auto it = unheld; it != m_retired.end(); ++it) delete *it;
   m_retired.erase(unheld, m_retired.end());
-}
-
-std::int32_t CommTable::shape_of_id(std::uint32_t id) const {
-  std::lock_guard lock(m_write);
-  auto it = m_shapes.find(id);
-  return it == m_shapes.end() ? 0 : it->second;
 }
 
 std::size_t CommTable::retired() const {

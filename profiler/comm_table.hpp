@@ -7,7 +7,6 @@
 // stay within the memory of the communicators alive at once.
 
 #include <atomic>
-#include <map>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -90,9 +89,6 @@ class CommTable {
   void forget(std::uint64_t handle);
   // Entries kept for freed communicators (still held, or not yet swept).
   std::size_t retired() const;
-  // The shape of the communicator with trace id `id` (freed ones too), as its
-  // collectives are keyed in the profile; model::kNoCommShape when unknown.
-  std::int32_t shape_of_id(std::uint32_t id) const;
 
  private:
   struct Slot {
@@ -110,7 +106,6 @@ class CommTable {
   std::unique_ptr<Slot[]> m_slots;
   mutable std::mutex m_write;
   std::vector<CommInfo*> m_retired;
-  std::map<std::uint32_t, std::int32_t> m_shapes;  // by id; written at insert (rare)
 };
 
 }  // namespace mpidle::profiler

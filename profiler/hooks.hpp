@@ -811,6 +811,7 @@ struct Coll {
       t.role = TraceRole::collective;
       t.kind = kind;
       t.comm = info ? info->id() : 0;
+      t.tag = m_shape;
       t.sequence = sequence;
       // Scans need the caller's rank in the communicator; rooted ones the root.
       const bool scan = kind == CollectiveKind::scan || kind == CollectiveKind::exscan;

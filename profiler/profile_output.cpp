@@ -20,8 +20,8 @@
 #include "real_function.hpp"
 #include "symbolizer.hpp"
 #include "trace_output.hpp"
-#include "window_calibration.hpp"
 #include "tree_reduce.hpp"
+#include "window_calibration.hpp"
 
 namespace mpidle::profiler {
 namespace {
@@ -350,9 +350,9 @@ void finalize_profile(Context& context) {
     const std::uint64_t trace_start = monotonic_ns();
     try {
       if (!shared.empty()) {
-        trace.finished = finish_trace(context, shared, context.papi(), kDefaultGamma,
-                                      context.config().summary_detail == "high", memory,
-                                      calibration);
+        trace.finished =
+            finish_trace(context, shared, context.papi(), kDefaultGamma,
+                         context.config().summary_detail == "high", memory, calibration);
       }
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());

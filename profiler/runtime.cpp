@@ -80,8 +80,9 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
     // the reference the windows are placed from.
     PMPI_Barrier(own.comm());
     const model::Settings& c = context->config();
-    trace_windows().start(model::WindowSchedule(c.window_ms * 1000000, c.window_period * 1000000000),
-                          now(), context->trace_clock().ns_per_tick());
+    trace_windows().start(
+        model::WindowSchedule(c.window_ms * 1000000, c.window_period * 1000000000), now(),
+        context->trace_clock().ns_per_tick());
   }
   profiler::detail::g_papi = trace && papi_available;
   // Every trace record needs its times; in profile mode 1 in poll_sample polls.

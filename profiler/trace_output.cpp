@@ -327,11 +327,9 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   progress("finding the wait states of");
   replay::CalibrationRequest calibrate;
   calibrate.out = &calibration;
-  calibrate.shape_of = [&context](std::uint32_t id) { return context.comms().shape_of_id(id); };
-  auto waits =
-      replay::gather_wait_states(comm, tables, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
-                                 complete_collectives, [](const std::string& what) { warn(what); },
-                                 calibrate);
+  auto waits = replay::gather_wait_states(
+      comm, tables, {&own}, {static_cast<std::uint32_t>(rank)}, partners, complete_collectives,
+      [](const std::string& what) { warn(what); }, calibrate);
   calibration.source = "trace";
 
   // Loop summaries, from the renumbered records.

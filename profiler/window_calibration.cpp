@@ -56,9 +56,9 @@ class WindowAlignment {
         m_schedule(schedule),
         m_reference_ns(reference_ns),
         m_tolerance_ns(tolerance_ns),
-        m_clock(sync::OffsetModel::from({rank.init.offset_ns, rank.init.rtt_ns, rank.init.at_ns},
-                                        {rank.final.offset_ns, rank.final.rtt_ns,
-                                         rank.final.at_ns})),
+        m_clock(
+            sync::OffsetModel::from({rank.init.offset_ns, rank.init.rtt_ns, rank.init.at_ns},
+                                    {rank.final.offset_ns, rank.final.rtt_ns, rank.final.at_ns})),
         m_items(sync::scan_rank(rank, 0)) {}
 
   std::uint32_t window_of(std::uint64_t record) const {
@@ -72,7 +72,8 @@ class WindowAlignment {
     for (const auto& [key, sends] : m_items.sends) {
       const auto& [comm, source, dest, tag] = key;
       std::map<std::uint32_t, std::vector<std::uint64_t>> by_window;
-      for (const auto& ref : sends) by_window[window_of(send_record(key, ref))].push_back(ref.record);
+      for (const auto& ref : sends)
+        by_window[window_of(send_record(key, ref))].push_back(ref.record);
       for (auto& [window, calls] : by_window) {
         m_sent[{window, key}] = calls;
         auto& w = writers[dest];
@@ -120,7 +121,8 @@ class WindowAlignment {
         auto& list = sends[key];
         list.resize(count);
         for (auto& s : list) {
-          if (!r.get(s.enter_ns) || !r.get(s.bytes)) throw model::TraceError("unreadable window sends");
+          if (!r.get(s.enter_ns) || !r.get(s.bytes))
+            throw model::TraceError("unreadable window sends");
         }
         asked[source].push_back(key);
       }
@@ -202,8 +204,8 @@ class WindowAlignment {
     }
     for (const auto& [wkey, calls] : m_sent) {
       auto it = kept.find(wkey);
-      const auto [first, pairs] = it == kept.end() ? std::pair<std::uint64_t, std::uint64_t>{0, 0}
-                                                   : it->second;
+      const auto [first, pairs] =
+          it == kept.end() ? std::pair<std::uint64_t, std::uint64_t>{0, 0} : it->second;
       for (std::size_t j = 0; j < calls.size(); ++j) {
         if (j < first || j >= first + pairs) leave_out_send(wkey.second, calls[j]);
       }
@@ -295,7 +297,8 @@ model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memo
   try {
     WindowAlignment align(mine, own, windows.schedule(),
                           context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns);
-    auto answers = align.pair_receives(replay::sparse_exchange(comm, align.sends_by_destination(), kSendsTag));
+    auto answers =
+        align.pair_receives(replay::sparse_exchange(comm, align.sends_by_destination(), kSendsTag));
     align.apply_answers(replay::sparse_exchange(comm, answers, kPairsTag));
     align.separate_windows();
   } catch (const std::exception& e) {
@@ -319,11 +322,10 @@ model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memo
   model::Calibration calibration;
   replay::CalibrationRequest request;
   request.out = &calibration;
-  request.shape_of = [&context](std::uint32_t id) { return context.comms().shape_of_id(id); };
   request.calibration_only = true;
-  replay::gather_wait_states(comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partners,
-                             complete_collectives, [](const std::string& what) { warn(what); },
-                             request);
+  replay::gather_wait_states(
+      comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partners, complete_collectives,
+      [](const std::string& what) { warn(what); }, request);
   // What the windows were, over all ranks: the most windows a rank opened, the ranks
   // whose buffer filled, the records.
   const WindowCounts counts = windows.counts();

@@ -35,9 +35,8 @@ std::optional<analysis::WaitStates> gather_wait_states(
       auto found = analysis::rank_wait_states(tables, *ranks[i], positions.at(i), partners.at(i),
                                               everyone, calibration.out ? &call_waits : nullptr);
       if (calibration.out) {
-        model::merge_calibration(calibrated,
-                                 analysis::calibrate_rank(tables, *ranks[i], partners.at(i),
-                                                          call_waits, calibration.shape_of));
+        model::merge_calibration(
+            calibrated, analysis::calibrate_rank(tables, *ranks[i], partners.at(i), call_waits));
       }
       if (!calibration.calibration_only) analysis::merge_wait_states(waits, std::move(found));
     } catch (const std::exception& e) {

@@ -24,7 +24,6 @@ namespace mpidle::replay {
 // (analysis/calibration_calls, summed up the tree and sent back down).
 struct CalibrationRequest {
   model::Calibration* out = nullptr;
-  analysis::ShapeOfComm shape_of;
   // Process 0's wait states are not needed (profile mode's windows): not merged.
   bool calibration_only = false;
 };

@@ -54,10 +54,11 @@ std::string analysis_text(const nlohmann::json& a, std::size_t top) {
     return j.contains(key) ? j.at(key).get<double>() : 0.0;
   };
   out += format(
-      "\naccuracy of the profile's wait estimates: trace %.6f s, robust %.6f s (agreement "
-      "%.0f%%), local minimum %.6f s (agreement %.0f%%), global minimum %.6f s (agreement "
-      "%.0f%%)\n",
-      acc.at("trace_s").get<double>(), number(acc, "robust_s"),
+      "\naccuracy of the profile's wait estimates: trace %.6f s, calibrated %.6f s (agreement "
+      "%.0f%%), robust %.6f s (agreement %.0f%%), local minimum %.6f s (agreement %.0f%%), "
+      "global minimum %.6f s (agreement %.0f%%)\n",
+      acc.at("trace_s").get<double>(), number(acc, "calibrated_s"),
+      100 * number(acc, "agreement_calibrated"), number(acc, "robust_s"),
       100 * number(acc, "agreement_robust"), acc.at("minimum_local_s").get<double>(),
       100 * acc.at("agreement_local").get<double>(), acc.at("minimum_global_s").get<double>(),
       100 * acc.at("agreement_global").get<double>());
@@ -69,17 +70,17 @@ std::string analysis_text(const nlohmann::json& a, std::size_t top) {
         100 * number(p, "agreement_robust"), p.at("minimum_local_s").get<double>(),
         100 * p.at("agreement").get<double>());
   }
-  out += format("  %-16s %-30s %11s %11s %11s %11s %11s  %s\n", "function", "location", "robust",
-                "local min", "global min", "trace", "difference", "reason");
+  out += format("  %-16s %-30s %11s %11s %11s %11s %11s %11s  %s\n", "function", "location",
+                "calibrated", "robust", "local min", "global min", "trace", "difference", "reason");
   n = 0;
   for (const auto& r : acc.at("callsites")) {
     if (n++ == top) break;
-    out += format("  %-16s %-30s %11.6f %11.6f %11.6f %11.6f %+11.6f  %s\n",
+    out += format("  %-16s %-30s %11.6f %11.6f %11.6f %11.6f %11.6f %+11.6f  %s\n",
                   r.at("function").get<std::string>().c_str(),
-                  r.at("location").get<std::string>().c_str(), number(r, "robust_s"),
-                  r.at("minimum_local_s").get<double>(), r.at("minimum_global_s").get<double>(),
-                  r.at("trace_s").get<double>(), r.at("difference_s").get<double>(),
-                  r.at("reason").get<std::string>().c_str());
+                  r.at("location").get<std::string>().c_str(), number(r, "calibrated_s"),
+                  number(r, "robust_s"), r.at("minimum_local_s").get<double>(),
+                  r.at("minimum_global_s").get<double>(), r.at("trace_s").get<double>(),
+                  r.at("difference_s").get<double>(), r.at("reason").get<std::string>().c_str());
   }
   return out;
 }

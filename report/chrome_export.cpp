@@ -109,7 +109,9 @@ class Writer {
             << (rec.callsite < m_locations.size() ? m_locations[rec.callsite] : "\"?\"");
       if (rec.peer >= 0) m_out << ", \"peer\": " << rec.peer;
       if (rec.bytes > 0) m_out << ", \"bytes\": " << rec.bytes;
-      if (rec.tag >= 0 && rec.role != TraceRole::collective) m_out << ", \"tag\": " << rec.tag;
+      const bool collective =
+          rec.role == TraceRole::collective || rec.role == TraceRole::icollective;
+      if (rec.tag >= 0 && !collective) m_out << ", \"tag\": " << rec.tag;
       m_out << "}}";
       ++m_slices;
     }

@@ -31,7 +31,7 @@ int compare_command(Args args) {
         top = top_option(v);
       } else {
         estimate = parse_estimate(v);
-        if (!estimate) throw UsageError(arg + " is robust, minimum or global");
+        if (!estimate) throw UsageError(arg + " is calibrated, robust, minimum or global");
       }
     } else if (a.empty()) {
       take_positional(arg, a, "pair of runs");

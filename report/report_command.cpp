@@ -76,7 +76,7 @@ int report_command(Args args) {
         options.top = top_option(v);
       } else {
         const auto e = parse_estimate(v);
-        if (!e) throw UsageError(a + " is robust, minimum or global");
+        if (!e) throw UsageError(a + " is calibrated, robust, minimum or global");
         options.estimate = *e;
         estimate_given = true;
       }

@@ -67,6 +67,7 @@ Estimate estimate_of(const model::Profile& profile) {
 }
 
 std::optional<Estimate> parse_estimate(const std::string& name) {
+  if (name == "calibrated") return Estimate::calibrated;
   if (name == "robust") return Estimate::robust;
   if (name == "minimum" || name == "local") return Estimate::local;
   if (name == "global") return Estimate::global;
@@ -79,10 +80,20 @@ const char* estimate_name(Estimate e) {
       return "global";
     case Estimate::local:
       return "minimum";
+    case Estimate::calibrated:
+      return "calibrated";
     case Estimate::robust:
       break;
   }
   return "robust";
+}
+
+std::string estimate_label(const model::Profile& p, Estimate e) {
+  std::string label = std::string(estimate_name(e)) + " estimate";
+  if (e != Estimate::calibrated || !p.calibration) return label;
+  if (p.calibration->source == "trace") return label + " from the whole trace";
+  const auto n = p.calibration->windows;
+  return "calibrated (" + std::to_string(n) + (n == 1 ? " window)" : " windows)");
 }
 
 std::string estimate_description(Estimate e) {
@@ -93,6 +104,10 @@ std::string estimate_description(Estimate e) {
     case Estimate::local:
       return "time above each rank's fastest call with the same (function, message size "
              "class, peer, communicator size): the minimum method";
+    case Estimate::calibrated:
+      return "time above what a call costs without waiting, as the exact analysis of short "
+             "trace windows measured it per function, message size class and communicator "
+             "size (the robust baseline where the windows saw too few calls)";
     case Estimate::robust:
       break;
   }
@@ -266,10 +281,11 @@ std::string format_summary(const model::Profile& p, const std::string& where) {
   // MPI and wait are the ranks' mean, so they compare with the run's wall time (their
   // sums over ranks read as more than the wall time).
   const double ranks = p.ranks.empty() ? 1.0 : static_cast<double>(p.ranks.size());
-  out += format("  %lld ranks, wall %s; per rank: MPI %s (%.1f%%), wait %s (%.1f%%, %s estimate)\n",
+  out += format("  %lld ranks, wall %s; per rank: MPI %s (%.1f%%), wait %s (%.1f%%, %s)\n",
                 static_cast<long long>(p.run.ranks), seconds(p.run.wall_s).c_str(),
                 seconds(t.mpi / ranks).c_str(), percent(t.mpi, t.wall),
-                seconds(t.wait / ranks).c_str(), percent(t.wait, t.wall), estimate_name(e));
+                seconds(t.wait / ranks).c_str(), percent(t.wait, t.wall),
+                estimate_label(p, e).c_str());
   const model::RankRow* worst = nullptr;
   for (const auto& r : p.ranks) {
     const double w = wait_of(r, e);

@@ -9,10 +9,12 @@
 
 namespace mpidle::report {
 
-// docs/profile-format.md, "Two wait estimates": `robust` (time above the cost of a
-// call that did not wait, the default), `local` (the minimum method, each rank's
-// own minima), `global` (the minima over all ranks).
-enum class Estimate { robust, local, global };
+// docs/profile-format.md, "Two wait estimates", and docs/calibration.md:
+// `calibrated` (time above a call's cost as the exact analysis of the trace windows
+// measured it, robust for keys they did not calibrate; the default), `robust` (time
+// above the cost of a call that did not wait), `local` (the minimum method, each
+// rank's own minima), `global` (the minima over all ranks).
+enum class Estimate { calibrated, robust, local, global };
 
 struct ReportOptions {
   std::size_t top = 10;
@@ -20,9 +22,11 @@ struct ReportOptions {
 };
 
 Estimate estimate_of(const model::Profile& profile);
-// "robust", "minimum" (also "local") or "global"; nullopt for anything else.
+// "calibrated", "robust", "minimum" (also "local") or "global"; nullopt for anything else.
 std::optional<Estimate> parse_estimate(const std::string& name);
-const char* estimate_name(Estimate e);  // "robust", "minimum", "global"
+const char* estimate_name(Estimate e);  // "calibrated", "robust", "minimum", "global"
+// "robust estimate", "calibrated (3 windows)": the estimate a run's summary names.
+std::string estimate_label(const model::Profile& p, Estimate e);
 // What the estimate subtracts, for a report's header line.
 std::string estimate_description(Estimate e);
 // The wait a rank, function or callsite row shows under the chosen estimate.
@@ -33,6 +37,8 @@ double wait_of(const Row& row, Estimate e) {
       return row.wait_s_global_min;
     case Estimate::local:
       return row.estimates.wait_s_minimum;
+    case Estimate::calibrated:
+      return row.estimates.wait_s_calibrated;
     case Estimate::robust:
       break;
   }

@@ -46,8 +46,7 @@ inline constexpr std::size_t kMaxWindowShift = 8;
 
 // The pairing of one channel in one window; pairs 0 where no shift is consistent.
 ChannelPairing pair_window_channel(const std::vector<WindowReceive>& receives,
-                                   const std::vector<WindowSend>& sends,
-                                   std::int64_t tolerance_ns);
+                                   const std::vector<WindowSend>& sends, std::int64_t tolerance_ns);
 
 // A channel within one window: (window, communicator, source, destination, tag).
 using WindowChannelKey = std::pair<std::uint32_t, ChannelKey>;

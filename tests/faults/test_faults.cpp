@@ -285,14 +285,25 @@ TEST_CASE("MPI_THREAD_MULTIPLE: 4 threads per rank on duplicated communicators, 
 }
 
 TEST_CASE("10^7 calls in profile mode: exact count, memory does not grow with calls", "[mpi]") {
+  // The tables first, without trace windows; then the windows' records, bounded by
+  // MPIDLE_WINDOW_MEM (16 MiB) whatever the calls.
   const auto small_dir = scratch_dir("fault_calls_small");
   const auto large_dir = scratch_dir("fault_calls_large");
+  const auto windows_dir = scratch_dir("fault_calls_windows");
   const auto bare_small = run_mpi(2, program("many_calls"), {"100000", "peak"}, {}, false);
   const auto bare_large = run_mpi(2, program("many_calls"), {"10000000", "peak"}, {}, false);
-  const auto small =
-      run_mpi(2, program("many_calls"), {"100000", "peak"}, {{"MPIDLE_OUTPUT", small_dir}});
-  const auto large =
-      run_mpi(2, program("many_calls"), {"10000000", "peak"}, {{"MPIDLE_OUTPUT", large_dir}});
+  const auto small = run_mpi(2, program("many_calls"), {"100000", "peak"},
+                             {{"MPIDLE_OUTPUT", small_dir}, {"MPIDLE_WINDOW_MS", "0"}});
+  const auto large = run_mpi(2, program("many_calls"), {"10000000", "peak"},
+                             {{"MPIDLE_OUTPUT", large_dir}, {"MPIDLE_WINDOW_MS", "0"}});
+  const auto windows =
+      run_mpi(2, program("many_calls"), {"10000000", "peak"}, {{"MPIDLE_OUTPUT", windows_dir}});
+  REQUIRE(windows.status == 0);
+  CHECK(calls_of(model::read_profile(windows_dir), "MPI_Iprobe") == 2 * 10000000ull);
+  const long window_growth =
+      max_value(peak_rss_kib_by_rank(windows.out)) - max_value(peak_rss_kib_by_rank(large.out));
+  INFO("peak RSS with trace windows, over the same run without: " << window_growth << " KiB");
+  CHECK(window_growth < 16 * 1024 + 1024);
   REQUIRE(bare_large.status == 0);
   REQUIRE(large.status == 0);
   CHECK(calls_of(model::read_profile(large_dir), "MPI_Iprobe") == 2 * 10000000ull);

@@ -63,11 +63,13 @@ TEST_CASE("polls are counted exactly and timed by sample, as the program timed t
   // their times agree with the program's own timing of its polls in the same run
   // (which also holds the wrapper's work and the program's clock reads, so mpidle's
   // time is the smaller: about half of it here). Runs are not compared with each
-  // other: this VM's polls take 30 or 60 ns from one launch to the next.
+  // other: this VM's polls take 30 or 60 ns from one launch to the next. Without trace
+  // windows: inside them every poll is timed.
   for (const std::string sample : {"1", "16"}) {
     const auto dir = scratch_dir("truth_polls_" + sample);
-    const auto r = run_mpi(2, program("poll_loop"), {"--json"},
-                           {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_POLL_SAMPLE", sample}});
+    const auto r = run_mpi(
+        2, program("poll_loop"), {"--json"},
+        {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_POLL_SAMPLE", sample}, {"MPIDLE_WINDOW_MS", "0"}});
     INFO("MPIDLE_POLL_SAMPLE=" << sample << "\n" << r.err);
     REQUIRE(r.status == 0);
     const auto truth = truth_of(r.out);
@@ -127,8 +129,7 @@ TEST_CASE("a large posted receive buffer: receives are classed by the bytes rece
   CHECK(by_class[21] == truth["large_messages"].get<std::uint64_t>());
 }
 
-TEST_CASE("a sender late by the same time every step: every receive's waiting is wait",
-          "[mpi]") {
+TEST_CASE("a sender late by the same time every step: every receive's waiting is wait", "[mpi]") {
   // Every receive waits about 5 ms, so the lowest cluster of the receiver's own
   // durations is waiting: the robust baseline alone called it cost and said 0. The
   // sends of the same size bound what a receive costs.
@@ -263,8 +264,9 @@ TEST_CASE("frequent small Allreduce without imbalance: jitter is not counted as 
   // each call (an MPI_MAX element), so it knows exactly how long it waited. The
   // minimum method books every call's jitter above the fastest call as wait (2.5-11
   // times the truth); the robust estimate subtracts the mean cost of the calls that
-  // did not wait. The floor is how much that cost varies (the program's
-  // cost_spread_s): what no single baseline can tell from waiting.
+  // did not wait, and the calibrated one (the default) the mean cost of the calls
+  // the trace windows saw, less their exact wait. The floor is how much that cost
+  // varies (the program's cost_spread_s): what no baseline can tell from waiting.
   const auto dir = scratch_dir("truth_allreduce_rate");
   const auto r = run_mpi(2, program("allreduce_rate"), {"--json"}, {{"MPIDLE_OUTPUT", dir}});
   REQUIRE(r.status == 0);
@@ -272,17 +274,20 @@ TEST_CASE("frequent small Allreduce without imbalance: jitter is not counted as 
   const double expected = truth["allreduce_wait_s"].get<double>();
   const double spread = truth["cost_spread_s"].get<double>();
   const auto p = model::read_profile(dir);
-  CHECK(p.run.wait_estimate == "robust");
+  CHECK(p.run.wait_estimate == "calibrated");
   const auto* allreduce = function_row(p, "MPI_Allreduce");
   REQUIRE(allreduce);
   CHECK(allreduce->calls == 2 * truth["allreduce_per_rank"].get<std::uint64_t>() + 2);
   const double robust = allreduce->estimates.wait_s_robust;
   const double minimum = allreduce->estimates.wait_s_minimum;
-  CHECK(allreduce->wait_s == robust);
-  INFO("truth " << expected << " s, robust " << robust << " s (ratio " << robust / expected
-                << "), minimum " << minimum << " s (ratio " << minimum / expected
-                << "), cost spread " << spread << " s");
+  const double calibrated = allreduce->estimates.wait_s_calibrated;
+  CHECK(allreduce->wait_s == calibrated);
+  INFO("truth " << expected << " s, calibrated " << calibrated << " s (ratio "
+                << calibrated / expected << "), robust " << robust << " s (ratio "
+                << robust / expected << "), minimum " << minimum << " s (ratio "
+                << minimum / expected << "), cost spread " << spread << " s");
   CHECK(std::abs(robust - expected) <= 0.10 * expected + spread);
+  CHECK(std::abs(calibrated - expected) <= 0.10 * expected + spread);
   CHECK(robust <= minimum);
   // Calls that cannot wait have none: their time above the baseline is variation.
   for (const char* local : {"MPI_Comm_rank", "MPI_Comm_size"}) {

@@ -91,8 +91,7 @@ TEST_CASE("a lowest cluster far above the fastest call is waiting, not cost", "[
   // (3 µs): a cost does not vary 16-fold within one key, the fast call is the cost.
   CHECK(model::robust_baseline_s(histogram({{3e-6, 1}, {5.1e-3, 39}}), 2.9e-6) == Approx(3e-6));
   // 8-fold is still a spread of costs (a transfer over TCP): the cluster stands.
-  CHECK(model::robust_baseline_s(histogram({{20e-6, 1}, {160e-6, 39}}), 19e-6) ==
-        Approx(160e-6));
+  CHECK(model::robust_baseline_s(histogram({{20e-6, 1}, {160e-6, 39}}), 19e-6) == Approx(160e-6));
 }
 
 TEST_CASE("blocking sends and receives of one size bound each other's baseline", "[model]") {
@@ -120,9 +119,9 @@ TEST_CASE("blocking sends and receives of one size bound each other's baseline",
   CHECK(b[0] == Approx(1.5e-6));  // not point-to-point: its own
   // Bounded by 4x the send's 2.5 µs, below its fastest call: every call waited.
   CHECK(b[1] == Approx(4 * 2.5e-6));
-  CHECK(b[2] == Approx(110e-6));          // the send of 1 MiB is no bound: slower
-  CHECK(b[3] == Approx(2.5e-6));          // an eager send, cheaper than its receive
-  CHECK(b[4] == Approx(4 * 110e-6));      // the late receiver's waiting shows
+  CHECK(b[2] == Approx(110e-6));      // the send of 1 MiB is no bound: slower
+  CHECK(b[3] == Approx(2.5e-6));      // an eager send, cheaper than its receive
+  CHECK(b[4] == Approx(4 * 110e-6));  // the late receiver's waiting shows
   // One receive that found its message there: it is the cost.
   model::GlobalMinima faster = global;
   faster[1].min_s = 3e-6;

@@ -1,0 +1,131 @@
+// The calibrated wait estimate (docs/calibration.md): profile mode's trace windows
+// against the waiting the programs observed themselves, and a traced run's
+// calibration from every call against its own exact analysis.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "process.hpp"
+
+using namespace mpidle;
+using namespace mpidle::test;
+
+namespace {
+
+struct TruthProgram {
+  std::string name, path, function, truth_key;
+};
+
+}  // namespace
+
+TEST_CASE("profile mode: windows calibrate the default estimate to the observed truth", "[mpi]") {
+  // Each program observes its own waiting (send start inside the message). The
+  // default estimate is the calibrated one; it must be within 10% of the truth (or
+  // the program's own measured cost spread), and never further from it than the
+  // minimum method.
+  for (const auto& t : std::vector<TruthProgram>{
+           {"steady late sender", program("steady_late_sender"), "MPI_Recv", "recv_wait_s"},
+           {"late sender", example("late_sender"), "MPI_Recv", "receiver_wait_s"},
+           {"posted buffer", program("big_buffer"), "MPI_Recv", "recv_wait_s"},
+           {"halo", program("halo_varying"), "MPI_Waitall", "waitall_wait_s"}}) {
+    const auto dir = scratch_dir("calibration_" + t.function + "_" + std::to_string(t.name.size()));
+    const auto r = run_mpi(2, t.path, {"--json"}, {{"MPIDLE_OUTPUT", dir}});
+    INFO(t.name << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    const auto truth = truth_of(r.out);
+    const double expected = truth[t.truth_key].get<double>();
+    const double jitter = truth["completion_excess_s"].get<double>();
+    REQUIRE(expected > 0.02);
+    const auto p = model::read_profile(dir);
+    CHECK(p.run.wait_estimate == "calibrated");
+    REQUIRE(p.calibration);
+    CHECK(p.calibration->source == "windows");
+    CHECK(p.calibration->windows >= 1);
+    CHECK(p.calibration->calibrated_keys >= 1);
+    const auto* f = function_row(p, t.function);
+    REQUIRE(f);
+    const double calibrated = f->wait_s;
+    const double minimum = f->estimates.wait_s_minimum;
+    INFO("truth " << expected << " s, calibrated " << calibrated << " s (ratio "
+                  << calibrated / expected << "), robust " << f->estimates.wait_s_robust
+                  << " s, minimum " << minimum << " s, jitter " << jitter << " s, "
+                  << p.calibration->windows << " windows");
+    CHECK(calibrated == f->estimates.wait_s_calibrated);
+    CHECK(std::abs(calibrated - expected) <= 0.10 * expected + jitter);
+    CHECK(std::abs(calibrated - expected) <= std::abs(minimum - expected) + 0.02 * expected + jitter);
+  }
+}
+
+TEST_CASE("profile mode: without windows the estimate is the robust one, and says so", "[mpi]") {
+  const auto dir = scratch_dir("calibration_off");
+  const auto r = run_mpi(2, program("steady_late_sender"), {"--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MS", "0"}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  CHECK(p.run.wait_estimate == "robust");
+  CHECK_FALSE(p.calibration);
+  const auto* f = function_row(p, "MPI_Recv");
+  REQUIRE(f);
+  CHECK(f->wait_s == f->estimates.wait_s_robust);
+  CHECK(f->estimates.wait_s_calibrated == f->estimates.wait_s_robust);
+}
+
+TEST_CASE("profile mode: a window that fills its buffer closes early and says so", "[mpi]") {
+  // 1 MiB holds one 2 MiB chunk at least: 32,768 records; 200,000 Iprobes a rank
+  // fill it within the first window.
+  const auto dir = scratch_dir("calibration_full");
+  const auto r = run_mpi(2, program("many_calls"), {"200000"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MEM", "1"}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.calibration);
+  CHECK(p.calibration->windows_cut >= 1);
+  CHECK(p.calibration->records <= 2 * 32768);
+  const auto* iprobe = function_row(p, "MPI_Iprobe");
+  REQUIRE(iprobe);
+  CHECK(iprobe->calls == 2 * 200000);  // every call still counted
+  CHECK(count_lines_with(r.err, "MPIDLE_WINDOW_MEM") == 1);
+}
+
+TEST_CASE("profile mode: garbage window settings give one line and the defaults", "[mpi]") {
+  const auto dir = scratch_dir("calibration_garbage");
+  const auto r = run_mpi(2, program("steady_late_sender"), {"--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MS", "fifty"},
+                          {"MPIDLE_WINDOW_PERIOD", "-3"}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.find("MPIDLE_WINDOW_MS") != std::string::npos);
+  CHECK(r.err.find("MPIDLE_WINDOW_PERIOD") != std::string::npos);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.calibration);  // the default windows ran
+  CHECK(p.calibration->windows >= 1);
+}
+
+TEST_CASE("trace mode: the calibration from every call reproduces the exact analysis", "[mpi]") {
+  for (const auto& [name, path] : std::vector<std::pair<std::string, std::string>>{
+           {"late_sender", example("late_sender")},
+           {"imbalance_allreduce", example("imbalance_allreduce")},
+           {"nonblocking_halo", example("nonblocking_halo")},
+           {"steady_late_sender", program("steady_late_sender")}}) {
+    const auto dir = scratch_dir("calibration_trace_" + name);
+    const auto r = run_mpi(2, path, {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+    INFO(name << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    const auto p = model::read_profile(dir);
+    REQUIRE(p.calibration);
+    CHECK(p.calibration->source == "trace");
+    CHECK(p.run.wait_estimate == "calibrated");
+    const auto doc = nlohmann::json::parse(read_text(dir + "/analysis.json"));
+    const double exact = doc["accuracy"]["trace_s"].get<double>();
+    const double calibrated = doc["accuracy"]["calibrated_s"].get<double>();
+    INFO("exact " << exact << " s, calibrated " << calibrated << " s (ratio " << calibrated / exact
+                  << ")");
+    REQUIRE(exact > 0.05);
+    // Entries whose own calls cost less than their key's mean count 0, not less:
+    // within 2% of the exact wait.
+    CHECK(std::abs(calibrated - exact) <= 0.02 * exact + 50e-6);
+  }
+}

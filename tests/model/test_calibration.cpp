@@ -1,0 +1,99 @@
+#include <catch2/catch.hpp>
+
+#include "model/calibration.hpp"
+#include "model/profile_summary.hpp"
+#include "model/window_schedule.hpp"
+
+using namespace mpidle;
+
+TEST_CASE("windows open at the start, after doubling gaps, then once per period", "[model]") {
+  const model::WindowSchedule s(50'000'000, 30'000'000'000);  // 50 ms, 30 s
+  REQUIRE(s.enabled());
+  const std::int64_t ms = 1'000'000;
+  CHECK(s.open_ns(0) == 0);
+  CHECK(s.open_ns(1) == 100 * ms);
+  CHECK(s.open_ns(2) == 300 * ms);
+  CHECK(s.open_ns(3) == 700 * ms);
+  CHECK(s.open_ns(8) == 25'500 * ms);
+  CHECK(s.open_ns(9) == 51'100 * ms);  // the last doubling gap: 25.6 s
+  CHECK(s.open_ns(10) == 81'100 * ms);
+  CHECK(s.open_ns(11) == 111'100 * ms);
+  // The window a time belongs to: the latest that opened at or before it.
+  CHECK(s.window_at(-5) == 0);
+  CHECK(s.window_at(10 * ms) == 0);
+  CHECK(s.window_at(120 * ms) == 1);
+  CHECK(s.window_at(299 * ms) == 1);
+  CHECK(s.window_at(300 * ms) == 2);
+  CHECK(s.window_at(81'100 * ms) == 10);
+  CHECK(s.window_at(111'099 * ms) == 10);
+  for (std::uint32_t k = 0; k < 40; ++k) {
+    INFO("window " << k);
+    CHECK(s.window_at(s.open_ns(k)) == k);
+    CHECK(s.open_ns(k + 1) - s.open_ns(k) <= 30'000'000'000);
+  }
+  CHECK_FALSE(model::WindowSchedule(0, 30'000'000'000).enabled());
+  // A period shorter than two windows is stretched: windows never overlap.
+  const model::WindowSchedule tight(50 * ms, 10 * ms);
+  CHECK(tight.open_ns(1) - tight.open_ns(0) >= 100 * ms);
+}
+
+TEST_CASE("calibration: baselines from enough judged calls, merged, and read back", "[model]") {
+  model::Calibration a;
+  a.source = "windows";
+  a.windows = 3;
+  a.keys[{"MPI_Recv", 14, 0}] = {5 * 60e-6, 5 * 5e-3, 5};
+  a.keys[{"MPI_Allreduce", 4, 2}] = {20 * 2e-6, 0.01, 20};
+  model::Calibration b;
+  b.windows = 4;
+  b.windows_cut = 1;
+  b.calls_left_out = 2;
+  b.keys[{"MPI_Recv", 14, 0}] = {4 * 60e-6, 4 * 5e-3, 4};
+  CHECK_FALSE(model::calibrated_baseline_s(a, {"MPI_Recv", 14, 0}));  // 5 calls: too few
+  model::merge_calibration(a, b);
+  CHECK(a.windows == 4);
+  CHECK(a.windows_cut == 1);
+  CHECK(a.calls_left_out == 2);
+  CHECK(model::calibrated_keys(a) == 2);
+  CHECK(*model::calibrated_baseline_s(a, {"MPI_Recv", 14, 0}) == Approx(60e-6));
+  CHECK(*model::calibrated_baseline_s(a, {"MPI_Allreduce", 4, 2}) == Approx(2e-6));
+  CHECK_FALSE(model::calibrated_baseline_s(a, {"MPI_Send", 14, 0}));
+  const auto bytes = model::encode_calibration(a);
+  const auto back = model::decode_calibration(bytes);
+  REQUIRE(back);
+  CHECK(back->source == "windows");
+  CHECK(back->keys.size() == 2);
+  CHECK(back->keys.at({"MPI_Recv", 14, 0}).calls == 9);
+  // Truncated bytes are refused, never read past.
+  for (std::size_t n = 0; n < bytes.size(); n += 7) {
+    CHECK_FALSE(model::decode_calibration(std::span(bytes.data(), n)));
+  }
+}
+
+TEST_CASE("a calibrated key's wait is its time above the calibrated baseline", "[model]") {
+  model::ProfileTables t;
+  t.functions = {"MPI_Recv", "MPI_Send"};
+  t.callsites.resize(1);
+  t.ranks.resize(2);
+  t.ranks[0].rank = 0;
+  t.ranks[1].rank = 1;
+  // Rank 1's 40 receives all waited 5 ms (histogram: one cluster); rank 0's sends
+  // cost 3 µs.
+  model::Entry recv{0, 0, 14, 0, 40, 40 * 5.06e-3, 5.0e-3, 40 * 8192.0};
+  model::add_durations(recv.durations, 40, 40 * 5.06e-3);
+  t.ranks[1].entries.push_back(recv);
+  model::Entry send{0, 1, 14, 1, 40, 40 * 3e-6, 2e-6, 40 * 8192.0};
+  model::add_durations(send.durations, 40, 40 * 3e-6);
+  t.ranks[0].entries.push_back(send);
+  const auto global = model::minima_of(t);
+  model::Calibration c;
+  c.source = "windows";
+  c.keys[{"MPI_Recv", 14, 0}] = {16 * 60e-6, 16 * 5.0e-3, 16};
+  c.keys[{"MPI_Send", 14, 0}] = {16 * 3e-6, 0, 16};
+  const auto with = model::summarize_rank(t, global, &c);
+  const auto& rank1 = with.ranks[1];
+  CHECK(rank1.wait_s_calibrated == Approx(40 * (5.06e-3 - 60e-6)));
+  // Without a calibration the fallback stands: the robust baseline, bounded by the sends.
+  const auto without = model::summarize_rank(t, global);
+  CHECK(without.ranks[1].wait_s_calibrated == Approx(without.ranks[1].wait_s));
+  CHECK(without.ranks[1].wait_s == Approx(40 * (5.06e-3 - 4 * 3e-6)));
+}
