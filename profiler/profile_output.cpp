@@ -110,6 +110,7 @@ fs::path run_directory(const Context& context, const std::string& executable) {
 struct FinalizeCost {
   TreeTraffic minima, summary;
   double seconds = 0;
+  std::uint64_t started_ns = 0;  // when rank 0 began its finalize (0: a partial profile)
 };
 
 // profile.json's "job" section: the batch job, the user, the executable's identity
@@ -184,6 +185,12 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
       {"largest_message_bytes",
        std::max(cost.minima.largest_message, cost.summary.largest_message)},
       {"rank0_peak_rss_bytes", peak_rss_bytes()}};
+  if (cost.started_ns > 0) {
+    // Everything rank 0 did in MPI_Finalize before writing the run directory: the
+    // trace or its windows, the trees, symbolization.
+    json["run"]["finalize"]["total_s"] =
+        static_cast<double>(monotonic_ns() - cost.started_ns) * 1e-9;
+  }
 
   if (trace && trace->finished) {
     auto sections = trace->finished->sections;
@@ -304,7 +311,8 @@ std::string publish_partial_profile(Context& context, const std::string& dir, co
 
 void finalize_profile(Context& context) {
   FinalizeMemory memory;
-  const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
+  const std::uint64_t finalize_start = monotonic_ns();
+  const double wall_s = static_cast<double>(finalize_start - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
   auto local = collect_local_tables(
@@ -362,6 +370,7 @@ void finalize_profile(Context& context) {
   // Two passes over one binomial tree: the global minima (up and back down), then
   // every rank's summary against them (up), merged wherever two subtrees meet.
   FinalizeCost cost;
+  cost.started_ns = finalize_start;
   const std::uint64_t tree_start = monotonic_ns();
   const model::GlobalMinima global =
       allreduce_minima(model::minima_of(local), context.own_comm(), cost.minima);

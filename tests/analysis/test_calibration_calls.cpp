@@ -92,8 +92,8 @@ TEST_CASE("a window's calls whose partner was outside it are not judged", "[anal
     analysis::CallWaits waits;
     analysis::rank_wait_states(trace, trace.ranks[r], static_cast<std::uint32_t>(r), partners[r],
                                {}, &waits);
-    model::merge_calibration(
-        calibration, analysis::calibrate_rank(trace, trace.ranks[r], partners[r], waits));
+    model::merge_calibration(calibration,
+                             analysis::calibrate_rank(trace, trace.ranks[r], partners[r], waits));
   }
   CHECK(calibration.calls_left_out > 0);
 }

@@ -53,7 +53,8 @@ TEST_CASE("profile mode: windows calibrate the default estimate to the observed 
                   << p.calibration->windows << " windows");
     CHECK(calibrated == f->estimates.wait_s_calibrated);
     CHECK(std::abs(calibrated - expected) <= 0.10 * expected + jitter);
-    CHECK(std::abs(calibrated - expected) <= std::abs(minimum - expected) + 0.02 * expected + jitter);
+    CHECK(std::abs(calibrated - expected) <=
+          std::abs(minimum - expected) + 0.02 * expected + jitter);
   }
 }
 
@@ -92,9 +93,9 @@ TEST_CASE("profile mode: a window that fills its buffer closes early and says so
 
 TEST_CASE("profile mode: garbage window settings give one line and the defaults", "[mpi]") {
   const auto dir = scratch_dir("calibration_garbage");
-  const auto r = run_mpi(2, program("steady_late_sender"), {"--json"},
-                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MS", "fifty"},
-                          {"MPIDLE_WINDOW_PERIOD", "-3"}});
+  const auto r = run_mpi(
+      2, program("steady_late_sender"), {"--json"},
+      {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MS", "fifty"}, {"MPIDLE_WINDOW_PERIOD", "-3"}});
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.err.find("MPIDLE_WINDOW_MS") != std::string::npos);
