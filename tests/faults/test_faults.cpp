@@ -286,7 +286,8 @@ TEST_CASE("MPI_THREAD_MULTIPLE: 4 threads per rank on duplicated communicators, 
 
 TEST_CASE("10^7 calls in profile mode: exact count, memory does not grow with calls", "[mpi]") {
   // The tables first, without trace windows; then the windows' records, bounded by
-  // MPIDLE_WINDOW_MEM (16 MiB) whatever the calls.
+  // MPIDLE_WINDOW_MEM (16 MiB) whatever the calls, and their analysis at finalize
+  // (the synchronized times and the replay's state: about half as much again).
   const auto small_dir = scratch_dir("fault_calls_small");
   const auto large_dir = scratch_dir("fault_calls_large");
   const auto windows_dir = scratch_dir("fault_calls_windows");
@@ -303,7 +304,7 @@ TEST_CASE("10^7 calls in profile mode: exact count, memory does not grow with ca
   const long window_growth =
       max_value(peak_rss_kib_by_rank(windows.out)) - max_value(peak_rss_kib_by_rank(large.out));
   INFO("peak RSS with trace windows, over the same run without: " << window_growth << " KiB");
-  CHECK(window_growth < 16 * 1024 + 1024);
+  CHECK(window_growth < 2 * 16 * 1024);
   REQUIRE(bare_large.status == 0);
   REQUIRE(large.status == 0);
   CHECK(calls_of(model::read_profile(large_dir), "MPI_Iprobe") == 2 * 10000000ull);
