@@ -9,16 +9,21 @@
 #include <system_error>
 
 #include "analysis/analysis_output.hpp"
+#include "analysis/prediction.hpp"
 #include "local_tables.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
 #include "model/job_metadata.hpp"
 #include "model/job_record.hpp"
+#include "model/machine_model.hpp"
+#include "model/pop_metrics.hpp"
 #include "model/profile_reader.hpp"
 #include "model/profile_summary.hpp"
 #include "model/profile_writer.hpp"
+#include "model/trace_file.hpp"
 #include "real_function.hpp"
 #include "symbolizer.hpp"
+#include "sync/trace_matching.hpp"
 #include "trace_output.hpp"
 #include "tree_reduce.hpp"
 #include "window_calibration.hpp"
@@ -135,6 +140,26 @@ struct TraceSections {
   std::optional<FinishedTrace> finished;
   double seconds = 0;
 };
+
+// POP's serialization and transfer efficiencies need the run replayed on an ideal
+// network, which reads the whole trace in one process: rank 0 does it at finalize for
+// traces up to this many events, as `mpidle analyze` would (larger ones: analyze).
+constexpr std::uint64_t kFinalizeIdealReplayEvents = 1'000'000;
+
+std::optional<model::PopEfficiency> ideal_network_efficiency(const fs::path& dir,
+                                                             const model::Profile& profile,
+                                                             std::uint64_t events) {
+  if (events > kFinalizeIdealReplayEvents || !profile.trace) return std::nullopt;
+  const model::Trace whole = model::read_trace(dir / profile.trace->file);
+  analysis::PredictionInput ideal;
+  ideal.machine = model::ideal_network();
+  const auto replayed = analysis::predict(whole, sync::match_trace(whole), ideal);
+  model::PopEfficiency efficiency = profile.efficiency;
+  const double transfer =
+      replayed.measured_wall_s > 0 ? replayed.wall_s / replayed.measured_wall_s : 1.0;
+  model::add_ideal_network(efficiency, transfer * efficiency.runtime_s);
+  return efficiency;
+}
 
 // `dir` was created already; `ec` says why not, if it could not be.
 void write_run_directory(Context& context, model::ProfileSummary& summary, CallOverhead per_call,
@@ -259,8 +284,10 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
     // The exact wait states next to the minimum method's estimates: analysis.json,
     // as `mpidle analyze` writes it.
     try {
-      analysis::write_analysis(dir, model::read_profile(dir), trace->finished->headers,
-                               trace->finished->waits);
+      const auto written = model::read_profile(dir);
+      const auto efficiency = ideal_network_efficiency(dir, written, trace->finished->events);
+      analysis::write_analysis(dir, written, trace->finished->headers, trace->finished->waits,
+                               efficiency ? &*efficiency : nullptr);
     } catch (const std::exception& e) {
       warn(std::string("no analysis.json: ") + e.what());
     }
@@ -345,7 +372,11 @@ void finalize_profile(Context& context) {
   model::Calibration calibration;
   if (context.trace_windows_on()) {
     const std::uint64_t windows_start = monotonic_ns();
-    calibration = calibrate_from_windows(context, memory);
+    try {
+      calibration = calibrate_from_windows(context, memory);
+    } catch (const std::exception& e) {
+      warn(std::string("no calibration from the trace windows: ") + e.what());
+    }
     trace.seconds = static_cast<double>(monotonic_ns() - windows_start) * 1e-9;
   }
   if (context.config().trace) {

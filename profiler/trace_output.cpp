@@ -395,6 +395,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   FinishedTrace finished;
   finished.sections = sections_of(all, all_totals, tables, result, *merged, papi, finished.headers);
   if (waits) finished.waits = std::move(*waits);
+  for (const auto& f : all) finished.events += f.events;
   for (const auto& f : all) {
     const auto r = static_cast<std::size_t>(f.rank);
     if (r >= finished.finalize_memory_by_rank.size())

@@ -39,6 +39,7 @@ struct FinishedTrace {
   nlohmann::json sections;     // "trace", "sync", "summary"
   model::Trace headers;        // the trace's tables and its ranks' headers
   analysis::WaitStates waits;  // the whole run's
+  std::uint64_t events = 0;    // records of the whole run
   // What each rank's finalize added to its memory at its peak, by rank.
   struct FinalizeMemoryAdded {
     std::uint64_t bytes = 0, anonymous_bytes = 0;  // the part of it in anonymous memory

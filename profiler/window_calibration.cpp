@@ -1,6 +1,7 @@
 #include "window_calibration.hpp"
 
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "log.hpp"
@@ -293,17 +294,32 @@ model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memo
   PMPI_Allreduce(MPI_IN_PLACE, &latency, 1, MPI_INT64_T, MPI_MIN, comm);
   mine.min_latency_ns = latency == INT64_MAX ? 0 : latency;
 
-  // Step 3; a rank that fails still takes part in both exchanges.
-  try {
-    WindowAlignment align(mine, own, windows.schedule(),
-                          context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns);
-    auto answers =
-        align.pair_receives(replay::sparse_exchange(comm, align.sends_by_destination(), kSendsTag));
-    align.apply_answers(replay::sparse_exchange(comm, answers, kPairsTag));
-    align.separate_windows();
-  } catch (const std::exception& e) {
-    failure = e.what();
-  }
+  // Step 3. A rank that fails still takes part in both exchanges (with nothing to
+  // say), so that no other rank waits for it.
+  std::optional<WindowAlignment> align;
+  replay::Parcels sends, answers;
+  auto attempt = [&](auto step) {
+    if (!failure.empty()) return;
+    try {
+      step();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  };
+  attempt([&] {
+    align.emplace(mine, own, windows.schedule(),
+                  context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns);
+    sends = align->sends_by_destination();
+  });
+  const auto received =
+      replay::sparse_exchange(comm, failure.empty() ? sends : replay::Parcels{}, kSendsTag);
+  attempt([&] { answers = align->pair_receives(received); });
+  const auto answered =
+      replay::sparse_exchange(comm, failure.empty() ? answers : replay::Parcels{}, kPairsTag);
+  attempt([&] {
+    align->apply_answers(answered);
+    align->separate_windows();
+  });
   fine = failure.empty();
   PMPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm);
   if (!all_fine) {

@@ -17,7 +17,8 @@ namespace mpidle::replay {
 using Parcels = std::vector<std::pair<int, std::vector<std::byte>>>;  // (rank, bytes)
 
 // Collective over `comm`; `tag` must not be used by other traffic on `comm` meanwhile.
-// Returns what reached this rank, by sender, in arrival order.
+// Returns what reached this rank, by sender, in arrival order. A parcel over 2 GiB
+// (more than one MPI message counts) is not sent: its receiver goes without it.
 Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag);
 
 }  // namespace mpidle::replay
