@@ -58,6 +58,33 @@ TEST_CASE("profile mode: windows calibrate the default estimate to the observed 
   }
 }
 
+TEST_CASE("the fallback is never further from the truth than the minimum method", "[mpi]") {
+  // Without windows the estimate is the robust one, as for every key the windows did
+  // not calibrate: the same truth programs, the same bound.
+  for (const auto& t : std::vector<TruthProgram>{
+           {"steady late sender", program("steady_late_sender"), "MPI_Recv", "recv_wait_s"},
+           {"late sender", example("late_sender"), "MPI_Recv", "receiver_wait_s"},
+           {"posted buffer", program("big_buffer"), "MPI_Recv", "recv_wait_s"},
+           {"halo", program("halo_varying"), "MPI_Waitall", "waitall_wait_s"}}) {
+    const auto dir = scratch_dir("fallback_" + t.function + "_" + std::to_string(t.name.size()));
+    const auto r =
+        run_mpi(2, t.path, {"--json"}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MS", "0"}});
+    INFO(t.name << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    const auto truth = truth_of(r.out);
+    const double expected = truth[t.truth_key].get<double>();
+    const double jitter = truth["completion_excess_s"].get<double>();
+    const auto p = model::read_profile(dir);
+    const auto* f = function_row(p, t.function);
+    REQUIRE(f);
+    const double robust = f->estimates.wait_s_robust;
+    const double minimum = f->estimates.wait_s_minimum;
+    INFO("truth " << expected << " s, robust " << robust << " s (ratio " << robust / expected
+                  << "), minimum " << minimum << " s, jitter " << jitter << " s");
+    CHECK(std::abs(robust - expected) <= std::abs(minimum - expected) + 0.02 * expected + jitter);
+  }
+}
+
 TEST_CASE("profile mode: without windows the estimate is the robust one, and says so", "[mpi]") {
   const auto dir = scratch_dir("calibration_off");
   const auto r = run_mpi(2, program("steady_late_sender"), {"--json"},
