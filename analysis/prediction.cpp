@@ -595,4 +595,14 @@ Prediction predict(const model::Trace& trace, const sync::TraceMatching& matchin
   return Replay(trace, matching, input, progress).run();
 }
 
+model::PopEfficiency with_ideal_network(const model::Trace& trace, model::PopEfficiency measured) {
+  PredictionInput ideal;
+  ideal.machine = model::ideal_network();
+  const auto replayed = predict(trace, sync::match_trace(trace), ideal);
+  const double transfer =
+      replayed.measured_wall_s > 0 ? replayed.wall_s / replayed.measured_wall_s : 1.0;
+  model::add_ideal_network(measured, transfer * measured.runtime_s);
+  return measured;
+}
+
 }  // namespace mpidle::analysis

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/machine_model.hpp"
+#include "model/pop_metrics.hpp"
 #include "model/trace_file.hpp"
 #include "sync/trace_matching.hpp"
 
@@ -75,5 +76,9 @@ using PredictionProgress = std::function<void(double done)>;
 // Needs synchronized timestamps; throws model::TraceError without them.
 Prediction predict(const model::Trace& trace, const sync::TraceMatching& matching,
                    const PredictionInput& input, const PredictionProgress& progress = {});
+
+// POP's efficiencies with the ideal-network split (serialization, transfer): the run
+// replayed on an ideal network, its wall time scaled onto `measured`'s runtime.
+model::PopEfficiency with_ideal_network(const model::Trace& trace, model::PopEfficiency measured);
 
 }  // namespace mpidle::analysis

@@ -46,9 +46,6 @@ class Context {
   // Profile mode with trace windows (MPIDLE_WINDOW_MS > 0): calls record trace
   // events while a window is open.
   bool trace_windows_on() const { return !m_config.trace && m_config.window_ms > 0; }
-  // Whether calls can record trace events at all: the trace clock, the offsets and
-  // the trace finalize are needed.
-  bool traces() const { return m_config.trace || trace_windows_on(); }
   int rank() const { return m_rank; }
   int size() const { return m_size; }
   MPI_Comm own_comm() const { return m_own.comm(); }

@@ -15,15 +15,12 @@
 #include "model/callsite_merge.hpp"
 #include "model/job_metadata.hpp"
 #include "model/job_record.hpp"
-#include "model/machine_model.hpp"
-#include "model/pop_metrics.hpp"
 #include "model/profile_reader.hpp"
 #include "model/profile_summary.hpp"
 #include "model/profile_writer.hpp"
 #include "model/trace_file.hpp"
 #include "real_function.hpp"
 #include "symbolizer.hpp"
-#include "sync/trace_matching.hpp"
 #include "trace_output.hpp"
 #include "tree_reduce.hpp"
 #include "window_calibration.hpp"
@@ -150,15 +147,8 @@ std::optional<model::PopEfficiency> ideal_network_efficiency(const fs::path& dir
                                                              const model::Profile& profile,
                                                              std::uint64_t events) {
   if (events > kFinalizeIdealReplayEvents || !profile.trace) return std::nullopt;
-  const model::Trace whole = model::read_trace(dir / profile.trace->file);
-  analysis::PredictionInput ideal;
-  ideal.machine = model::ideal_network();
-  const auto replayed = analysis::predict(whole, sync::match_trace(whole), ideal);
-  model::PopEfficiency efficiency = profile.efficiency;
-  const double transfer =
-      replayed.measured_wall_s > 0 ? replayed.wall_s / replayed.measured_wall_s : 1.0;
-  model::add_ideal_network(efficiency, transfer * efficiency.runtime_s);
-  return efficiency;
+  return analysis::with_ideal_network(model::read_trace(dir / profile.trace->file),
+                                      profile.efficiency);
 }
 
 // `dir` was created already; `ec` says why not, if it could not be.

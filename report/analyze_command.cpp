@@ -41,13 +41,7 @@ int analyze_command(Args args) {
   if (show_progress) std::fputs("\n", stderr);
   // POP's transfer efficiency: the run replayed on an ideal network.
   progress("replaying on an ideal network");
-  analysis::PredictionInput ideal;
-  ideal.machine = model::ideal_network();
-  const auto replayed = analysis::predict(trace, sync::match_trace(trace), ideal);
-  model::PopEfficiency efficiency = profile.efficiency;
-  const double transfer =
-      replayed.measured_wall_s > 0 ? replayed.wall_s / replayed.measured_wall_s : 1.0;
-  model::add_ideal_network(efficiency, transfer * efficiency.runtime_s);
+  const model::PopEfficiency efficiency = analysis::with_ideal_network(trace, profile.efficiency);
   const std::filesystem::path out = dir / analysis::kAnalysisFileName;
   nlohmann::json json;
   try {
