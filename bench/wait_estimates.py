@@ -15,7 +15,14 @@ docs/calibration.md can state ranges:
   profile mode (windows) and trace mode; the wait's share of the ranks' time by each
   estimate against the trace's exact share, median over the repeats.
 
-Prints a table and one JSON line, {"wait_estimates": [...], "wait_shares": [...]}.
+- the same packaged programs, HPC Challenge (hpcc, Open MPI) and an mpi4py program
+  (tests/programs/late_sender.py, /usr/bin/python3 with python3-mpi4py), in trace
+  mode with MPIDLE_WINDOW_CHECK=1: the calibration the windows alone would have made
+  from that very run, against the exact analysis of its whole trace (goal: within
+  10%, or within 1% of the ranks' time where the wait is smaller than that).
+
+Prints tables and one JSON line,
+{"wait_estimates": [...], "wait_shares": [...], "window_checks": [...]}.
 """
 import argparse
 import json
@@ -23,7 +30,10 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 TRUTH = [  # (program, truth key, function)
     ("allreduce_rate", "allreduce_wait_s", "MPI_Allreduce"),
@@ -70,9 +80,8 @@ def shares_of(out):
     return share
 
 
-def packaged_shares(args, tmp, mpich):
-    """NetPIPE (MPICH) and LAMMPS (Open MPI): profile runs with windows against trace
-    runs' exact wait share, medians over the repeats."""
+def packaged_cases(args, tmp, mpich):
+    """(name, mpiexec, build, program, argv, env, openmpi) of the packaged programs."""
     cases = []
     netpipe = shutil.which("NPmpich2")
     if netpipe:
@@ -80,13 +89,72 @@ def packaged_shares(args, tmp, mpich):
                       ["-l", "1", "-u", "65536", "-p", "0", "-n", "200", "-o",
                        os.path.join(tmp, "np.out")], {}, False))
     lib = os.path.join(args.openmpi_build, "lib", "libmpidle.so")
-    if shutil.which("lmp") and os.path.exists(lib) and shutil.which("mpiexec.openmpi"):
+    if not (os.path.exists(lib) and shutil.which("mpiexec.openmpi")):
+        return cases
+    if shutil.which("lmp"):
         for transport in ("vader", "tcp"):
             cases.append((f"lammps_{transport}", "mpiexec.openmpi", args.openmpi_build,
                           shutil.which("lmp"),
                           ["-in", os.path.join(SOURCE, "tests", "integration", "lammps_melt.in"),
                            "-log", "none", "-screen", "none"],
                           {"OMPI_MCA_btl": "self," + transport}, True))
+    if os.path.exists("/usr/bin/python3") and subprocess.run(
+            ["/usr/bin/python3", "-c", "import mpi4py"], capture_output=True).returncode == 0:
+        cases.append(("mpi4py_late_sender", "mpiexec.openmpi", args.openmpi_build,
+                      "/usr/bin/python3",
+                      [os.path.join(SOURCE, "tests", "programs", "late_sender.py")], {}, True))
+    return cases
+
+
+def hpcc_check(args, tmp):
+    """HPC Challenge in trace mode with the window check, in a directory of its own
+    (hpcc reads hpccinf.txt from its working directory)."""
+    import hpcc_randomaccess
+    work = os.path.join(tmp, "hpcc_check")
+    os.makedirs(work)
+    with open(os.path.join(work, "hpccinf.txt"), "w") as f:
+        f.write(hpcc_randomaccess.HPCCINF.format(n=args.hpcc_n))
+    out = os.path.join(work, "mpidle-run")
+    env = dict(os.environ, LD_PRELOAD=os.path.join(args.openmpi_build, "lib", "libmpidle.so"),
+               MPIDLE_OUTPUT=out, MPIDLE_TRACE="1", MPIDLE_WINDOW_CHECK="1")
+    argv = ["mpiexec.openmpi", "--oversubscribe", "--allow-run-as-root"]
+    for name in ["LD_PRELOAD", "MPIDLE_OUTPUT", "MPIDLE_TRACE", "MPIDLE_WINDOW_CHECK"]:
+        argv += ["-x", name]
+    subprocess.run(argv + ["-n", "2", shutil.which("hpcc")], cwd=work, env=env,
+                   capture_output=True, text=True, check=True, timeout=1800)
+    return out
+
+
+def window_check_of(name, out):
+    profile = json.load(open(os.path.join(out, "profile.json")))
+    check = profile.get("calibration", {}).get("window_check", {})
+    rank_time = sum(r["wall_s"] for r in profile["ranks"])
+    exact = accuracy(out)["trace_s"]
+    windowed = check.get("wait_s", float("nan"))
+    close = abs(windowed - exact) <= max(0.10 * exact, 0.01 * rank_time)
+    return {"case": name, "exact_s": exact, "windowed_s": windowed, "rank_time_s": rank_time,
+            "windows": check.get("windows", 0), "keys": check.get("calibrated_keys", 0),
+            "within_goal": close}
+
+
+def window_checks(args, tmp, mpich):
+    """Every packaged program once in trace mode with MPIDLE_WINDOW_CHECK=1."""
+    rows = []
+    for name, mpiexec, build, program, argv, env, openmpi in packaged_cases(args, tmp, mpich):
+        out = os.path.join(tmp, f"{name}_check")
+        launch(mpiexec, build, program, argv, out,
+               {**env, "MPIDLE_TRACE": "1", "MPIDLE_WINDOW_CHECK": "1"}, openmpi)
+        rows.append(window_check_of(name, out))
+    if shutil.which("hpcc") and args.hpcc_n > 0 and os.path.exists(
+            os.path.join(args.openmpi_build, "lib", "libmpidle.so")):
+        rows.append(window_check_of("hpcc", hpcc_check(args, tmp)))
+    return rows
+
+
+def packaged_shares(args, tmp, mpich):
+    """NetPIPE (MPICH), LAMMPS and mpi4py (Open MPI): profile runs with windows against
+    trace runs' exact wait share, medians over the repeats."""
+    cases = packaged_cases(args, tmp, mpich)
     shares = []
     for name, mpiexec, build, program, argv, env, openmpi in cases:
         profiled, exact = [], []
@@ -111,6 +179,9 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--openmpi-build", default="build-openmpi")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--hpcc-n", type=int, default=1000,
+                    help="HPL problem size of the HPC Challenge window check (0: none); its "
+                         "trace holds every Testany of MPIRandomAccess")
     args = ap.parse_args()
     mpich = shutil.which("mpiexec.mpich") or "mpiexec"
     rows = []
@@ -148,6 +219,7 @@ def main():
                                  "robust_s": a["robust_s"],
                                  "minimum_s": a["minimum_local_s"]})
         shares = packaged_shares(args, tmp, mpich)
+        checks = window_checks(args, tmp, mpich)
     print("wait estimates against the truth (2 ranks): calibrated, robust and minimum / reference")
     print(f"{'case':22} {'against':9} {'reference':>11} {'calibrated':>11} {'ratio':>7} "
           f"{'robust':>11} {'ratio':>7} {'minimum':>11} {'ratio':>7}")
@@ -163,7 +235,16 @@ def main():
     for r in shares:
         print(f"{r['case']:22} {100 * r['exact']:10.2f}% {100 * r['calibrated']:10.2f}% "
               f"{100 * r['robust']:10.2f}% {100 * r['minimum']:10.2f}% {r['windows']:8}")
-    print(json.dumps({"wait_estimates": rows, "wait_shares": shares}))
+    print("one traced run each: the windows' calibration (MPIDLE_WINDOW_CHECK) against the "
+          "exact analysis of the whole trace")
+    print(f"{'case':22} {'exact':>11} {'windows':>11} {'ratio':>7} {'rank-time':>11} "
+          f"{'windows':>8} {'keys':>5} goal")
+    for r in checks:
+        print(f"{r['case']:22} {r['exact_s']:11.6f} {r['windowed_s']:11.6f} "
+              f"{r['windowed_s'] / (r['exact_s'] or float('nan')):7.2f} "
+              f"{r['rank_time_s']:11.4f} {r['windows']:8} {r['keys']:5} "
+              f"{'met' if r['within_goal'] else 'NOT met'}")
+    print(json.dumps({"wait_estimates": rows, "wait_shares": shares, "window_checks": checks}))
 
 
 if __name__ == "__main__":

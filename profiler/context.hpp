@@ -46,6 +46,10 @@ class Context {
   // Profile mode with trace windows (MPIDLE_WINDOW_MS > 0): calls record trace
   // events while a window is open.
   bool trace_windows_on() const { return !m_config.trace && m_config.window_ms > 0; }
+  // Trace mode, MPIDLE_WINDOW_CHECK: the windows' part of the trace calibrates too.
+  bool window_check_on() const {
+    return m_config.trace && m_config.window_check && m_config.window_ms > 0;
+  }
   int rank() const { return m_rank; }
   int size() const { return m_size; }
   MPI_Comm own_comm() const { return m_own.comm(); }

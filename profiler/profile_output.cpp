@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <system_error>
+#include <unordered_map>
 
 #include "analysis/analysis_output.hpp"
 #include "analysis/prediction.hpp"
@@ -136,7 +137,39 @@ nlohmann::json job_section(const Context& context, const model::ProfileSummary& 
 struct TraceSections {
   std::optional<FinishedTrace> finished;
   double seconds = 0;
+  nlohmann::json window_check;  // MPIDLE_WINDOW_CHECK, on rank 0
 };
+
+// Trace mode's window check: every rank's wait as the calibration from the windows'
+// part of the trace alone gives it (the robust estimate where that calibrated no
+// key), per function, summed to rank 0 in one reduction of the function table.
+nlohmann::json window_check_section(Context& context, const model::ProfileTables& local,
+                                    const model::GlobalMinima& global,
+                                    const model::Calibration& check) {
+  std::vector<double> waits(kMpiFnCount, 0.0);
+  const model::ProfileSummary s = model::summarize_rank(local, global, &check);
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < kMpiFnCount; ++i) index.emplace(kMpiFnNames[i], i);
+  for (std::size_t f = 0; f < s.function_totals.size() && f < s.functions.size(); ++f) {
+    auto it = index.find(s.functions[f]);
+    if (it != index.end()) waits[it->second] += s.function_totals[f].wait_s_calibrated;
+  }
+  const int root_rank = 0;
+  PMPI_Reduce(context.rank() == root_rank ? MPI_IN_PLACE : waits.data(), waits.data(),
+              static_cast<int>(waits.size()), MPI_DOUBLE, MPI_SUM, root_rank, context.own_comm());
+  if (context.rank() != root_rank || check.source.empty()) return nullptr;
+  nlohmann::json out = model::calibration_json(check, global);
+  nlohmann::json functions = nlohmann::json::object();
+  double total = 0;
+  for (std::size_t i = 0; i < kMpiFnCount; ++i) {
+    if (waits[i] <= 0) continue;
+    functions[kMpiFnNames[i]] = waits[i];
+    total += waits[i];
+  }
+  out["wait_s"] = total;
+  out["functions"] = std::move(functions);
+  return out;
+}
 
 // POP's serialization and transfer efficiencies need the run replayed on an ideal
 // network, which reads the whole trace in one process: rank 0 does it at finalize for
@@ -191,6 +224,9 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   if (!calibration.source.empty()) {
     json["calibration"] = model::calibration_json(calibration, summary.minima);
     if (windows_s > 0) json["calibration"]["finalize_s"] = windows_s;
+  }
+  if (trace && !trace->window_check.is_null() && json.contains("calibration")) {
+    json["calibration"]["window_check"] = trace->window_check;
   }
   json["job"] = job_section(context, summary, executable, run.mpi_library);
   json["run"]["finalize"] = {
@@ -359,7 +395,7 @@ void finalize_profile(Context& context) {
   // The trace (or profile mode's windows) first: its exact analysis calibrates the
   // baselines every rank's summary is measured against.
   TraceSections trace;
-  model::Calibration calibration;
+  model::Calibration calibration, window_check;
   if (context.trace_windows_on()) {
     const std::uint64_t windows_start = monotonic_ns();
     try {
@@ -379,9 +415,9 @@ void finalize_profile(Context& context) {
     const std::uint64_t trace_start = monotonic_ns();
     try {
       if (!shared.empty()) {
-        trace.finished =
-            finish_trace(context, shared, context.papi(), kDefaultGamma,
-                         context.config().summary_detail == "high", memory, calibration);
+        trace.finished = finish_trace(context, shared, context.papi(), kDefaultGamma,
+                                      context.config().summary_detail == "high", memory,
+                                      calibration, window_check);
       }
     } catch (const std::exception& e) {
       warn(std::string("could not write the trace: ") + e.what());
@@ -399,6 +435,10 @@ void finalize_profile(Context& context) {
                                context.own_comm(), cost.summary);
   cost.seconds = static_cast<double>(monotonic_ns() - tree_start) * 1e-9;
   if (merged) merged->minima = global;
+  // Every rank takes part (the trace was finished or skipped by all together).
+  if (context.window_check_on()) {
+    trace.window_check = window_check_section(context, local, global, window_check);
+  }
   const int undecodable = cost.minima.undecodable + cost.summary.undecodable;
   if (undecodable > 0) {
     warn(std::to_string(undecodable) + " subtrees of ranks sent unreadable tables; left out");

@@ -75,14 +75,17 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
     context->init_offset() = measure_offset_to_parent(own.comm(), context->trace_clock());
   }
   profiler::detail::g_trace_open.store(trace, std::memory_order_relaxed);
-  if (windows) {
+  if (windows || context->window_check_on()) {
     // Every rank leaves the barrier at about the same moment (microseconds apart):
     // the reference the windows are placed from.
     PMPI_Barrier(own.comm());
     const model::Settings& c = context->config();
-    trace_windows().start(
-        model::WindowSchedule(c.window_ms * 1000000, c.window_period * 1000000000), now(),
-        context->trace_clock().ns_per_tick());
+    const model::WindowSchedule schedule(c.window_ms * 1000000, c.window_period * 1000000000);
+    if (windows) {
+      trace_windows().start(schedule, now(), context->trace_clock().ns_per_tick());
+    } else {
+      trace_windows().place(schedule, now());
+    }
   }
   profiler::detail::g_papi = trace && papi_available;
   // Every trace record needs its times; in profile mode 1 in poll_sample polls.

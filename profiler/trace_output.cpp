@@ -26,6 +26,7 @@
 #include "sync/parallel_sync.hpp"
 #include "sync/sync_report.hpp"
 #include "tree_reduce.hpp"
+#include "window_calibration.hpp"
 
 namespace mpidle::profiler {
 namespace {
@@ -268,7 +269,8 @@ nlohmann::json sections_of(const std::vector<RankFacts>& facts,
 
 std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
                                           const PapiStatus& papi, double gamma, bool detail_high,
-                                          FinalizeMemory& memory, model::Calibration& calibration) {
+                                          FinalizeMemory& memory, model::Calibration& calibration,
+                                          model::Calibration& window_check) {
   MPI_Comm comm = context.own_comm();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -297,6 +299,11 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   if (!all_fine) {
     if (!failure.empty()) warn("could not prepare the trace: " + failure);
     return std::nullopt;
+  }
+  // The windows' part first, before this rank's records are renumbered and
+  // synchronized: cut as profile mode's windows would have recorded it.
+  if (context.window_check_on()) {
+    window_check = calibrate_from_window_part(context, memory, tables, mine.ranks.at(0));
   }
   model::RankTrace& own = mine.ranks.at(0);
   own.rank = rank;

@@ -51,10 +51,12 @@ struct FinishedTrace {
 // on every rank and reachable from every rank. Rank 0 gets the result (or nothing
 // when the trace could not be written: every rank then warned or agreed).
 // `memory` is sampled between the stages. Every rank gets the calibration of the
-// profile's baselines from every call of the trace in `calibration`.
+// profile's baselines from every call of the trace in `calibration`, and with
+// MPIDLE_WINDOW_CHECK the calibration from the windows' part of it in `window_check`.
 std::optional<FinishedTrace> finish_trace(Context& context, const std::filesystem::path& dir,
                                           const PapiStatus& papi, double gamma, bool detail_high,
-                                          FinalizeMemory& memory, model::Calibration& calibration);
+                                          FinalizeMemory& memory, model::Calibration& calibration,
+                                          model::Calibration& window_check);
 
 // Parts of the trace finalize that profile mode's windows share (trace_windows_finalize).
 // This rank's records, out of its buffers, and its tables.

@@ -33,6 +33,12 @@ void TraceWindows::start(const model::WindowSchedule& schedule, Ticks reference,
                               std::memory_order_release);
 }
 
+void TraceWindows::place(const model::WindowSchedule& schedule, Ticks reference) {
+  std::lock_guard lock(m_mutex);
+  m_schedule = schedule;
+  m_reference = reference;
+}
+
 void TraceWindows::cross(Ticks now) {
   // Another thread crossing the same edge does the work; this call goes on.
   std::unique_lock lock(m_mutex, std::try_to_lock);

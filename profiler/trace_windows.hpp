@@ -41,6 +41,9 @@ class TraceWindows {
   // Starts the schedule at `reference` (ticks), with `ns_per_tick` to place its
   // edges; sets the first edge.
   void start(const model::WindowSchedule& schedule, Ticks reference, double ns_per_tick);
+  // Trace mode's window check (MPIDLE_WINDOW_CHECK): the schedule and its reference
+  // only, to cut the whole trace as the windows would have; nothing opens or closes.
+  void place(const model::WindowSchedule& schedule, Ticks reference);
   void cross(Ticks now);
   void buffer_full();
   WindowCounts counts() const;

@@ -263,22 +263,21 @@ class WindowAlignment {
   std::map<WindowChannelKey, std::vector<std::uint64_t>> m_sent;  // call records
 };
 
-}  // namespace
-
-model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory) {
+// Steps 2 to 4 on this rank's window records `mine` (its function table still its
+// own); `failure` says why this rank has none. Collective.
+model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Trace& mine,
+                             std::string failure, const WindowCounts& counts) {
   MPI_Comm comm = context.own_comm();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  const auto final = measure_offset_to_parent(comm, context.trace_clock());
   const TraceWindows& windows = trace_windows();
-  model::Trace mine;
-  std::string failure;
-  try {
-    mine = own_trace(context, final);
-    number_functions_as_the_table(mine);
-  } catch (const std::exception& e) {
-    failure = e.what();
+  if (failure.empty()) {
+    try {
+      number_functions_as_the_table(mine);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
   }
   memory.sample();
   int fine = failure.empty(), all_fine = 0;
@@ -344,7 +343,6 @@ model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memo
       [](const std::string& what) { warn(what); }, request);
   // What the windows were, over all ranks: the most windows a rank opened, the ranks
   // whose buffer filled, the records.
-  const WindowCounts counts = windows.counts();
   std::uint64_t most[1] = {counts.opened};
   std::uint64_t sums[2] = {counts.cut, own.records.size()};
   PMPI_Allreduce(MPI_IN_PLACE, most, 1, MPI_UINT64_T, MPI_MAX, comm);
@@ -359,6 +357,48 @@ model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memo
          "not recorded");
   }
   return calibration;
+}
+
+}  // namespace
+
+model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory) {
+  const auto final = measure_offset_to_parent(context.own_comm(), context.trace_clock());
+  model::Trace mine;
+  std::string failure;
+  try {
+    mine = own_trace(context, final);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  return calibrate(context, memory, mine, failure, trace_windows().counts());
+}
+
+model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& memory,
+                                              const model::Trace& tables,
+                                              const model::RankTrace& own) {
+  model::Trace mine;
+  std::string failure;
+  WindowCounts counts;
+  try {
+    mine.functions = tables.functions;
+    const TraceWindows& windows = trace_windows();
+    const std::int64_t reference = context.trace_clock().local_ns(windows.reference());
+    mine.ranks.push_back(sync::window_part(own, windows.schedule(), reference));
+    // The windows that held calls: as many as profile mode would have opened.
+    std::uint32_t last = 0;
+    bool any = false;
+    for (const auto& rec : mine.ranks.back().records) {
+      const std::uint32_t w = windows.schedule().window_at(rec.enter_ns - reference);
+      if (!any || w != last) ++counts.opened;
+      any = true;
+      last = w;
+    }
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  model::Calibration c = calibrate(context, memory, mine, failure, counts);
+  if (!c.source.empty()) c.source = "window check";
+  return c;
 }
 
 }  // namespace mpidle::profiler

@@ -23,4 +23,12 @@ namespace mpidle::profiler {
 // calibration; an empty one (and one `mpidle:` line) where it could not be made.
 model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory);
 
+// Trace mode's window check (MPIDLE_WINDOW_CHECK): the same steps on the calls of
+// `own` (this rank's whole trace, its records numbered in `tables`, not yet
+// synchronized) that the windows would have recorded. Collective likewise; the
+// calibration's source is "window check".
+model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& memory,
+                                              const model::Trace& tables,
+                                              const model::RankTrace& own);
+
 }  // namespace mpidle::profiler

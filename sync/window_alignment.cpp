@@ -44,4 +44,23 @@ std::uint32_t window_comm(std::uint32_t comm, std::uint32_t window) {
   return static_cast<std::uint32_t>(x) | 1u;
 }
 
+model::RankTrace window_part(const model::RankTrace& rank, const model::WindowSchedule& schedule,
+                             std::int64_t reference_ns) {
+  model::RankTrace part;
+  part.rank = rank.rank;
+  part.init = rank.init;
+  part.final = rank.final;
+  if (!schedule.enabled()) return part;
+  bool inside = false;  // the current call (its first record and those after it)
+  for (const auto& rec : rank.records) {
+    if (rec.extra == 0) {
+      const std::int64_t since = rec.enter_ns - reference_ns;
+      const std::int64_t opened = since < 0 ? -1 : schedule.open_ns(schedule.window_at(since));
+      inside = opened >= 0 && since >= opened && since < opened + schedule.length_ns();
+    }
+    if (inside) part.records.push_back(rec);
+  }
+  return part;
+}
+
 }  // namespace mpidle::sync

@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/trace_file.hpp"
+#include "model/window_schedule.hpp"
 #include "trace_matching.hpp"
 
 namespace mpidle::sync {
@@ -54,5 +56,12 @@ using WindowChannelKey = std::pair<std::uint32_t, ChannelKey>;
 // Trace records of windows are renumbered so that no channel spans two windows: the
 // communicator id of a point-to-point record becomes window-specific.
 std::uint32_t window_comm(std::uint32_t comm, std::uint32_t window);
+
+// The calls of a whole rank's trace that the windows of `schedule`, placed at
+// `reference_ns` (on the rank's own clock), would have recorded: those that began
+// while a window was open (trace mode's window check). Clock measurements are kept,
+// PAPI counts are not.
+model::RankTrace window_part(const model::RankTrace& rank, const model::WindowSchedule& schedule,
+                             std::int64_t reference_ns);
 
 }  // namespace mpidle::sync

@@ -167,3 +167,39 @@ TEST_CASE("trace mode: the calibration from every call reproduces the exact anal
           Approx(e["serialization"].get<double>() * e["transfer"].get<double>()).epsilon(0.01));
   }
 }
+
+TEST_CASE("trace mode: the windows' part of a run calibrates it as its whole trace does", "[mpi]") {
+  // MPIDLE_WINDOW_CHECK: the calibration profile mode's windows would have made,
+  // from the same run's trace cut to the windows, against the exact analysis of the
+  // whole trace. One run: the VM's noise from run to run cannot blur it. Within 10%
+  // of the exact wait, or within 1% of the run's rank-time where the wait is below
+  // 10 times that.
+  for (const auto& [name, path] : std::vector<std::pair<std::string, std::string>>{
+           {"steady_late_sender", program("steady_late_sender")},
+           {"late_sender", example("late_sender")},
+           {"imbalance_allreduce", example("imbalance_allreduce")},
+           {"nonblocking_halo", example("nonblocking_halo")},
+           {"big_buffer", program("big_buffer")},
+           {"halo_varying", program("halo_varying")},
+           {"big_transfer", program("big_transfer")}}) {
+    const auto dir = scratch_dir("calibration_window_check_" + name);
+    const auto r = run_mpi(
+        2, path, {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_WINDOW_CHECK", "1"}});
+    INFO(name << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    const auto profile = nlohmann::json::parse(read_text(dir + "/profile.json"));
+    REQUIRE(profile["calibration"].contains("window_check"));
+    const auto& check = profile["calibration"]["window_check"];
+    CHECK(check["source"] == "window check");
+    CHECK(check["windows"].get<int>() >= 1);
+    const auto doc = nlohmann::json::parse(read_text(dir + "/analysis.json"));
+    const double exact = doc["accuracy"]["trace_s"].get<double>();
+    const double windowed = check["wait_s"].get<double>();
+    const double rank_time = 2 * profile["run"]["wall_s"].get<double>();
+    INFO("exact " << exact << " s, from the windows " << windowed << " s (ratio "
+                  << windowed / exact << "), " << check["windows"] << " windows, "
+                  << check["calibrated_keys"] << " keys calibrated, rank-time " << rank_time
+                  << " s");
+    CHECK(std::abs(windowed - exact) <= std::max(0.10 * exact, 0.01 * rank_time));
+  }
+}
