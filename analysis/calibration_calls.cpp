@@ -1,6 +1,9 @@
 #include "calibration_calls.hpp"
 
+#include <optional>
+#include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "model/function_catalog.hpp"
 
@@ -60,6 +63,14 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
     }
   }
 
+  // Each callsite's identity, once.
+  std::vector<std::optional<std::string>> sites(tables.callsites.size());
+  auto site_of = [&](std::uint64_t callsite) -> const std::string* {
+    if (callsite >= sites.size()) return nullptr;
+    auto& s = sites[callsite];
+    if (!s) s = model::site_identity(tables.callsites[callsite]);
+    return &*s;
+  };
   for (std::uint64_t i = 0; i < records.size(); ++i) {
     const auto& rec = records[i];
     if (rec.extra != 0 || rec.function >= tables.functions.size()) continue;
@@ -70,12 +81,19 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
       continue;
     }
     const std::int32_t shape = rec.role == TraceRole::collective ? rec.tag : 0;
-    model::CalibratedCost& cost = out.keys[{function, rec.profile_size_class, shape}];
     const std::int64_t duration = rec.exit_ns - rec.enter_ns;
     const std::int64_t wait = std::min(call_waits[i], duration);
-    cost.cost_s += static_cast<double>(duration - wait) * 1e-9;
-    cost.wait_s += static_cast<double>(wait) * 1e-9;
-    ++cost.calls;
+    const model::CalibratedCost call{static_cast<double>(duration - wait) * 1e-9,
+                                     static_cast<double>(wait) * 1e-9, 1};
+    auto add = [&](model::CalibratedCost& into) {
+      into.cost_s += call.cost_s;
+      into.wait_s += call.wait_s;
+      into.calls += call.calls;
+    };
+    add(out.keys[{function, rec.profile_size_class, shape}]);
+    if (const std::string* site = site_of(rec.callsite)) {
+      add(out.sites[{function, rec.profile_size_class, shape, *site}]);
+    }
   }
   return out;
 }

@@ -12,19 +12,62 @@ std::optional<double> calibrated_baseline_s(const Calibration& c, const Calibrat
   return std::max(0.0, it->second.cost_s / static_cast<double>(it->second.calls));
 }
 
+std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key,
+                                            const std::string& site) {
+  const auto& [function, size_class, shape] = key;
+  auto it = c.sites.find({function, size_class, shape, site});
+  if (it != c.sites.end() && it->second.calls >= kMinCalibratedCalls) {
+    return std::max(0.0, it->second.cost_s / static_cast<double>(it->second.calls));
+  }
+  return calibrated_baseline_s(c, key);
+}
+
+std::string site_identity(const Callsite& callsite) {
+  std::string id;
+  for (const Frame& f : callsite.frames) {
+    id += f.module;
+    id += '+';
+    id += std::to_string(f.offset);
+    id += ';';
+  }
+  return id;
+}
+
 std::size_t calibrated_keys(const Calibration& c) {
   std::size_t n = 0;
   for (const auto& [key, cost] : c.keys) n += cost.calls >= kMinCalibratedCalls;
   return n;
 }
 
+namespace {
+
+void add(CalibratedCost& into, const CalibratedCost& from) {
+  into.cost_s += from.cost_s;
+  into.wait_s += from.wait_s;
+  into.calls += from.calls;
+}
+
+void put(ByteWriter& w, const CalibratedCost& cost) {
+  w.put(cost.cost_s);
+  w.put(cost.wait_s);
+  w.put(cost.calls);
+}
+
+bool get(ByteReader& r, CalibratedCost& cost) {
+  return r.get(cost.cost_s) && r.get(cost.wait_s) && r.get(cost.calls);
+}
+
+}  // namespace
+
+std::size_t calibrated_sites(const Calibration& c) {
+  std::size_t n = 0;
+  for (const auto& [key, cost] : c.sites) n += cost.calls >= kMinCalibratedCalls;
+  return n;
+}
+
 void merge_calibration(Calibration& into, const Calibration& from) {
-  for (const auto& [key, cost] : from.keys) {
-    CalibratedCost& k = into.keys[key];
-    k.cost_s += cost.cost_s;
-    k.wait_s += cost.wait_s;
-    k.calls += cost.calls;
-  }
+  for (const auto& [key, cost] : from.keys) add(into.keys[key], cost);
+  for (const auto& [key, cost] : from.sites) add(into.sites[key], cost);
   if (into.source.empty()) into.source = from.source;
   into.windows = std::max(into.windows, from.windows);
   into.windows_cut += from.windows_cut;
@@ -44,9 +87,15 @@ std::vector<std::byte> encode_calibration(const Calibration& c) {
     w.put_string(std::get<0>(key));
     w.put(std::get<1>(key));
     w.put(std::get<2>(key));
-    w.put(cost.cost_s);
-    w.put(cost.wait_s);
-    w.put(cost.calls);
+    put(w, cost);
+  }
+  w.put<std::uint64_t>(c.sites.size());
+  for (const auto& [key, cost] : c.sites) {
+    w.put_string(std::get<0>(key));
+    w.put(std::get<1>(key));
+    w.put(std::get<2>(key));
+    w.put_string(std::get<3>(key));
+    put(w, cost);
   }
   return w.take();
 }
@@ -63,11 +112,21 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
     std::string function;
     std::int32_t size_class = 0, shape = 0;
     CalibratedCost cost;
-    if (!r.get_string(function) || !r.get(size_class) || !r.get(shape) || !r.get(cost.cost_s) ||
-        !r.get(cost.wait_s) || !r.get(cost.calls)) {
+    if (!r.get_string(function) || !r.get(size_class) || !r.get(shape) || !get(r, cost)) {
       return std::nullopt;
     }
     c.keys[{std::move(function), size_class, shape}] = cost;
+  }
+  if (!r.get(n) || !r.can_hold(n, 40)) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::string function, site;
+    std::int32_t size_class = 0, shape = 0;
+    CalibratedCost cost;
+    if (!r.get_string(function) || !r.get(size_class) || !r.get(shape) || !r.get_string(site) ||
+        !get(r, cost)) {
+      return std::nullopt;
+    }
+    c.sites[{std::move(function), size_class, shape, std::move(site)}] = cost;
   }
   if (!r.at_end()) return std::nullopt;
   return c;

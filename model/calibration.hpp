@@ -14,6 +14,8 @@
 #include <tuple>
 #include <vector>
 
+#include "profile_tables.hpp"
+
 namespace mpidle::model {
 
 struct CalibratedCost {
@@ -24,9 +26,15 @@ struct CalibratedCost {
 
 // (function name, size class, communicator shape): the robust baseline's key.
 using CalibrationKey = std::tuple<std::string, std::int32_t, std::int32_t>;
+// The same at one callsite (site_identity): one function's calls of one size cost
+// differently at different places (a rendezvous send here, an eager one there, a
+// receive whose transfer overlaps computation), and one mean over all of them reads
+// the dearer places' cost as wait.
+using SiteCalibrationKey = std::tuple<std::string, std::int32_t, std::int32_t, std::string>;
 
 struct Calibration {
   std::map<CalibrationKey, CalibratedCost> keys;
+  std::map<SiteCalibrationKey, CalibratedCost> sites;  // the same calls, per callsite
   // Where the calls came from: "windows" (profile mode) or "trace" (every call).
   std::string source;
   std::uint32_t windows = 0;      // windows opened (the most any rank opened)
@@ -44,9 +52,17 @@ inline constexpr std::uint64_t kMinCalibratedCalls = 8;
 
 // The calibrated baseline of a key, or nothing where it has too few calls.
 std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key);
+// The key's baseline at `site` where that has enough calls, else the key's.
+std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key,
+                                            const std::string& site);
 
-// How many keys have enough calls to be calibrated.
+// A callsite's identity on every rank: its frames' (module, offset), innermost first,
+// as captured (symbolization does not change them).
+std::string site_identity(const Callsite& callsite);
+
+// How many keys have enough calls to be calibrated; the same per callsite.
 std::size_t calibrated_keys(const Calibration& c);
+std::size_t calibrated_sites(const Calibration& c);
 
 // Adds `from` into `into` (a finalize tree step).
 void merge_calibration(Calibration& into, const Calibration& from);

@@ -163,6 +163,14 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
   }
   const TransferTimes transfer = transfer_times(global, robust);
   const Minima local(tables);
+  // Each callsite's identity (calibration.hpp), once.
+  std::vector<std::optional<std::string>> sites(tables.callsites.size());
+  auto site_of = [&](std::uint32_t callsite) -> const std::string* {
+    if (callsite >= sites.size()) return nullptr;
+    auto& id = sites[callsite];
+    if (!id) id = site_identity(tables.callsites[callsite]);
+    return &*id;
+  };
   std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteDurations> durations;
   for (std::size_t ri = 0; ri < tables.ranks.size(); ++ri) {
     const RankData& rank = tables.ranks[ri];
@@ -206,9 +214,16 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
         w.wait_s = above_robust;
       }
       // The calibrated baseline is what such a call costs, its transfer included: the
-      // time above it is wait.
+      // time above it is wait. The callsite's own where it has enough calls.
+      std::optional<double> calibrated = b.calibrated_s;
+      if (calibration && !calibration->sites.empty() && waits[e.function]) {
+        if (const std::string* site = site_of(e.callsite)) {
+          calibrated = calibrated_baseline_s(
+              *calibration, {tables.functions[e.function], e.size_class, e.comm_shape}, *site);
+        }
+      }
       w.wait_s_calibrated = !waits[e.function] ? 0.0
-                            : b.calibrated_s   ? std::max(0.0, e.time_s - visits * *b.calibrated_s)
+                            : calibrated       ? std::max(0.0, e.time_s - visits * *calibrated)
                                                : w.wait_s;
       row.mpi_s += e.time_s;
       row.add(w);

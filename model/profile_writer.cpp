@@ -321,6 +321,7 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
           {"records", calibration.records},
           {"calls_left_out", calibration.calls_left_out},
           {"calibrated_keys", calibrated_keys(calibration)},
+          {"calibrated_sites", calibrated_sites(calibration)},
           {"min_calls", kMinCalibratedCalls},
           {"keys", std::move(keys)}};
 }

@@ -381,6 +381,7 @@ model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& 
   WindowCounts counts;
   try {
     mine.functions = tables.functions;
+    mine.callsites = tables.callsites;
     const TraceWindows& windows = trace_windows();
     const std::int64_t reference = context.trace_clock().local_ns(windows.reference());
     mine.ranks.push_back(sync::window_part(own, windows.schedule(), reference));

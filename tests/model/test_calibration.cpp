@@ -97,3 +97,47 @@ TEST_CASE("a calibrated key's wait is its time above the calibrated baseline", "
   CHECK(without.ranks[1].wait_s_calibrated == Approx(without.ranks[1].wait_s));
   CHECK(without.ranks[1].wait_s == Approx(40 * (5.06e-3 - 4 * 3e-6)));
 }
+
+TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[model]") {
+  // Two callsites of one key: sends that cost 3 µs and sends that cost 40 µs (a
+  // rendezvous), neither waiting. The key's mean reads part of the dearer site's
+  // cost as wait; each site's own baseline reads none.
+  model::ProfileTables t;
+  t.functions = {"MPI_Send"};
+  t.callsites.resize(2);
+  t.callsites[0].frames = {{"app", 0x100, "", "", 0}};
+  t.callsites[1].frames = {{"app", 0x200, "", "", 0}};
+  t.ranks.resize(1);
+  model::Entry cheap{0, 0, 14, 1, 30, 30 * 3e-6, 3e-6, 30 * 8192.0};
+  model::add_durations(cheap.durations, 30, 30 * 3e-6);
+  model::Entry dear{1, 0, 14, 1, 10, 10 * 40e-6, 40e-6, 10 * 8192.0};
+  model::add_durations(dear.durations, 10, 10 * 40e-6);
+  t.ranks[0].entries = {cheap, dear};
+  const auto global = model::minima_of(t);
+  const std::string cheap_site = model::site_identity(t.callsites[0]);
+  const std::string dear_site = model::site_identity(t.callsites[1]);
+  CHECK(cheap_site != dear_site);
+  model::Calibration c;
+  c.source = "trace";
+  c.keys[{"MPI_Send", 14, 0}] = {30 * 3e-6 + 10 * 40e-6, 0, 40};
+  // Only the key: the mean, 12.25 µs, puts 10 × 27.75 µs of the dear site's cost down as wait.
+  CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated ==
+        Approx(10 * (40e-6 - 12.25e-6)));
+  c.sites[{"MPI_Send", 14, 0, cheap_site}] = {30 * 3e-6, 0, 30};
+  c.sites[{"MPI_Send", 14, 0, dear_site}] = {10 * 40e-6, 0, 10};
+  CHECK(model::calibrated_sites(c) == 2);
+  CHECK(*model::calibrated_baseline_s(c, {"MPI_Send", 14, 0}, dear_site) == Approx(40e-6));
+  CHECK(*model::calibrated_baseline_s(c, {"MPI_Send", 14, 0}, "elsewhere") == Approx(12.25e-6));
+  CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated == Approx(0).margin(1e-12));
+  // A site with too few calls takes the key's baseline.
+  c.sites[{"MPI_Send", 14, 0, dear_site}].calls = 7;
+  CHECK(*model::calibrated_baseline_s(c, {"MPI_Send", 14, 0}, dear_site) == Approx(12.25e-6));
+  // The sites travel with the rest, and merge.
+  const auto back = model::decode_calibration(model::encode_calibration(c));
+  REQUIRE(back);
+  CHECK(back->sites.size() == 2);
+  CHECK(back->sites.at({"MPI_Send", 14, 0, cheap_site}).calls == 30);
+  model::Calibration twice = *back;
+  model::merge_calibration(twice, *back);
+  CHECK(twice.sites.at({"MPI_Send", 14, 0, cheap_site}).calls == 60);
+}
