@@ -1,6 +1,7 @@
 #include "calibration.hpp"
 
 #include <algorithm>
+#include <climits>
 
 #include "byte_stream.hpp"
 
@@ -20,6 +21,24 @@ std::optional<double> calibrated_baseline_s(const Calibration& c, const Calibrat
     return std::max(0.0, it->second.cost_s / static_cast<double>(it->second.calls));
   }
   return calibrated_baseline_s(c, key);
+}
+
+std::optional<double> interpolated_baseline_s(const Calibration& c, const CalibrationKey& key) {
+  const auto& [function, size_class, shape] = key;
+  std::optional<std::pair<std::int32_t, double>> below, above;
+  for (auto it = c.keys.lower_bound({function, INT32_MIN, INT32_MIN});
+       it != c.keys.end() && std::get<0>(it->first) == function; ++it) {
+    const auto& [f, sc, sh] = it->first;
+    if (sh != shape || sc == size_class || it->second.calls < kMinCalibratedCalls) continue;
+    if (sc < 0 || size_class < 0) continue;  // incomplete polls are no size
+    const double b = std::max(0.0, it->second.cost_s / static_cast<double>(it->second.calls));
+    if (sc < size_class && (!below || sc > below->first)) below = {sc, b};
+    if (sc > size_class && (!above || sc < above->first)) above = {sc, b};
+  }
+  if (!below || !above) return std::nullopt;
+  const double t = static_cast<double>(size_class - below->first) /
+                   static_cast<double>(above->first - below->first);
+  return below->second + t * (above->second - below->second);
 }
 
 std::string site_identity(const Callsite& callsite) {

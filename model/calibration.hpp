@@ -56,6 +56,14 @@ std::optional<double> calibrated_baseline_s(const Calibration& c, const Calibrat
 std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key,
                                             const std::string& site);
 
+// A key the windows did not calibrate, between two calibrated size classes of the
+// same function and communicator shape: its baseline interpolated linearly in the
+// size class between theirs. What a call costs without waiting grows with the size
+// of its message, so the neighbours bound it; a run whose message sizes change from
+// phase to phase (NetPIPE) has windows in some of its sizes only. Nothing where a
+// side has no calibrated neighbour.
+std::optional<double> interpolated_baseline_s(const Calibration& c, const CalibrationKey& key);
+
 // A callsite's identity on every rank: its frames' (module, offset), innermost first,
 // as captured (symbolization does not change them).
 std::string site_identity(const Callsite& callsite);

@@ -150,8 +150,11 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       const auto i = static_cast<std::size_t>(it - global.begin());
       std::optional<double> calibrated;
       if (calibration) {
-        calibrated =
-            calibrated_baseline_s(*calibration, {it->function, it->size_class, it->comm_shape});
+        const CalibrationKey key{it->function, it->size_class, it->comm_shape};
+        calibrated = calibrated_baseline_s(*calibration, key);
+        if (!calibrated && can_wait(it->function)) {
+          calibrated = interpolated_baseline_s(*calibration, key);
+        }
       }
       baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust[i], calibrated};
     }
@@ -218,8 +221,11 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       std::optional<double> calibrated = b.calibrated_s;
       if (calibration && !calibration->sites.empty() && waits[e.function]) {
         if (const std::string* site = site_of(e.callsite)) {
-          calibrated = calibrated_baseline_s(
-              *calibration, {tables.functions[e.function], e.size_class, e.comm_shape}, *site);
+          if (auto own = calibrated_baseline_s(
+                  *calibration, {tables.functions[e.function], e.size_class, e.comm_shape},
+                  *site)) {
+            calibrated = own;
+          }
         }
       }
       w.wait_s_calibrated = !waits[e.function] ? 0.0

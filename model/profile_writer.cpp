@@ -315,6 +315,13 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
     }
     keys.push_back(std::move(row));
   }
+  // The run's keys that took a baseline interpolated between calibrated sizes.
+  std::size_t interpolated = 0;
+  for (const auto& m : minima) {
+    const CalibrationKey key{m.function, m.size_class, m.comm_shape};
+    interpolated += can_wait(m.function) && !calibrated_baseline_s(calibration, key) &&
+                    interpolated_baseline_s(calibration, key);
+  }
   return {{"source", calibration.source},
           {"windows", calibration.windows},
           {"windows_cut", calibration.windows_cut},
@@ -322,6 +329,7 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
           {"calls_left_out", calibration.calls_left_out},
           {"calibrated_keys", calibrated_keys(calibration)},
           {"calibrated_sites", calibrated_sites(calibration)},
+          {"interpolated_keys", interpolated},
           {"min_calls", kMinCalibratedCalls},
           {"keys", std::move(keys)}};
 }

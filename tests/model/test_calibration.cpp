@@ -141,3 +141,31 @@ TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[mo
   model::merge_calibration(twice, *back);
   CHECK(twice.sites.at({"MPI_Send", 14, 0, cheap_site}).calls == 60);
 }
+
+TEST_CASE("calibration: a size between two calibrated sizes is interpolated", "[model]") {
+  model::Calibration c;
+  c.source = "windows";
+  c.keys[{"MPI_Recv", 4, 0}] = {10 * 2e-6, 0, 10};
+  c.keys[{"MPI_Recv", 8, 0}] = {10 * 10e-6, 0, 10};
+  c.keys[{"MPI_Recv", 6, 0}] = {3 * 100e-6, 0, 3};    // too few calls: not a neighbour
+  c.keys[{"MPI_Recv", 12, 2}] = {10 * 50e-6, 0, 10};  // another shape: not a neighbour
+  // Size class 6 lies halfway between 4 (2 µs) and 8 (10 µs).
+  CHECK(*model::interpolated_baseline_s(c, {"MPI_Recv", 6, 0}) == Approx(6e-6));
+  CHECK(*model::interpolated_baseline_s(c, {"MPI_Recv", 7, 0}) == Approx(8e-6));
+  // Outside the calibrated range, or without neighbours of its shape: nothing.
+  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Recv", 9, 0}));
+  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Recv", 2, 0}));
+  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Recv", 10, 2}));
+  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Send", 6, 0}));
+
+  // In the summary: 20 receives of size class 6 that took 30 µs each wait 24 µs each.
+  model::ProfileTables t;
+  t.functions = {"MPI_Recv"};
+  t.callsites.resize(1);
+  t.ranks.resize(1);
+  model::Entry recv{0, 0, 6, 1, 20, 20 * 30e-6, 30e-6, 20 * 40.0};
+  model::add_durations(recv.durations, 20, 20 * 30e-6);
+  t.ranks[0].entries.push_back(recv);
+  const auto s = model::summarize_rank(t, model::minima_of(t), &c);
+  CHECK(s.ranks[0].wait_s_calibrated == Approx(20 * (30e-6 - 6e-6)));
+}
