@@ -11,6 +11,7 @@
 #include "replay/mpi_synchronize.hpp"
 #include "replay/sparse_exchange.hpp"
 #include "replay/wait_states_tree.hpp"
+#include "replay/yielding.hpp"
 #include "sync/offset_model.hpp"
 #include "sync/trace_matching.hpp"
 #include "sync/window_alignment.hpp"
@@ -280,8 +281,8 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     }
   }
   memory.sample();
-  int fine = failure.empty(), all_fine = 0;
-  PMPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm);
+  int fine = failure.empty(), all_fine = fine;
+  replay::allreduce_yielding(comm, &all_fine, 1, MPI_INT, MPI_MIN);
   if (!all_fine) {
     if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
     return {};
@@ -290,7 +291,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   own.rank = rank;
   compose_offsets(comm, own);
   std::int64_t latency = rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2;
-  PMPI_Allreduce(MPI_IN_PLACE, &latency, 1, MPI_INT64_T, MPI_MIN, comm);
+  replay::allreduce_yielding(comm, &latency, 1, MPI_INT64_T, MPI_MIN);
   mine.min_latency_ns = latency == INT64_MAX ? 0 : latency;
 
   // Step 3. A rank that fails still takes part in both exchanges (with nothing to
@@ -320,7 +321,8 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     align->separate_windows();
   });
   fine = failure.empty();
-  PMPI_Allreduce(&fine, &all_fine, 1, MPI_INT, MPI_MIN, comm);
+  all_fine = fine;
+  replay::allreduce_yielding(comm, &all_fine, 1, MPI_INT, MPI_MIN);
   if (!all_fine) {
     if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
     return {};
@@ -345,8 +347,8 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   // whose buffer filled, the records.
   std::uint64_t most[1] = {counts.opened};
   std::uint64_t sums[2] = {counts.cut, own.records.size()};
-  PMPI_Allreduce(MPI_IN_PLACE, most, 1, MPI_UINT64_T, MPI_MAX, comm);
-  PMPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_UINT64_T, MPI_SUM, comm);
+  replay::allreduce_yielding(comm, most, 1, MPI_UINT64_T, MPI_MAX);
+  replay::allreduce_yielding(comm, sums, 2, MPI_UINT64_T, MPI_SUM);
   calibration.source = "windows";
   calibration.windows = static_cast<std::uint32_t>(most[0]);
   calibration.windows_cut = static_cast<std::uint32_t>(sums[0]);

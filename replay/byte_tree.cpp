@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "yielding.hpp"
+
 namespace mpidle::replay {
 namespace {
 constexpr int kSizeTag = 7301;
@@ -9,12 +11,17 @@ constexpr int kDataTag = 7302;
 constexpr std::size_t kChunk = std::size_t{1} << 30;  // MPI counts are int
 }  // namespace
 
+// The tree's sends and receives wait yielding (yielding.hpp): the finalize's trees
+// are most of its rounds.
 void send_bytes(const std::vector<std::byte>& bytes, int dest, MPI_Comm comm) {
   std::uint64_t size = bytes.size();
-  PMPI_Send(&size, 1, MPI_UINT64_T, dest, kSizeTag, comm);
+  MPI_Request request = MPI_REQUEST_NULL;
+  PMPI_Isend(&size, 1, MPI_UINT64_T, dest, kSizeTag, comm, &request);
+  wait_yielding(request);
   for (std::size_t done = 0; done < bytes.size(); done += kChunk) {
     const int n = static_cast<int>(std::min(kChunk, bytes.size() - done));
-    PMPI_Send(bytes.data() + done, n, MPI_BYTE, dest, kDataTag, comm);
+    PMPI_Isend(bytes.data() + done, n, MPI_BYTE, dest, kDataTag, comm, &request);
+    wait_yielding(request);
   }
 }
 
@@ -30,11 +37,14 @@ std::string text_of(const std::vector<std::byte>& bytes) {
 
 std::vector<std::byte> recv_bytes(int source, MPI_Comm comm) {
   std::uint64_t size = 0;
-  PMPI_Recv(&size, 1, MPI_UINT64_T, source, kSizeTag, comm, MPI_STATUS_IGNORE);
+  MPI_Request request = MPI_REQUEST_NULL;
+  PMPI_Irecv(&size, 1, MPI_UINT64_T, source, kSizeTag, comm, &request);
+  wait_yielding(request);
   std::vector<std::byte> bytes(size);
   for (std::size_t done = 0; done < bytes.size(); done += kChunk) {
     const int n = static_cast<int>(std::min(kChunk, bytes.size() - done));
-    PMPI_Recv(bytes.data() + done, n, MPI_BYTE, source, kDataTag, comm, MPI_STATUS_IGNORE);
+    PMPI_Irecv(bytes.data() + done, n, MPI_BYTE, source, kDataTag, comm, &request);
+    wait_yielding(request);
   }
   return bytes;
 }

@@ -1,5 +1,7 @@
 #include "sparse_exchange.hpp"
 
+#include <sched.h>
+
 #include <climits>
 
 namespace mpidle::replay {
@@ -39,6 +41,9 @@ Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
       PMPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
       if (done) break;
     }
+    // Nothing arrived: let the other ranks of an oversubscribed node run, as the
+    // replay does while it waits.
+    sched_yield();
   }
   return incoming;
 }
