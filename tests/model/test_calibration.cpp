@@ -133,9 +133,13 @@ TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[mo
   c.sites[{"MPI_Send", 14, 0, dear_site}].calls = 7;
   CHECK(*model::calibrated_baseline_s(c, {"MPI_Send", 14, 0}, dear_site) == Approx(12.25e-6));
   // The sites travel with the rest, and merge.
-  const auto back = model::decode_calibration(model::encode_calibration(c));
+  const auto bytes = model::encode_calibration(c);
+  const auto back = model::decode_calibration(bytes);
   REQUIRE(back);
   CHECK(back->sites.size() == 2);
+  for (std::size_t n = 0; n < bytes.size(); n += 5) {
+    CHECK_FALSE(model::decode_calibration(std::span(bytes.data(), n)));
+  }
   CHECK(back->sites.at({"MPI_Send", 14, 0, cheap_site}).calls == 30);
   model::Calibration twice = *back;
   model::merge_calibration(twice, *back);
