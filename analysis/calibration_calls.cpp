@@ -1,9 +1,7 @@
 #include "calibration_calls.hpp"
 
-#include <optional>
 #include <string>
 #include <unordered_set>
-#include <vector>
 
 #include "model/function_catalog.hpp"
 
@@ -63,14 +61,7 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
     }
   }
 
-  // Each callsite's identity, once.
-  std::vector<std::optional<std::string>> sites(tables.callsites.size());
-  auto site_of = [&](std::uint64_t callsite) -> const std::string* {
-    if (callsite >= sites.size()) return nullptr;
-    auto& s = sites[callsite];
-    if (!s) s = model::site_identity(tables.callsites[callsite]);
-    return &*s;
-  };
+  model::SiteIdentities sites(tables.callsites);
   for (std::uint64_t i = 0; i < records.size(); ++i) {
     const auto& rec = records[i];
     if (rec.extra != 0 || rec.function >= tables.functions.size()) continue;
@@ -85,14 +76,9 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
     const std::int64_t wait = std::min(call_waits[i], duration);
     const model::CalibratedCost call{static_cast<double>(duration - wait) * 1e-9,
                                      static_cast<double>(wait) * 1e-9, 1};
-    auto add = [&](model::CalibratedCost& into) {
-      into.cost_s += call.cost_s;
-      into.wait_s += call.wait_s;
-      into.calls += call.calls;
-    };
-    add(out.keys[{function, rec.profile_size_class, shape}]);
-    if (const std::string* site = site_of(rec.callsite)) {
-      add(out.sites[{function, rec.profile_size_class, shape, *site}]);
+    out.keys[{function, rec.profile_size_class, shape}] += call;
+    if (const std::string* site = sites.of(rec.callsite)) {
+      out.sites[{function, rec.profile_size_class, shape, *site}] += call;
     }
   }
   return out;

@@ -7,10 +7,37 @@
 
 namespace mpidle::model {
 
+namespace {
+
+// The baseline of calls judged: their mean cost without waiting.
+double mean_cost_s(const CalibratedCost& cost) {
+  return std::max(0.0, cost.cost_s / static_cast<double>(cost.calls));
+}
+
+// How many entries of a key map have enough calls.
+template <typename Map>
+std::size_t count_calibrated(const Map& map) {
+  std::size_t n = 0;
+  for (const auto& [key, cost] : map) n += cost.calls >= kMinCalibratedCalls;
+  return n;
+}
+
+void put(ByteWriter& w, const CalibratedCost& cost) {
+  w.put(cost.cost_s);
+  w.put(cost.wait_s);
+  w.put(cost.calls);
+}
+
+bool get(ByteReader& r, CalibratedCost& cost) {
+  return r.get(cost.cost_s) && r.get(cost.wait_s) && r.get(cost.calls);
+}
+
+}  // namespace
+
 std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key) {
   auto it = c.keys.find(key);
   if (it == c.keys.end() || it->second.calls < kMinCalibratedCalls) return std::nullopt;
-  return std::max(0.0, it->second.cost_s / static_cast<double>(it->second.calls));
+  return mean_cost_s(it->second);
 }
 
 std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key,
@@ -18,7 +45,7 @@ std::optional<double> calibrated_baseline_s(const Calibration& c, const Calibrat
   const auto& [function, size_class, shape] = key;
   auto it = c.sites.find({function, size_class, shape, site});
   if (it != c.sites.end() && it->second.calls >= kMinCalibratedCalls) {
-    return std::max(0.0, it->second.cost_s / static_cast<double>(it->second.calls));
+    return mean_cost_s(it->second);
   }
   return calibrated_baseline_s(c, key);
 }
@@ -31,7 +58,7 @@ std::optional<double> interpolated_baseline_s(const Calibration& c, const Calibr
     const auto& [f, sc, sh] = it->first;
     if (sh != shape || sc == size_class || it->second.calls < kMinCalibratedCalls) continue;
     if (sc < 0 || size_class < 0) continue;  // incomplete polls are no size
-    const double b = std::max(0.0, it->second.cost_s / static_cast<double>(it->second.calls));
+    const double b = mean_cost_s(it->second);
     if (sc < size_class && (!below || sc > below->first)) below = {sc, b};
     if (sc > size_class && (!above || sc < above->first)) above = {sc, b};
   }
@@ -52,41 +79,24 @@ std::string site_identity(const Callsite& callsite) {
   return id;
 }
 
+const std::string* SiteIdentities::of(std::uint64_t callsite) {
+  if (callsite >= m_ids.size()) return nullptr;
+  auto& id = m_ids[callsite];
+  if (!id) id = site_identity(m_callsites[callsite]);
+  return &*id;
+}
+
 std::size_t calibrated_keys(const Calibration& c) {
-  std::size_t n = 0;
-  for (const auto& [key, cost] : c.keys) n += cost.calls >= kMinCalibratedCalls;
-  return n;
+  return count_calibrated(c.keys);
 }
-
-namespace {
-
-void add(CalibratedCost& into, const CalibratedCost& from) {
-  into.cost_s += from.cost_s;
-  into.wait_s += from.wait_s;
-  into.calls += from.calls;
-}
-
-void put(ByteWriter& w, const CalibratedCost& cost) {
-  w.put(cost.cost_s);
-  w.put(cost.wait_s);
-  w.put(cost.calls);
-}
-
-bool get(ByteReader& r, CalibratedCost& cost) {
-  return r.get(cost.cost_s) && r.get(cost.wait_s) && r.get(cost.calls);
-}
-
-}  // namespace
 
 std::size_t calibrated_sites(const Calibration& c) {
-  std::size_t n = 0;
-  for (const auto& [key, cost] : c.sites) n += cost.calls >= kMinCalibratedCalls;
-  return n;
+  return count_calibrated(c.sites);
 }
 
 void merge_calibration(Calibration& into, const Calibration& from) {
-  for (const auto& [key, cost] : from.keys) add(into.keys[key], cost);
-  for (const auto& [key, cost] : from.sites) add(into.sites[key], cost);
+  for (const auto& [key, cost] : from.keys) into.keys[key] += cost;
+  for (const auto& [key, cost] : from.sites) into.sites[key] += cost;
   if (into.source.empty()) into.source = from.source;
   into.windows = std::max(into.windows, from.windows);
   into.windows_cut += from.windows_cut;

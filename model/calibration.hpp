@@ -22,6 +22,13 @@ struct CalibratedCost {
   double cost_s = 0;        // Σ (duration − exact wait) of the calls judged
   double wait_s = 0;        // Σ exact wait of those calls
   std::uint64_t calls = 0;  // how many
+
+  CalibratedCost& operator+=(const CalibratedCost& other) {
+    cost_s += other.cost_s;
+    wait_s += other.wait_s;
+    calls += other.calls;
+    return *this;
+  }
 };
 
 // (function name, size class, communicator shape): the robust baseline's key.
@@ -67,6 +74,19 @@ std::optional<double> interpolated_baseline_s(const Calibration& c, const Calibr
 // A callsite's identity on every rank: its frames' (module, offset), innermost first,
 // as captured (symbolization does not change them).
 std::string site_identity(const Callsite& callsite);
+
+// The identities of a table's callsites, each made once, when first asked for.
+class SiteIdentities {
+ public:
+  explicit SiteIdentities(const std::vector<Callsite>& callsites)
+      : m_callsites(callsites), m_ids(callsites.size()) {}
+  // Nothing for an index outside the table.
+  const std::string* of(std::uint64_t callsite);
+
+ private:
+  const std::vector<Callsite>& m_callsites;
+  std::vector<std::optional<std::string>> m_ids;
+};
 
 // How many keys have enough calls to be calibrated; the same per callsite.
 std::size_t calibrated_keys(const Calibration& c);

@@ -166,14 +166,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
   }
   const TransferTimes transfer = transfer_times(global, robust);
   const Minima local(tables);
-  // Each callsite's identity (calibration.hpp), once.
-  std::vector<std::optional<std::string>> sites(tables.callsites.size());
-  auto site_of = [&](std::uint32_t callsite) -> const std::string* {
-    if (callsite >= sites.size()) return nullptr;
-    auto& id = sites[callsite];
-    if (!id) id = site_identity(tables.callsites[callsite]);
-    return &*id;
-  };
+  SiteIdentities sites(tables.callsites);
   std::map<std::pair<std::uint32_t, std::uint32_t>, CallsiteDurations> durations;
   for (std::size_t ri = 0; ri < tables.ranks.size(); ++ri) {
     const RankData& rank = tables.ranks[ri];
@@ -220,7 +213,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       // time above it is wait. The callsite's own where it has enough calls.
       std::optional<double> calibrated = b.calibrated_s;
       if (calibration && !calibration->sites.empty() && waits[e.function]) {
-        if (const std::string* site = site_of(e.callsite)) {
+        if (const std::string* site = sites.of(e.callsite)) {
           if (auto own = calibrated_baseline_s(
                   *calibration, {tables.functions[e.function], e.size_class, e.comm_shape},
                   *site)) {

@@ -1,11 +1,10 @@
 #include "offset_tree.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <climits>
 #include <vector>
 
+#include "replay/yielding.hpp"
 #include "sync/clock_offset.hpp"
 
 namespace mpidle::profiler {
@@ -19,19 +18,15 @@ constexpr std::int64_t kGoodRttNs = 50'000;
 constexpr std::int64_t kBudgetNs = 250'000'000;
 constexpr int kMaxPingPongs = 4000;
 
-// A receive that yields while nothing arrived: on a node with more ranks than cores
-// a spinning receive keeps the partner from answering for a scheduler quantum, and
-// the round trips (and the budget) grow with it. The answer is read the moment the
-// test finds it, so the shortest round trip stays as short.
+// A receive that yields while nothing arrived (replay/yielding.hpp): a spinning
+// receive keeps the partner from answering for a scheduler quantum on a node with
+// more ranks than cores, and the round trips (and the budget) grow with it. The
+// answer is read the moment the test finds it, so the shortest round trip stays.
 void receive_yielding(void* data, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                       MPI_Status& status) {
   MPI_Request request = MPI_REQUEST_NULL;
   PMPI_Irecv(data, count, type, source, tag, comm, &request);
-  for (int done = 0;;) {
-    PMPI_Test(&request, &done, &status);
-    if (done) return;
-    sched_yield();
-  }
+  replay::wait_yielding(request, &status);
 }
 }  // namespace
 

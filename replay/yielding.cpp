@@ -4,9 +4,9 @@
 
 namespace mpidle::replay {
 
-void wait_yielding(MPI_Request& request) {
+void wait_yielding(MPI_Request& request, MPI_Status* status) {
   for (int done = 0;;) {
-    PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    PMPI_Test(&request, &done, status);
     if (done) return;
     sched_yield();
   }

@@ -10,8 +10,8 @@
 
 namespace mpidle::replay {
 
-// Waits for `request` (MPI_REQUEST_NULL returns at once).
-void wait_yielding(MPI_Request& request);
+// Waits for `request` (MPI_REQUEST_NULL returns at once); `status` as MPI_Wait's.
+void wait_yielding(MPI_Request& request, MPI_Status* status = MPI_STATUS_IGNORE);
 
 // MPI_Allreduce in place over `comm`.
 void allreduce_yielding(MPI_Comm comm, void* data, int count, MPI_Datatype type, MPI_Op op);
