@@ -14,6 +14,53 @@ double mean_cost_s(const CalibratedCost& cost) {
   return std::max(0.0, cost.cost_s / static_cast<double>(cost.calls));
 }
 
+double mean_bytes(const CalibratedCost& cost) {
+  return cost.bytes / static_cast<double>(cost.calls);
+}
+
+struct Point {
+  std::int32_t size_class;
+  double bytes, cost_s;
+};
+
+// The nearest calibrated size classes of `key`'s function and shape below and above
+// its own (sizeless keys, those of incomplete polls, have none).
+std::pair<std::optional<Point>, std::optional<Point>> neighbours(const Calibration& c,
+                                                                 const CalibrationKey& key) {
+  const auto& [function, size_class, shape] = key;
+  std::optional<Point> below, above;
+  if (size_class < 0) return {below, above};
+  for (auto it = c.keys.lower_bound({function, INT32_MIN, INT32_MIN});
+       it != c.keys.end() && std::get<0>(it->first) == function; ++it) {
+    const auto& [f, sc, sh] = it->first;
+    if (sh != shape || sc == size_class || sc < 0 || it->second.calls < kMinCalibratedCalls) {
+      continue;
+    }
+    const Point p{sc, mean_bytes(it->second), mean_cost_s(it->second)};
+    if (sc < size_class && (!below || sc > below->size_class)) below = p;
+    if (sc > size_class && (!above || sc < above->size_class)) above = p;
+  }
+  return {below, above};
+}
+
+double secant(const Point& a, const Point& b) {
+  return b.bytes > a.bytes ? (b.cost_s - a.cost_s) / (b.bytes - a.bytes) : 0.0;
+}
+
+// A calibrated key's slope in bytes.
+double slope_of(const Calibration& c, const CalibrationKey& key, const Point& own) {
+  const auto [below, above] = neighbours(c, key);
+  double slope = 0;
+  if (below && above) {
+    slope = secant(*below, *above);
+  } else if (below) {
+    slope = secant(*below, own);
+  } else if (above) {
+    slope = secant(own, *above);
+  }
+  return std::max(0.0, slope);
+}
+
 // How many entries of a key map have enough calls.
 template <typename Map>
 std::size_t count_calibrated(const Map& map) {
@@ -26,46 +73,51 @@ void put(ByteWriter& w, const CalibratedCost& cost) {
   w.put(cost.cost_s);
   w.put(cost.wait_s);
   w.put(cost.calls);
+  w.put(cost.bytes);
 }
 
 bool get(ByteReader& r, CalibratedCost& cost) {
-  return r.get(cost.cost_s) && r.get(cost.wait_s) && r.get(cost.calls);
+  return r.get(cost.cost_s) && r.get(cost.wait_s) && r.get(cost.calls) && r.get(cost.bytes);
 }
 
 }  // namespace
 
-std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key) {
+double CalibratedBaseline::at(double mean_bytes) const {
+  return std::max(0.0, cost_s + slope_s_per_byte * (mean_bytes - bytes));
+}
+
+std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
+                                                      const CalibrationKey& key) {
   auto it = c.keys.find(key);
   if (it == c.keys.end() || it->second.calls < kMinCalibratedCalls) return std::nullopt;
-  return mean_cost_s(it->second);
+  const Point own{std::get<1>(key), mean_bytes(it->second), mean_cost_s(it->second)};
+  return CalibratedBaseline{own.cost_s, own.bytes, slope_of(c, key, own)};
 }
 
-std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key,
-                                            const std::string& site) {
+std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
+                                                      const CalibrationKey& key,
+                                                      const std::string& site) {
+  auto baseline = calibrated_baseline(c, key);
   const auto& [function, size_class, shape] = key;
   auto it = c.sites.find({function, size_class, shape, site});
-  if (it != c.sites.end() && it->second.calls >= kMinCalibratedCalls) {
-    return mean_cost_s(it->second);
+  if (baseline && it != c.sites.end() && it->second.calls >= kMinCalibratedCalls) {
+    baseline->cost_s = mean_cost_s(it->second);
+    baseline->bytes = mean_bytes(it->second);
   }
-  return calibrated_baseline_s(c, key);
+  return baseline;
 }
 
-std::optional<double> interpolated_baseline_s(const Calibration& c, const CalibrationKey& key) {
-  const auto& [function, size_class, shape] = key;
-  std::optional<std::pair<std::int32_t, double>> below, above;
-  for (auto it = c.keys.lower_bound({function, INT32_MIN, INT32_MIN});
-       it != c.keys.end() && std::get<0>(it->first) == function; ++it) {
-    const auto& [f, sc, sh] = it->first;
-    if (sh != shape || sc == size_class || it->second.calls < kMinCalibratedCalls) continue;
-    if (sc < 0 || size_class < 0) continue;  // incomplete polls are no size
-    const double b = mean_cost_s(it->second);
-    if (sc < size_class && (!below || sc > below->first)) below = {sc, b};
-    if (sc > size_class && (!above || sc < above->first)) above = {sc, b};
-  }
+std::optional<CalibratedBaseline> interpolated_baseline(const Calibration& c,
+                                                        const CalibrationKey& key) {
+  if (c.keys.count(key) != 0 && c.keys.at(key).calls >= kMinCalibratedCalls) return std::nullopt;
+  const auto [below, above] = neighbours(c, key);
   if (!below || !above) return std::nullopt;
-  const double t = static_cast<double>(size_class - below->first) /
-                   static_cast<double>(above->first - below->first);
-  return below->second + t * (above->second - below->second);
+  if (above->bytes > below->bytes) {
+    return CalibratedBaseline{below->cost_s, below->bytes, secant(*below, *above)};
+  }
+  const double t = static_cast<double>(std::get<1>(key) - below->size_class) /
+                   static_cast<double>(above->size_class - below->size_class);
+  return CalibratedBaseline{below->cost_s + t * (above->cost_s - below->cost_s), 0, 0};
 }
 
 std::string site_identity(const Callsite& callsite) {
@@ -134,7 +186,7 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
   Calibration c;
   std::uint64_t n = 0;
   if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) || !r.get(c.records) ||
-      !r.get(c.calls_left_out) || !r.get(n) || !r.can_hold(n, 36)) {
+      !r.get(c.calls_left_out) || !r.get(n) || !r.can_hold(n, 44)) {
     return std::nullopt;
   }
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -146,7 +198,7 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
     }
     c.keys[{std::move(function), size_class, shape}] = cost;
   }
-  if (!r.get(n) || !r.can_hold(n, 40)) return std::nullopt;
+  if (!r.get(n) || !r.can_hold(n, 48)) return std::nullopt;
   for (std::uint64_t i = 0; i < n; ++i) {
     std::string function, site;
     std::int32_t size_class = 0, shape = 0;

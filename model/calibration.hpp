@@ -22,13 +22,29 @@ struct CalibratedCost {
   double cost_s = 0;        // Σ (duration − exact wait) of the calls judged
   double wait_s = 0;        // Σ exact wait of those calls
   std::uint64_t calls = 0;  // how many
+  double bytes = 0;         // Σ their bytes (as the profile counts a call's bytes)
 
   CalibratedCost& operator+=(const CalibratedCost& other) {
     cost_s += other.cost_s;
     wait_s += other.wait_s;
     calls += other.calls;
+    bytes += other.bytes;
     return *this;
   }
+};
+
+// A baseline as a line in a call's mean bytes. A size class spans a factor of two
+// in bytes, and where a transfer dominates, what a call costs grows with its bytes
+// inside its class: windows that saw the lower half of a class (a program whose
+// sizes grow from phase to phase, as NetPIPE's) would read the upper half's
+// transfer as wait. The slope comes from the neighbouring calibrated size classes.
+struct CalibratedBaseline {
+  double cost_s = 0;  // the mean cost of the calls judged
+  double bytes = 0;   // their mean bytes
+  double slope_s_per_byte = 0;
+
+  // What calls of `mean_bytes` bytes cost without waiting.
+  double at(double mean_bytes) const;
 };
 
 // (function name, size class, communicator shape): the robust baseline's key.
@@ -57,19 +73,28 @@ struct Calibration {
 // A key's calls judged are enough to stand for all of its calls.
 inline constexpr std::uint64_t kMinCalibratedCalls = 8;
 
-// The calibrated baseline of a key, or nothing where it has too few calls.
-std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key);
-// The key's baseline at `site` where that has enough calls, else the key's.
-std::optional<double> calibrated_baseline_s(const Calibration& c, const CalibrationKey& key,
-                                            const std::string& site);
+// The calibrated baseline of a key, or nothing where it has too few calls. Its
+// slope: the secant through the nearest calibrated size classes of the same
+// function and shape on either side (the key itself where one side has none), never
+// negative; 0 without a neighbour.
+std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
+                                                      const CalibrationKey& key);
+// The key's baseline at `site` where that has enough calls (its own mean cost and
+// bytes, the key's slope), else the key's.
+std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
+                                                      const CalibrationKey& key,
+                                                      const std::string& site);
 
 // A key the windows did not calibrate, between two calibrated size classes of the
-// same function and communicator shape: its baseline interpolated linearly in the
-// size class between theirs. What a call costs without waiting grows with the size
-// of its message, so the neighbours bound it; a run whose message sizes change from
-// phase to phase (NetPIPE) has windows in some of its sizes only. Nothing where a
-// side has no calibrated neighbour.
-std::optional<double> interpolated_baseline_s(const Calibration& c, const CalibrationKey& key);
+// same function and communicator shape: the line between their (mean bytes, mean
+// cost), so that a call's baseline is interpolated at its own bytes. What a call
+// costs without waiting grows with the size of its message, so the neighbours bound
+// it; a run whose message sizes change from phase to phase (NetPIPE) has windows in
+// some of its sizes only. Where the neighbours' bytes are not known apart, the
+// interpolation is in the size class. Nothing where a side has no calibrated
+// neighbour.
+std::optional<CalibratedBaseline> interpolated_baseline(const Calibration& c,
+                                                        const CalibrationKey& key);
 
 // A callsite's identity on every rank: its frames' (module, offset), innermost first,
 // as captured (symbolization does not change them).

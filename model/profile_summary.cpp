@@ -139,7 +139,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
   // class, shape).
   struct Baselines {
     double minimum_s = 0, robust_s = 0;
-    std::optional<double> calibrated_s;
+    std::optional<CalibratedBaseline> calibrated;
   };
   std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t>, Baselines> baselines;
   const std::vector<double> robust = robust_baselines(global);
@@ -148,12 +148,12 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     auto it = std::lower_bound(global.begin(), global.end(), probe, key_less);
     for (; it != global.end() && it->function == tables.functions[f]; ++it) {
       const auto i = static_cast<std::size_t>(it - global.begin());
-      std::optional<double> calibrated;
+      std::optional<CalibratedBaseline> calibrated;
       if (calibration) {
         const CalibrationKey key{it->function, it->size_class, it->comm_shape};
-        calibrated = calibrated_baseline_s(*calibration, key);
+        calibrated = calibrated_baseline(*calibration, key);
         if (!calibrated && can_wait(it->function)) {
-          calibrated = interpolated_baseline_s(*calibration, key);
+          calibrated = interpolated_baseline(*calibration, key);
         }
       }
       baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust[i], calibrated};
@@ -210,20 +210,23 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
         w.wait_s = above_robust;
       }
       // The calibrated baseline is what such a call costs, its transfer included: the
-      // time above it is wait. The callsite's own where it has enough calls.
-      std::optional<double> calibrated = b.calibrated_s;
+      // time above it is wait. The callsite's own where it has enough calls; at the
+      // entry's own mean bytes.
+      std::optional<CalibratedBaseline> calibrated = b.calibrated;
       if (calibration && !calibration->sites.empty() && waits[e.function]) {
         if (const std::string* site = sites.of(e.callsite)) {
-          if (auto own = calibrated_baseline_s(
+          if (auto own = calibrated_baseline(
                   *calibration, {tables.functions[e.function], e.size_class, e.comm_shape},
                   *site)) {
             calibrated = own;
           }
         }
       }
-      w.wait_s_calibrated = !waits[e.function] ? 0.0
-                            : calibrated       ? std::max(0.0, e.time_s - visits * *calibrated)
-                                               : w.wait_s;
+      w.wait_s_calibrated =
+          !waits[e.function] ? 0.0
+          : calibrated
+              ? std::max(0.0, e.time_s - visits * calibrated->at(e.visits ? e.bytes / visits : 0.0))
+              : w.wait_s;
       row.mpi_s += e.time_s;
       row.add(w);
       if (e.region != 0) region_calls.push_back(RegionCall{e.region, e.visits, e.time_s, w});

@@ -301,7 +301,11 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
                 {"calls", cost.calls},
                 {"calibrated", cost.calls >= kMinCalibratedCalls},
                 {"exact_wait_s", cost.wait_s},
-                {"baseline_s", cost.calls ? cost.cost_s / static_cast<double>(cost.calls) : 0.0}};
+                {"baseline_s", cost.calls ? cost.cost_s / static_cast<double>(cost.calls) : 0.0},
+                {"mean_bytes", cost.calls ? cost.bytes / static_cast<double>(cost.calls) : 0.0}};
+    if (auto line = calibrated_baseline(calibration, key)) {
+      row["baseline_s_per_byte"] = line->slope_s_per_byte;
+    }
     GlobalMinimum probe{function, size_class, shape, 0, 0, 0, 0, {}};
     auto it =
         std::lower_bound(minima.begin(), minima.end(), probe, [](const auto& a, const auto& b) {
@@ -319,8 +323,7 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
   std::size_t interpolated = 0;
   for (const auto& m : minima) {
     const CalibrationKey key{m.function, m.size_class, m.comm_shape};
-    interpolated += can_wait(m.function) && !calibrated_baseline_s(calibration, key) &&
-                    interpolated_baseline_s(calibration, key);
+    interpolated += can_wait(m.function) && interpolated_baseline(calibration, key).has_value();
   }
   return {{"source", calibration.source},
           {"windows", calibration.windows},

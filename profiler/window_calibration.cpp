@@ -273,6 +273,13 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
   const TraceWindows& windows = trace_windows();
+  // MPIDLE_VERBOSE=2: each step's time on rank 0, to see where the finalize goes.
+  const std::uint64_t start_ns = monotonic_ns();
+  auto progress = [&](const char* step) {
+    if (rank != 0 || context.config().verbose < 2) return;
+    warn(std::string("finalize: windows' ") + step + " after " +
+         std::to_string(static_cast<double>(monotonic_ns() - start_ns) * 1e-6) + " ms");
+  };
   if (failure.empty()) {
     try {
       number_functions_as_the_table(mine);
@@ -293,6 +300,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   std::int64_t latency = rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2;
   replay::allreduce_yielding(comm, &latency, 1, MPI_INT64_T, MPI_MIN);
   mine.min_latency_ns = latency == INT64_MAX ? 0 : latency;
+  progress("offsets");
 
   // Step 3. A rank that fails still takes part in both exchanges (with nothing to
   // say), so that no other rank waits for it.
@@ -328,6 +336,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     return {};
   }
   memory.sample();
+  progress("alignment");
 
   sync::ClcParams params;
   params.min_latency_ns = -1;
@@ -336,6 +345,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
       comm, {&own}, sync::block_directory(world, size), params, mine.min_latency_ns);
   memory.sample();
+  progress("replay");
   model::Calibration calibration;
   replay::CalibrationRequest request;
   request.out = &calibration;
@@ -349,6 +359,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   std::uint64_t sums[2] = {counts.cut, own.records.size()};
   replay::allreduce_yielding(comm, most, 1, MPI_UINT64_T, MPI_MAX);
   replay::allreduce_yielding(comm, sums, 2, MPI_UINT64_T, MPI_SUM);
+  progress("wait states");
   calibration.source = "windows";
   calibration.windows = static_cast<std::uint32_t>(most[0]);
   calibration.windows_cut = static_cast<std::uint32_t>(sums[0]);

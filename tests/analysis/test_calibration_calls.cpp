@@ -72,7 +72,7 @@ TEST_CASE("calibration from every call of a trace holds every exact wait", "[ana
     // Each key's baseline gives its wait back: Σ duration − calls × baseline.
     for (const auto& [key, c] : calibration.keys) {
       if (c.calls < model::kMinCalibratedCalls) continue;
-      const double baseline = *model::calibrated_baseline_s(calibration, key);
+      const double baseline = model::calibrated_baseline(calibration, key)->cost_s;
       CHECK(c.cost_s + c.wait_s - static_cast<double>(c.calls) * baseline ==
             Approx(c.wait_s).margin(1e-12));
     }

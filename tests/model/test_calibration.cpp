@@ -48,15 +48,15 @@ TEST_CASE("calibration: baselines from enough judged calls, merged, and read bac
   b.windows_cut = 1;
   b.calls_left_out = 2;
   b.keys[{"MPI_Recv", 14, 0}] = {4 * 60e-6, 4 * 5e-3, 4};
-  CHECK_FALSE(model::calibrated_baseline_s(a, {"MPI_Recv", 14, 0}));  // 5 calls: too few
+  CHECK_FALSE(model::calibrated_baseline(a, {"MPI_Recv", 14, 0}));  // 5 calls: too few
   model::merge_calibration(a, b);
   CHECK(a.windows == 4);
   CHECK(a.windows_cut == 1);
   CHECK(a.calls_left_out == 2);
   CHECK(model::calibrated_keys(a) == 2);
-  CHECK(*model::calibrated_baseline_s(a, {"MPI_Recv", 14, 0}) == Approx(60e-6));
-  CHECK(*model::calibrated_baseline_s(a, {"MPI_Allreduce", 4, 2}) == Approx(2e-6));
-  CHECK_FALSE(model::calibrated_baseline_s(a, {"MPI_Send", 14, 0}));
+  CHECK(model::calibrated_baseline(a, {"MPI_Recv", 14, 0})->cost_s == Approx(60e-6));
+  CHECK(model::calibrated_baseline(a, {"MPI_Allreduce", 4, 2})->cost_s == Approx(2e-6));
+  CHECK_FALSE(model::calibrated_baseline(a, {"MPI_Send", 14, 0}));
   const auto bytes = model::encode_calibration(a);
   const auto back = model::decode_calibration(bytes);
   REQUIRE(back);
@@ -126,12 +126,13 @@ TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[mo
   c.sites[{"MPI_Send", 14, 0, cheap_site}] = {30 * 3e-6, 0, 30};
   c.sites[{"MPI_Send", 14, 0, dear_site}] = {10 * 40e-6, 0, 10};
   CHECK(model::calibrated_sites(c) == 2);
-  CHECK(*model::calibrated_baseline_s(c, {"MPI_Send", 14, 0}, dear_site) == Approx(40e-6));
-  CHECK(*model::calibrated_baseline_s(c, {"MPI_Send", 14, 0}, "elsewhere") == Approx(12.25e-6));
+  CHECK(model::calibrated_baseline(c, {"MPI_Send", 14, 0}, dear_site)->cost_s == Approx(40e-6));
+  CHECK(model::calibrated_baseline(c, {"MPI_Send", 14, 0}, "elsewhere")->cost_s ==
+        Approx(12.25e-6));
   CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated == Approx(0).margin(1e-12));
   // A site with too few calls takes the key's baseline.
   c.sites[{"MPI_Send", 14, 0, dear_site}].calls = 7;
-  CHECK(*model::calibrated_baseline_s(c, {"MPI_Send", 14, 0}, dear_site) == Approx(12.25e-6));
+  CHECK(model::calibrated_baseline(c, {"MPI_Send", 14, 0}, dear_site)->cost_s == Approx(12.25e-6));
   // The sites travel with the rest, and merge.
   const auto bytes = model::encode_calibration(c);
   const auto back = model::decode_calibration(bytes);
@@ -154,13 +155,13 @@ TEST_CASE("calibration: a size between two calibrated sizes is interpolated", "[
   c.keys[{"MPI_Recv", 6, 0}] = {3 * 100e-6, 0, 3};    // too few calls: not a neighbour
   c.keys[{"MPI_Recv", 12, 2}] = {10 * 50e-6, 0, 10};  // another shape: not a neighbour
   // Size class 6 lies halfway between 4 (2 µs) and 8 (10 µs).
-  CHECK(*model::interpolated_baseline_s(c, {"MPI_Recv", 6, 0}) == Approx(6e-6));
-  CHECK(*model::interpolated_baseline_s(c, {"MPI_Recv", 7, 0}) == Approx(8e-6));
+  CHECK(model::interpolated_baseline(c, {"MPI_Recv", 6, 0})->at(0) == Approx(6e-6));
+  CHECK(model::interpolated_baseline(c, {"MPI_Recv", 7, 0})->at(0) == Approx(8e-6));
   // Outside the calibrated range, or without neighbours of its shape: nothing.
-  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Recv", 9, 0}));
-  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Recv", 2, 0}));
-  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Recv", 10, 2}));
-  CHECK_FALSE(model::interpolated_baseline_s(c, {"MPI_Send", 6, 0}));
+  CHECK_FALSE(model::interpolated_baseline(c, {"MPI_Recv", 9, 0}));
+  CHECK_FALSE(model::interpolated_baseline(c, {"MPI_Recv", 2, 0}));
+  CHECK_FALSE(model::interpolated_baseline(c, {"MPI_Recv", 10, 2}));
+  CHECK_FALSE(model::interpolated_baseline(c, {"MPI_Send", 6, 0}));
 
   // In the summary: 20 receives of size class 6 that took 30 µs each wait 24 µs each.
   model::ProfileTables t;
@@ -172,4 +173,50 @@ TEST_CASE("calibration: a size between two calibrated sizes is interpolated", "[
   t.ranks[0].entries.push_back(recv);
   const auto s = model::summarize_rank(t, model::minima_of(t), &c);
   CHECK(s.ranks[0].wait_s_calibrated == Approx(20 * (30e-6 - 6e-6)));
+}
+
+TEST_CASE("calibration: a baseline follows a call's bytes inside its size class", "[model]") {
+  // Windows that saw the lower part of size class 15 (20,000 B on average, 10 µs),
+  // between class 14 (12,000 B, 6 µs) and class 16 (48,000 B, 24 µs): 0.5 ns a byte.
+  model::Calibration c;
+  c.source = "windows";
+  c.keys[{"MPI_Recv", 14, 0}] = {10 * 6e-6, 0, 10, 10 * 12000.0};
+  c.keys[{"MPI_Recv", 15, 0}] = {10 * 10e-6, 0, 10, 10 * 20000.0};
+  c.keys[{"MPI_Recv", 16, 0}] = {10 * 24e-6, 0, 10, 10 * 48000.0};
+  const auto line = model::calibrated_baseline(c, {"MPI_Recv", 15, 0});
+  REQUIRE(line);
+  CHECK(line->slope_s_per_byte == Approx(0.5e-9));
+  CHECK(line->at(20000) == Approx(10e-6));  // the windows' own calls: their mean cost
+  CHECK(line->at(28000) == Approx(14e-6));
+  // An end class takes the secant to its one neighbour; a falling one counts as flat.
+  CHECK(model::calibrated_baseline(c, {"MPI_Recv", 16, 0})->slope_s_per_byte ==
+        Approx(14e-6 / 28000));
+  model::Calibration falling = c;
+  falling.keys[{"MPI_Recv", 16, 0}] = {10 * 4e-6, 0, 10, 10 * 48000.0};
+  CHECK(model::calibrated_baseline(falling, {"MPI_Recv", 15, 0})->slope_s_per_byte == 0);
+  // A callsite keeps its own mean cost and bytes, with the key's slope.
+  c.sites[{"MPI_Recv", 15, 0, "site"}] = {8 * 12e-6, 0, 8, 8 * 24000.0};
+  CHECK(model::calibrated_baseline(c, {"MPI_Recv", 15, 0}, "site")->at(26000) == Approx(13e-6));
+
+  // In the summary: 10 receives of 28,000 B that took 20 µs each wait 6 µs each, not
+  // the 10 µs the windows' mean cost would leave.
+  model::ProfileTables t;
+  t.functions = {"MPI_Recv"};
+  t.callsites.resize(1);
+  t.ranks.resize(1);
+  model::Entry recv{0, 0, 15, 1, 10, 10 * 20e-6, 20e-6, 10 * 28000.0};
+  model::add_durations(recv.durations, 10, 10 * 20e-6);
+  t.ranks[0].entries.push_back(recv);
+  CHECK(model::summarize_rank(t, model::minima_of(t), &c).ranks[0].wait_s_calibrated ==
+        Approx(10 * 6e-6));
+
+  // Class 15 not calibrated: the line between its neighbours, read at the call's bytes.
+  c.keys.erase({"MPI_Recv", 15, 0});
+  const auto between = model::interpolated_baseline(c, {"MPI_Recv", 15, 0});
+  REQUIRE(between);
+  CHECK(between->at(24000) == Approx(12e-6));
+  CHECK(model::summarize_rank(t, model::minima_of(t), &c).ranks[0].wait_s_calibrated ==
+        Approx(10 * (20e-6 - 14e-6)));
+  // A calibrated key is never interpolated.
+  CHECK_FALSE(model::interpolated_baseline(c, {"MPI_Recv", 14, 0}));
 }
