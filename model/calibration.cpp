@@ -98,11 +98,15 @@ std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
                                                       const CalibrationKey& key,
                                                       const std::string& site) {
   auto baseline = calibrated_baseline(c, key);
+  if (!baseline) return baseline;
   const auto& [function, size_class, shape] = key;
-  auto it = c.sites.find({function, size_class, shape, site});
-  if (baseline && it != c.sites.end() && it->second.calls >= kMinCalibratedCalls) {
-    baseline->cost_s = mean_cost_s(it->second);
-    baseline->bytes = mean_bytes(it->second);
+  for (const auto* costs : {&c.own_sites, &c.sites}) {
+    auto it = costs->find({function, size_class, shape, site});
+    if (it != costs->end() && it->second.calls >= kMinCalibratedCalls) {
+      baseline->cost_s = mean_cost_s(it->second);
+      baseline->bytes = mean_bytes(it->second);
+      break;
+    }
   }
   return baseline;
 }

@@ -58,6 +58,11 @@ using SiteCalibrationKey = std::tuple<std::string, std::int32_t, std::int32_t, s
 struct Calibration {
   std::map<CalibrationKey, CalibratedCost> keys;
   std::map<SiteCalibrationKey, CalibratedCost> sites;  // the same calls, per callsite
+  // This rank's own calls per callsite (kept on the rank: neither merged nor
+  // encoded). Two ranks' calls at one callsite can cost differently (a receive that
+  // copies from a remote socket, a send whose partner is slow to drain), and the
+  // mean over both reads the dearer rank's cost as wait.
+  std::map<SiteCalibrationKey, CalibratedCost> own_sites;
   // Where the calls came from: "windows" (profile mode) or "trace" (every call).
   std::string source;
   std::uint32_t windows = 0;      // windows opened (the most any rank opened)
@@ -79,8 +84,8 @@ inline constexpr std::uint64_t kMinCalibratedCalls = 8;
 // negative; 0 without a neighbour.
 std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
                                                       const CalibrationKey& key);
-// The key's baseline at `site` where that has enough calls (its own mean cost and
-// bytes, the key's slope), else the key's.
+// The key's baseline at `site`: this rank's own calls there where they are enough,
+// else all ranks' calls there, else the key's; with the key's slope.
 std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
                                                       const CalibrationKey& key,
                                                       const std::string& site);

@@ -44,6 +44,8 @@ std::optional<analysis::WaitStates> gather_wait_states(
     }
   }
   if (calibration.out) {
+    // One rank per process (a finalize): its own calls stay with it as well.
+    auto own = ranks.size() == 1 ? calibrated.sites : decltype(calibrated.sites){};
     auto all = tree_reduce(
         std::move(calibrated), comm, model::encode_calibration, model::decode_calibration,
         [](model::Calibration& into, model::Calibration&& from) {
@@ -53,6 +55,7 @@ std::optional<analysis::WaitStates> gather_wait_states(
     const auto down = tree_broadcast(
         all ? model::encode_calibration(*all) : std::vector<std::byte>{}, comm, traffic);
     *calibration.out = model::decode_calibration(down).value_or(model::Calibration{});
+    calibration.out->own_sites = std::move(own);
   }
   if (calibration.calibration_only) return std::nullopt;
   auto merged = tree_reduce(

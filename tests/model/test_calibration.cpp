@@ -130,6 +130,14 @@ TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[mo
   CHECK(model::calibrated_baseline(c, {"MPI_Send", 14, 0}, "elsewhere")->cost_s ==
         Approx(12.25e-6));
   CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated == Approx(0).margin(1e-12));
+  // This rank's own calls at a site, where enough, come before all ranks' there.
+  model::Calibration own = c;
+  own.own_sites[{"MPI_Send", 14, 0, dear_site}] = {9 * 50e-6, 0, 9};
+  CHECK(model::calibrated_baseline(own, {"MPI_Send", 14, 0}, dear_site)->cost_s == Approx(50e-6));
+  own.own_sites[{"MPI_Send", 14, 0, dear_site}].calls = 7;
+  CHECK(model::calibrated_baseline(own, {"MPI_Send", 14, 0}, dear_site)->cost_s == Approx(40e-6));
+  // The own sites stay on the rank.
+  CHECK(model::decode_calibration(model::encode_calibration(own))->own_sites.empty());
   // A site with too few calls takes the key's baseline.
   c.sites[{"MPI_Send", 14, 0, dear_site}].calls = 7;
   CHECK(model::calibrated_baseline(c, {"MPI_Send", 14, 0}, dear_site)->cost_s == Approx(12.25e-6));
