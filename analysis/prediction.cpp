@@ -25,6 +25,18 @@ double to_s(std::int64_t ns) {
   return static_cast<double>(ns) * 1e-9;
 }
 
+// The bytes of the message whose send is `record`: its own, or where the message
+// starts at a Sendrecv's call record (which counts both halves' bytes) those of the
+// send half, the further record after it.
+std::uint64_t sent_bytes(const model::RankTrace& rank, std::uint64_t record) {
+  const TraceRecord& rec = rank.records[record];
+  if (rec.role == TraceRole::send || rec.role == TraceRole::isend) return rec.bytes;
+  for (std::uint64_t i = record + 1; i < rank.records.size() && rank.records[i].extra != 0; ++i) {
+    if (rank.records[i].role == TraceRole::send) return rank.records[i].bytes;
+  }
+  return rec.bytes;
+}
+
 struct Instance {
   std::int64_t cost_ns = -1;         // the model's cost (−1: not yet known)
   std::int64_t latency_ns = 0;       // the 0-byte part of it
@@ -117,6 +129,7 @@ class Replay {
     m_send_done.assign(messages.size(), kUnknown);
     m_receive_done.assign(messages.size(), kUnknown);
     m_blocking_ends.assign(messages.size(), 0);
+    m_bytes.assign(messages.size(), 0);
     m_waiter.assign(messages.size(), -1);
     // Isend requests complete in a later record that names the same serial.
     std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> isend_by_serial(n);
@@ -126,6 +139,7 @@ class Replay {
       m_as_receive[msg.receive.rank][msg.receive.record] = m;
       m_as_receive[msg.posted.rank][msg.posted.record] = m;
       const auto& send = m_trace.ranks[msg.send.rank].records[msg.send.record];
+      m_bytes[m] = sent_bytes(m_trace.ranks[msg.send.rank], msg.send.record);
       if (send.role == TraceRole::isend && send.sequence != 0) {
         isend_by_serial[msg.send.rank][send.sequence] = m;
       }
@@ -206,18 +220,18 @@ class Replay {
     Protocol p;
     const model::MessageCosts* c = costs(msg.send.rank, msg.receive.rank);
     if (!c) {
-      p.rendezvous = rendezvous(send);
+      p.rendezvous = rendezvous(m, send);
       return p;
     }
     p.overheads = true;
-    const model::ProtocolSegment& segment = c->protocol_for(send.bytes);
+    const std::uint64_t bytes = m_bytes[m];
+    const model::ProtocolSegment& segment = c->protocol_for(bytes);
     p.rendezvous = segment.rendezvous || (send.flags & model::kTraceSynchronous) != 0;
     // Only a transfer both of whose ends block is held until both are inside MPI:
     // a polling loop enters MPI again and again, and the model has no record of when.
     p.progresses = segment.progresses || m_blocking_ends[m] == 0;
-    p.send_overhead = {to_ns(c->send_overhead.at(send.bytes)), to_ns(c->send_overhead.at(0))};
-    p.receive_overhead = {to_ns(c->receive_overhead.at(send.bytes)),
-                          to_ns(c->receive_overhead.at(0))};
+    p.send_overhead = {to_ns(c->send_overhead.at(bytes)), to_ns(c->send_overhead.at(0))};
+    p.receive_overhead = {to_ns(c->receive_overhead.at(bytes)), to_ns(c->receive_overhead.at(0))};
     p.send_overhead.latency_ns = std::min(p.send_overhead.latency_ns, p.send_overhead.ns);
     p.receive_overhead.latency_ns = std::min(p.receive_overhead.latency_ns, p.receive_overhead.ns);
     return p;
@@ -234,16 +248,14 @@ class Replay {
   }
 
   Cost transfer(std::uint64_t m) const {
-    // The send record's bytes: a Sendrecv's main record counts both of its halves.
     const auto& msg = m_matching.messages[m];
-    const auto& sent = m_trace.ranks[msg.send.rank].records[msg.send.record];
     const auto& c = curve(msg.send.rank, msg.receive.rank);
-    return {to_ns(c.at(sent.bytes)), to_ns(c.latency_s())};
+    return {to_ns(c.at(m_bytes[m])), to_ns(c.latency_s())};
   }
 
-  bool rendezvous(const TraceRecord& send) const {
+  bool rendezvous(std::uint64_t m, const TraceRecord& send) const {
     return (send.flags & model::kTraceSynchronous) != 0 ||
-           send.bytes > m_in.machine.eager_limit_bytes;
+           m_bytes[m] > m_in.machine.eager_limit_bytes;
   }
 
   std::int64_t synced_enter(std::uint32_t r, std::uint64_t i) const {
@@ -556,6 +568,7 @@ class Replay {
   // and whether both of those block (only then can a transfer be held there).
   model::HugeVector<std::int64_t> m_send_done, m_receive_done;
   model::HugeVector<std::uint8_t> m_blocking_ends;
+  model::HugeVector<std::uint64_t> m_bytes;  // what each message carried
   std::vector<std::uint8_t> m_polling;       // per function: an MPI_Test*
   model::HugeVector<std::int32_t> m_waiter;  // per message: the rank parked on it
   std::vector<Instance> m_instances;

@@ -1,55 +1,111 @@
 #!/bin/sh
-# A network namespace whose loopback is a real, slower link: TCP between the ranks
-# of one host then crosses a token bucket of the given rate, fixed by the kernel
-# whatever speed state the VM is in (docs/prediction.md, "Links that really
-# differ"). Needs root (CAP_NET_ADMIN); the tests and the bench skip without it.
+# A cluster of slower, real links on one host, for procurement predictions across
+# interconnects that really differ (docs/prediction.md, "Links that really
+# differ"): every rank runs in a network namespace of its own, whose one interface
+# (`mpidle`) is a full-duplex link of the given rate into a bridge, as a node's
+# network card into a non-blocking switch. The rate is a token bucket (tc tbf),
+# fixed by the kernel whatever speed state the VM is in. Needs root
+# (CAP_NET_ADMIN); the tests and the bench skip without it.
 #
-#   scripts/netns.sh run NAME RATE -- COMMAND...   namespace up, COMMAND inside, down
-#   scripts/netns.sh up NAME RATE                   leave it up (then: down NAME)
-#   scripts/netns.sh down NAME
-#   scripts/netns.sh check                          exit 0 where namespaces can be made
+#   netns.sh run NAME RATE [RANKS] -- LAUNCH...   cluster up, LAUNCH, cluster down
+#   netns.sh rank PROGRAM...                       (inside LAUNCH) PROGRAM in its rank's namespace
+#   netns.sh up NAME RATE [RANKS] / down NAME      for several launches in a row
+#   netns.sh env NAME                              the settings `run` exports, as shell lines
+#   netns.sh check                                 exit 0 where this can work
 #
-# RATE: a tc rate (200mbit, 1gbit) or "unlimited" (plain loopback TCP). `run`
-# removes the namespace however COMMAND ends, interrupted included, and exits with
-# COMMAND's status.
+# RATE: a tc rate (200mbit, 1gbit) or "unlimited". RANKS: 2 by default. `run`
+# removes everything however LAUNCH ends, interrupted included, and exits with
+# LAUNCH's status. Example (MPICH or Open MPI alike):
+#
+#   scripts/netns.sh run mpidle-200m 200mbit -- \
+#     mpidle probe -o 200m.json -- mpiexec -n 2 scripts/netns.sh rank
+#
+# `run` exports what makes each MPI use the link: MPICH's UCX TCP transport on the
+# `mpidle` interface; Open MPI's ob1 with the TCP BTL on it; and the PMIx server of
+# Open MPI's launcher reachable from the namespaces (it listens on the bridge).
 set -u
 
 usage() {
-  echo "usage: netns.sh run NAME RATE -- COMMAND... | up NAME RATE | down NAME | check" >&2
+  echo "usage: netns.sh run NAME RATE [RANKS] -- LAUNCH... | rank PROGRAM... |" \
+    "up NAME RATE [RANKS] | down NAME | env NAME | check" >&2
   exit 2
 }
 
-# An Ethernet MTU (loopback's is 64 KiB: a packet larger than the bucket would never
-# leave it). The bucket holds 64 KiB: one burst at most leaves at line speed, so
-# that a large message's time is set by the rate, not by how full the bucket was
-# when it came. A queue of 100 ms never drops at these rates (drops would make TCP
-# back off and the times jump: tc -s shows them as "dropped").
-shape() {
-  ip netns exec "$1" ip link set lo mtu 1500 || return 1
-  [ "$2" = unlimited ] && return 0
-  ip netns exec "$1" tc qdisc add dev lo root tbf rate "$2" burst 64kb latency 100ms
+# Interface names in the host namespace (at most 15 characters): from NAME's checksum.
+short() {
+  printf 'mp%s' "$(printf '%s' "$1" | cksum | cut -d' ' -f1 | cut -c1-8)"
 }
 
-up() {
-  case "$1" in
-    mpidle-*) ;;
-    *) echo "netns.sh: namespace names start with mpidle-" >&2; exit 2 ;;
-  esac
-  ip netns del "$1" 2>/dev/null
-  if ! ip netns add "$1"; then
-    echo "netns.sh: could not make namespace $1 (root with CAP_NET_ADMIN is needed)" >&2
-    exit 77
-  fi
-  if ! ip netns exec "$1" ip link set lo up || ! shape "$1" "$2"; then
-    ip netns del "$1" 2>/dev/null
-    echo "netns.sh: could not shape the loopback of $1 at $2" >&2
-    exit 77
-  fi
+# An Ethernet MTU (the veth default). The bucket holds about two packets, as a wire
+# does: every message leaves at the rate, whatever the link did before (a 64 KiB
+# bucket sent a message after a quiet spell at memory speed). A queue of 100 ms
+# never drops at these rates (drops would make TCP back off and the times jump:
+# `tc -s qdisc` shows them as "dropped").
+shape() {
+  [ "$2" = unlimited ] && return 0
+  ip netns exec "$1" tc qdisc add dev mpidle root tbf rate "$2" burst 4kb latency 100ms
 }
 
 down() {
-  ip netns del "$1" 2>/dev/null
+  i=0
+  while ip netns list 2>/dev/null | grep -q "^$1-$i\b"; do
+    ip netns del "$1-$i" 2>/dev/null
+    i=$((i + 1))
+  done
+  ip link del "$(short "$1")b" 2>/dev/null
   return 0
+}
+
+up() {
+  name=$1 rate=$2 ranks=$3
+  case "$name" in
+    mpidle-*) ;;
+    *) echo "netns.sh: names start with mpidle-" >&2; exit 2 ;;
+  esac
+  case "$ranks" in
+    '' | *[!0-9]*) echo "netns.sh: RANKS must be a number from 1 to 200" >&2; exit 2 ;;
+  esac
+  if [ "$ranks" -lt 1 ] || [ "$ranks" -gt 200 ]; then
+    echo "netns.sh: RANKS must be a number from 1 to 200" >&2
+    exit 2
+  fi
+  down "$name"
+  bridge=$(short "$name")b
+  if ! ip link add "$bridge" type bridge 2>/dev/null; then
+    echo "netns.sh: could not make a bridge (root with CAP_NET_ADMIN is needed)" >&2
+    exit 77
+  fi
+  ip addr add 10.78.0.254/24 dev "$bridge" && ip link set "$bridge" up || fail=1
+  i=0
+  while [ $i -lt "$ranks" ] && [ -z "${fail:-}" ]; do
+    ns=$name-$i
+    port=$(short "$name")v$i
+    { ip netns add "$ns" &&
+      ip link add "$port" type veth peer name mpidle netns "$ns" &&
+      ip link set "$port" master "$bridge" && ip link set "$port" up &&
+      ip -n "$ns" addr add "10.78.0.$((i + 1))/24" dev mpidle &&
+      ip -n "$ns" link set mpidle up && ip -n "$ns" link set lo up &&
+      shape "$ns" "$rate"; } || fail=1
+    i=$((i + 1))
+  done
+  if [ -n "${fail:-}" ]; then
+    down "$name"
+    echo "netns.sh: could not make the namespaces of $name at $rate" >&2
+    exit 77
+  fi
+}
+
+exports() {
+  cat <<EOF
+MPIDLE_NETNS=$1
+UCX_TLS=tcp,self
+UCX_NET_DEVICES=mpidle
+OMPI_MCA_pml=ob1
+OMPI_MCA_btl=self,tcp
+OMPI_MCA_btl_tcp_if_include=mpidle
+PMIX_MCA_ptl_tcp_if_include=10.78.0.0/24
+PMIX_MCA_ptl_tcp_remote_connections=1
+EOF
 }
 
 [ $# -ge 1 ] || usage
@@ -57,34 +113,56 @@ command=$1
 shift
 case "$command" in
   check)
-    name=mpidle-check-$$
-    ip netns add "$name" 2>/dev/null || exit 77
-    ok=0
-    ip netns exec "$name" ip link set lo up 2>/dev/null &&
-      ip netns exec "$name" tc qdisc add dev lo root tbf rate 1gbit burst 64kb latency 100ms \
-        2>/dev/null || ok=77
-    ip netns del "$name"
-    exit $ok
+    name=mpidle-check$$
+    ( up "$name" 1gbit 1 ) 2>/dev/null
+    ok=$?
+    down "$name"
+    [ $ok -eq 0 ] || exit 77
     ;;
   up)
-    [ $# -eq 2 ] || usage
-    up "$1" "$2"
+    [ $# -eq 2 ] || [ $# -eq 3 ] || usage
+    up "$1" "$2" "${3:-2}"
     ;;
   down)
     [ $# -eq 1 ] || usage
     down "$1"
     ;;
+  env)
+    [ $# -eq 1 ] || usage
+    exports "$1"
+    ;;
+  rank)
+    [ $# -ge 1 ] || usage
+    rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}}
+    if [ -z "${MPIDLE_NETNS:-}" ] || [ -z "$rank" ]; then
+      echo "netns.sh rank: run it as the program of a launch inside 'netns.sh run'" >&2
+      exit 2
+    fi
+    if ! ip netns list | grep -q "^$MPIDLE_NETNS-$rank\b"; then
+      echo "netns.sh rank: no namespace for rank $rank (give 'run' more RANKS)" >&2
+      exit 2
+    fi
+    exec ip netns exec "$MPIDLE_NETNS-$rank" "$@"
+    ;;
   run)
-    [ $# -ge 4 ] && [ "$3" = "--" ] || usage
-    name=$1
-    rate=$2
-    shift 3
-    up "$name" "$rate"
+    [ $# -ge 4 ] || usage
+    name=$1 rate=$2
+    shift 2
+    ranks=2
+    if [ "$1" != "--" ]; then
+      ranks=$1
+      shift
+    fi
+    [ $# -ge 2 ] && [ "$1" = "--" ] || usage
+    shift
     trap 'down "$name"' EXIT
     trap 'down "$name"; exit 130' INT
     trap 'down "$name"; exit 143' TERM
     trap 'down "$name"; exit 129' HUP
-    ip netns exec "$name" "$@"
+    ( up "$name" "$rate" "$ranks" ) || exit $?
+    # The settings, exported for LAUNCH only.
+    eval "$(exports "$name" | sed 's/^/export /')"
+    "$@"
     status=$?
     down "$name"
     trap - EXIT

@@ -13,13 +13,13 @@ using model::TraceRole;
 
 namespace {
 
-enum Fn : std::uint32_t { Send, Recv, Allreduce, Compute, Isend, Irecv, Wait, Test };
+enum Fn : std::uint32_t { Send, Recv, Allreduce, Compute, Isend, Irecv, Wait, Test, Sendrecv };
 
 model::Trace ranks(int n) {
   model::Trace t;
-  t.functions = {"MPI_Send",  "MPI_Recv",  "MPI_Allreduce", "MPI_Comm_rank",
-                 "MPI_Isend", "MPI_Irecv", "MPI_Wait",      "MPI_Test"};
-  t.callsites.resize(8);
+  t.functions = {"MPI_Send",  "MPI_Recv", "MPI_Allreduce", "MPI_Comm_rank", "MPI_Isend",
+                 "MPI_Irecv", "MPI_Wait", "MPI_Test",      "MPI_Sendrecv"};
+  t.callsites.resize(9);
   t.ranks.resize(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) t.ranks[static_cast<std::size_t>(r)].rank = r;
   return t;
@@ -70,6 +70,21 @@ TEST_CASE("prediction: a ping-pong takes the target's transfer time each way") {
   CHECK(p.ranks[1].time.compute_s == Approx(1000e-9));
   CHECK(p.unresolved == 0);
   CHECK(p.events == 4);
+}
+
+TEST_CASE("prediction: a Sendrecv's message carries its send half's bytes") {
+  // Both ranks exchange 100,000 B at once. The call's record counts both halves'
+  // bytes (200,000); the message is the send half's: 1 us + 100 us each way, at once.
+  auto t = ranks(2);
+  for (int r = 0; r < 2; ++r) {
+    add(t, r, Sendrecv, TraceRole::recv, 0, 90'000, 1 - r, 200'000);
+    add(t, r, Sendrecv, TraceRole::send, 0, 90'000, 1 - r, 100'000).extra = 1;
+  }
+  auto in = machine();
+  in.machine.eager_limit_bytes = 1'000'000;
+  const auto p = run(t, in);
+  CHECK(p.unresolved == 0);
+  CHECK(p.wall_s == Approx(101'000e-9));
 }
 
 TEST_CASE("prediction: a slower CPU stretches the bursts, a slower network the transfers") {
