@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
-"""Prediction across a real change of interconnect (issue 28), on one host.
+"""Prediction across real changes of interconnect, on one host.
 
-For one MPI build, each program is traced R times over shared memory and R times
-over TCP, each transport is probed (`mpidle probe`), and every trace is predicted
-on both probes. The figures:
-  - predicted/measured for each direction: the median prediction of the R traces
-    made on one transport, on the other transport's probe, against the median
-    wall time of the R real runs on the other transport;
-  - self-prediction: each trace on its own transport's probe, against itself.
-The wall time of a run is its trace's span (first enter to last exit over the
-ranks): a prediction predicts that span, and every run, real or predicted from,
-goes through trace mode alike.
+Candidates: shared memory; TCP through a link without limit; TCP at 1 Gbit/s; TCP
+at 200 Mbit/s. The TCP candidates are real links: every rank in a network
+namespace of its own whose link into a bridge is a token bucket of that rate
+(scripts/netns.sh; needs root, else only shared memory and plain TCP are run).
+For one MPI build, each candidate is probed (`mpidle probe`, N probes, the median
+by 64 KiB time kept), each program is traced R times on every candidate (the
+candidates alternating within each repeat), and every trace is predicted on every
+candidate's probe. The figures, per program and pair of candidates a -> b: the
+median prediction of the traces made on a for b's probe, over the median wall time
+of the real runs on b (a -> a is self-prediction); and the real runs' own spread
+(largest over smallest) per candidate. The wall time of a run is its trace's span
+(first enter to last exit over the ranks): a prediction predicts that span, and
+every run, real or predicted from, goes through trace mode alike.
 
-Transports: MPICH over UCX, UCX_TLS unset (shared memory) against "tcp,self";
-Open MPI, --mca pml ob1 with --mca btl self,vader against self,tcp.
+MPICH over UCX (shared memory: UCX_TLS unset; TCP: tcp,self on the link); Open MPI
+with ob1 (self,vader against self,tcp on the link).
 
 Prints a table and one JSON line. Needs the build's mpidle, examples and test
 programs (make build or make build-openmpi) and NetPIPE (Debian's netpipe-mpich2
 or netpipe-openmpi) for its rows.
 """
 import argparse
+import atexit
 import json
 import os
 import shutil
@@ -29,20 +33,36 @@ import subprocess
 import sys
 import tempfile
 
-TRANSPORTS = {
-    "mpich": {
-        "launcher": "mpiexec.mpich",
-        "shm": [],
-        "tcp": ["-env", "UCX_TLS", "tcp,self"],
-        "netpipe": "NPmpich2",
-    },
-    "openmpi": {
-        "launcher": "mpiexec.openmpi",
-        "shm": ["--mca", "pml", "ob1", "--mca", "btl", "self,vader"],
-        "tcp": ["--mca", "pml", "ob1", "--mca", "btl", "self,tcp"],
-        "netpipe": "NPopenmpi",
-    },
+SOURCE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NETNS = os.path.join(SOURCE, "scripts", "netns.sh")
+
+MPIS = {
+    "mpich": {"launcher": "mpiexec.mpich", "shm": [], "plain_tcp": ["-env", "UCX_TLS", "tcp,self"],
+              "netpipe": "NPmpich2"},
+    "openmpi": {"launcher": "mpiexec.openmpi",
+                "shm": ["--mca", "pml", "ob1", "--mca", "btl", "self,vader"],
+                "plain_tcp": ["--mca", "pml", "ob1", "--mca", "btl", "self,tcp"],
+                "netpipe": "NPopenmpi"},
 }
+
+# Candidate -> the link's rate (None: shared memory; "loopback": TCP over one
+# namespace's loopback, where netns.sh cannot run).
+CANDIDATES = {"shm": None, "tcp": "unlimited", "tcp-1g": "1gbit", "tcp-200m": "200mbit"}
+
+
+def launch(mpi, candidate, before, after):
+    """The command line that runs `before` (mpidle run/probe and its options, ending
+    in "--") around a 2-rank launch of `after` on the candidate."""
+    rate = CANDIDATES[candidate]
+    head = [mpi["launcher"]]
+    if mpi["launcher"].endswith("openmpi") and os.geteuid() == 0:
+        head.append("--allow-run-as-root")
+    if rate is None:
+        return before + head + ["-n", "2"] + mpi["shm"] + after
+    if rate == "loopback":
+        return before + head + ["-n", "2"] + mpi["plain_tcp"] + after
+    name = f"mpidle-bench{os.getpid()}"
+    return [NETNS, "run", name, rate, "--"] + before + head + ["-n", "2", NETNS, "rank"] + after
 
 
 def programs(build, netpipe):
@@ -51,14 +71,15 @@ def programs(build, netpipe):
     workload = os.path.join(build, "tests", "bin", "predict_workload")
     rows = [(name, [os.path.join(examples, name)])
             for name in ("late_sender", "imbalance_allreduce", "nonblocking_halo", "loop_nest")]
-    rows.append(("allreduce 64 KiB", [workload, "--allreduce-only", "--iterations", "3000",
+    rows.append(("allreduce 64 KiB", [workload, "--allreduce-only", "--iterations", "300",
                                       "--compute-us", "5", "--bytes", "65536"]))
-    rows.append(("ring 256 KiB", [workload, "--iterations", "1000", "--compute-us", "50",
+    rows.append(("ring 256 KiB", [workload, "--iterations", "100", "--compute-us", "50",
                                   "--bytes", "262144", "--allreduce-every", "10"]))
     if shutil.which(netpipe):
         for size in (65536, 1 << 20):
             rows.append((f"NetPIPE {size >> 10} KiB",
-                         [netpipe, "-l", str(size), "-u", str(size), "-n", "1000", "-p", "0",
+                         [netpipe, "-l", str(size), "-u", str(size), "-n",
+                          "200" if size <= 65536 else "20", "-p", "0",
                           "-o", "/dev/null"]))
     return rows
 
@@ -76,8 +97,13 @@ def run(argv, timeout=90):
             out, err = p.communicate(timeout=timeout)
             break
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
+            # TERM first: netns.sh removes its namespaces on it, never on KILL.
+            os.killpg(p.pid, signal.SIGTERM)
+            try:
+                p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
             print(f"predict_transports: {' '.join(argv[:6])}... hung; again", file=sys.stderr)
     else:
         sys.exit(f"predict_transports: {' '.join(argv)} hung 3 times")
@@ -91,20 +117,17 @@ def one_way_64k(machine_file):
     return min(points, key=lambda p: abs(p["bytes"] - 65536))["seconds"]
 
 
-def probe(mpidle, mpi, transport, work, quick, probes):
-    """The median of `probes` probes of the transport (by their 64 KiB one-way time:
-    this VM runs some launches' exchanges 2.5 times slower than others, probes and
-    programs alike), and the probes' spread: their largest over smallest 64 KiB time
-    and CPU factor."""
+def probe(mpidle, mpi, candidate, work, quick, probes):
+    """The median of `probes` probes of the candidate (by their 64 KiB one-way time),
+    and the probes' spread: their largest over smallest 64 KiB time and CPU factor."""
     files = []
     for i in range(probes):
-        out = os.path.join(work, f"machine_{transport}_{i}.json")
-        argv = [mpidle, "probe", "-o", out, "--name", transport] + (["--quick"] if quick else [])
-        argv += ["--", mpi["launcher"], "-n", "2"] + mpi[transport]
-        run(argv)
+        out = os.path.join(work, f"machine_{candidate}_{i}.json")
+        before = [mpidle, "probe", "-o", out, "--name", candidate] + (["--quick"] if quick else [])
+        run(launch(mpi, candidate, before + ["--"], []), timeout=300)
         files.append(out)
     files.sort(key=one_way_64k)
-    chosen = os.path.join(work, f"machine_{transport}.json")
+    chosen = os.path.join(work, f"machine_{candidate}.json")
     shutil.copy(files[len(files) // 2], chosen)
     times = [one_way_64k(f) for f in files]
     kernels = []
@@ -116,14 +139,14 @@ def probe(mpidle, mpi, transport, work, quick, probes):
     return chosen, spread
 
 
-def trace(mpidle, mpi, transport, argv, out):
+def trace(mpidle, mpi, candidate, argv, out):
     shutil.rmtree(out, ignore_errors=True)
-    run([mpidle, "run", "--trace", "--output", out, "--", mpi["launcher"], "-n", "2"] +
-        mpi[transport] + argv)
+    run(launch(mpi, candidate, [mpidle, "run", "--trace", "--output", out, "--"], argv),
+        timeout=300)
 
 
 def predict(mpidle, trace_dir, machines):
-    """The predicted and the measured wall time of a trace on each machine."""
+    """The predicted wall time of a trace on each machine, and its measured span."""
     argv = [mpidle, "predict", trace_dir]
     for m in machines:
         argv += ["--machine", m]
@@ -139,21 +162,36 @@ def predict(mpidle, trace_dir, machines):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
-    ap.add_argument("--mpi", choices=TRANSPORTS, default="mpich")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--mpi", choices=MPIS, default="mpich")
+    ap.add_argument("--repeats", type=int, default=5, help="real runs per program and candidate")
     ap.add_argument("--quick-probe", action="store_true")
-    ap.add_argument("--probes", type=int, default=3, help="probes per transport (the median is used)")
+    ap.add_argument("--probes", type=int, default=3, help="probes per candidate (the median is used)")
+    ap.add_argument("--candidates", default=",".join(CANDIDATES),
+                    help="comma-separated, of " + ", ".join(CANDIDATES))
     ap.add_argument("--only", help="run only the programs whose name contains this")
     args = ap.parse_args()
-    mpi = TRANSPORTS[args.mpi]
+    mpi = MPIS[args.mpi]
     mpidle = os.path.join(args.build, "bin", "mpidle")
+    order = [c for c in args.candidates.split(",") if c]
+    for c in order:
+        if c not in CANDIDATES:
+            sys.exit(f"predict_transports: unknown candidate {c}")
+    if subprocess.run([NETNS, "check"], capture_output=True).returncode != 0:
+        limited = [c for c in order if CANDIDATES[c] not in (None, "unlimited")]
+        if limited:
+            print(f"predict_transports: {', '.join(limited)} left out: rate-limited links need "
+                  "network namespaces (root)", file=sys.stderr)
+        order = [c for c in order if c not in limited]
+        CANDIDATES["tcp"] = "loopback"
+    # Whatever ends this script, no namespace of its own stays behind.
+    atexit.register(lambda: subprocess.run([NETNS, "down", f"mpidle-bench{os.getpid()}"],
+                                           capture_output=True))
     work = tempfile.mkdtemp(prefix="mpidle-transports-")
     machines, probe_spread = {}, {}
-    for t in ("shm", "tcp"):
-        machines[t], probe_spread[t] = probe(mpidle, mpi, t, work, args.quick_probe, args.probes)
-        print(f"probes of {t}: 64 KiB one-way max/min {probe_spread[t]['p2p_64k']:.3f}, "
-              f"CPU factor max/min {probe_spread[t]['cpu']:.3f}", flush=True)
-    order = ["shm", "tcp"]
+    for c in order:
+        machines[c], probe_spread[c] = probe(mpidle, mpi, c, work, args.quick_probe, args.probes)
+        print(f"probes of {c}: 64 KiB one-way max/min {probe_spread[c]['p2p_64k']:.3f}, "
+              f"CPU factor max/min {probe_spread[c]['cpu']:.3f}", flush=True)
     rows = []
     for name, argv in programs(args.build, mpi["netpipe"]):
         if args.only and args.only not in name:
@@ -161,31 +199,34 @@ def main():
         # predicted[a][b]: predictions of the runs on a for machine b; measured[a].
         predicted = {a: {b: [] for b in order} for a in order}
         measured = {a: [] for a in order}
-        self_ratio = {a: [] for a in order}
         for i in range(args.repeats):
-            for a in order:  # alternating, so that a slow spell hits both
+            for a in order:  # alternating, so that a slow spell hits every candidate
                 out = os.path.join(work, f"{len(rows)}_{a}_{i}")
                 trace(mpidle, mpi, a, argv, out)
                 walls, span = predict(mpidle, out, [machines[b] for b in order])
                 measured[a].append(span)
                 for b, w in zip(order, walls):
                     predicted[a][b].append(w)
-                self_ratio[a].append(walls[order.index(a)] / span)
                 shutil.rmtree(out, ignore_errors=True)
-        row = {"program": name}
-        for a in order:
-            b = order[1 - order.index(a)]
-            row[f"{a}_to_{b}"] = statistics.median(predicted[a][b]) / statistics.median(measured[b])
-            row[f"self_{a}"] = statistics.median(self_ratio[a])
-            row[f"measured_{a}_s"] = statistics.median(measured[a])
+        row = {"program": name, "measured_s": {}, "spread": {}, "ratio": {}}
+        for b in order:
+            row["measured_s"][b] = statistics.median(measured[b])
+            row["spread"][b] = max(measured[b]) / min(measured[b])
+            for a in order:
+                row["ratio"][f"{a}->{b}"] = statistics.median(predicted[a][b]) / row["measured_s"][b]
         rows.append(row)
-        print(f"{name:22s} shm {row['measured_shm_s']:8.4f} s  tcp {row['measured_tcp_s']:8.4f} s  "
-              f"shm->tcp {row['shm_to_tcp']:.3f}  tcp->shm {row['tcp_to_shm']:.3f}  "
-              f"self {row['self_shm']:.3f} / {row['self_tcp']:.3f}", flush=True)
+        print(f"{name}: " + "  ".join(f"{b} {row['measured_s'][b]:.4f} s (spread "
+                                      f"{row['spread'][b]:.3f})" for b in order), flush=True)
+        for a in order:
+            print(f"  from {a:9s}" + "".join(f" {b}:{row['ratio'][f'{a}->{b}']:.3f}" for b in order),
+                  flush=True)
     shutil.rmtree(work, ignore_errors=True)
-    worst = max(abs(r[k] - 1) for r in rows for k in ("shm_to_tcp", "tcp_to_shm"))
-    print(f"worst cross-transport error: {100 * worst:.1f}% (goal 10%)")
-    print(json.dumps({"mpi": args.mpi, "probe_spread": probe_spread, "predict_transports": rows}))
+    cross = [abs(v - 1) for r in rows for k, v in r["ratio"].items()
+             if k.split("->")[0] != k.split("->")[1]]
+    if cross:
+        print(f"worst cross-candidate error: {100 * max(cross):.1f}% (goal 10%)")
+    print(json.dumps({"mpi": args.mpi, "candidates": order, "probe_spread": probe_spread,
+                      "predict_transports": rows}))
 
 
 if __name__ == "__main__":

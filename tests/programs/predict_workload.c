@@ -1,5 +1,7 @@
 /* A workload for the prediction tests: per iteration a busy compute burst, then a
- * Sendrecv ring exchange (or only an Allreduce, with --allreduce-only), and an
+ * Sendrecv ring exchange (or only an Allreduce, with --allreduce-only; or, with
+ * --reply-bytes R, a one-way stream: each even rank sends --bytes to the next rank
+ * and receives R bytes back, the data flowing one way as a pipeline's does), and an
  * Allreduce every --allreduce-every iterations. --compute-scale F multiplies every
  * burst (a slower or faster CPU, for real). Each rank prints when it started and
  * ended its work on the node's monotonic clock, and how much of its bursts' wall
@@ -39,6 +41,8 @@ int main(int argc, char** argv) {
   const int bytes = (int)number(argc, argv, "--bytes", 1024);
   const int every = (int)number(argc, argv, "--allreduce-every", 10);
   const int allreduce_only = example_has_flag(argc, argv, "--allreduce-only");
+  int reply = (int)number(argc, argv, "--reply-bytes", -1);
+  if (reply > bytes) reply = bytes; /* the buffers hold --bytes */
   char* send = calloc((size_t)bytes + 8, 1);
   char* recv = calloc((size_t)bytes + 8, 1);
   double* sum_in = calloc((size_t)bytes / 8 + 1, sizeof(double));
@@ -56,8 +60,18 @@ int main(int argc, char** argv) {
       MPI_Allreduce(sum_in, sum_out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       continue;
     }
-    MPI_Sendrecv(send, bytes, MPI_BYTE, (rank + 1) % size, 0, recv, bytes, MPI_BYTE,
-                 (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (reply >= 0) {
+      if (rank % 2 == 0 && rank + 1 < size) {
+        MPI_Send(send, bytes, MPI_BYTE, rank + 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(recv, reply, MPI_BYTE, rank + 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else if (rank % 2 == 1) {
+        MPI_Recv(recv, bytes, MPI_BYTE, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(send, reply, MPI_BYTE, rank - 1, 1, MPI_COMM_WORLD);
+      }
+    } else {
+      MPI_Sendrecv(send, bytes, MPI_BYTE, (rank + 1) % size, 0, recv, bytes, MPI_BYTE,
+                   (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     if (every > 0 && i % every == every - 1)
       MPI_Allreduce(sum_in, sum_out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
