@@ -86,7 +86,8 @@ const std::vector<Command>& commands() {
        "measure a machine model for predictions", probe_command},
       {"predict",
        "mpidle predict RUN_DIR --machine FILE [--machine FILE ...] [--source FILE]\n"
-       "               [--cpu-scale F] [--latency S] [--bandwidth B] [--top N]\n\n"
+       "               [--cpu-scale F] [--latency S] [--bandwidth B] [--top N]\n"
+       "               [--against TARGET_RUN]\n\n"
        "Replays a trace run on other machines' models: compute bursts scaled by the\n"
        "CPU ratio, messages and collectives costed by the target's curves, every call\n"
        "at the earliest time its dependencies allow. Prints per target the predicted\n"
@@ -98,7 +99,11 @@ const std::vector<Command>& commands() {
        "  --cpu-scale F   compute bursts take F times their measured time (overrides\n"
        "                  the ratio; 0.5 = a CPU twice as fast)\n"
        "  --latency S     every target's 0-byte message time, in seconds\n"
-       "  --bandwidth B   every target's bandwidth, in bytes per second\n",
+       "  --bandwidth B   every target's bandwidth, in bytes per second\n"
+       "  --against RUN   a run of the same program on the (one) target machine,\n"
+       "                  profiled or traced: predicted against measured per\n"
+       "                  category (compute, latency- and bandwidth-bound MPI,\n"
+       "                  waiting), rank and callsite, and the largest miss named\n",
        "predict a trace run on other machines", predict_command},
       {"compare",
        "mpidle compare RUN_A RUN_B [--top N] [--estimate E] [--html OUT]\n"

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 
+#include "analysis/analysis_output.hpp"
 #include "analysis/prediction.hpp"
 #include "analysis/prediction_output.hpp"
 #include "command.hpp"
@@ -13,6 +14,9 @@
 #include "model/profile_reader.hpp"
 #include "model/stage_log.hpp"
 #include "model/trace_file.hpp"
+#include "prediction_check.hpp"
+#include "prediction_run.hpp"
+#include "run_analysis.hpp"
 #include "sync/trace_matching.hpp"
 #include "text_format.hpp"
 
@@ -25,6 +29,7 @@ struct PredictOptions {
   std::string run;
   std::vector<std::string> machines;
   std::string source;
+  std::string against;    // a run of the same program on the (one) target machine
   double cpu_scale = -1;  // < 0: from the compute references
   double latency_s = -1;
   double bandwidth = -1;
@@ -36,7 +41,8 @@ PredictOptions parse(Args args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const bool takes_value = a == "--machine" || a == "--source" || a == "--cpu-scale" ||
-                             a == "--latency" || a == "--bandwidth" || a == "--top";
+                             a == "--latency" || a == "--bandwidth" || a == "--top" ||
+                             a == "--against";
     if (!takes_value) {
       take_positional(a, o.run, "run directory");
       continue;
@@ -47,6 +53,8 @@ PredictOptions parse(Args args) {
       o.machines.push_back(v);
     } else if (a == "--source") {
       o.source = v;
+    } else if (a == "--against") {
+      o.against = v;
     } else if (a == "--top") {
       o.top = top_option(v);
     } else {
@@ -65,6 +73,9 @@ PredictOptions parse(Args args) {
   }
   if (o.run.empty()) throw UsageError("which run? (mpidle predict RUN_DIR --machine FILE)");
   if (o.machines.empty()) throw UsageError("which machine? (--machine FILE, from mpidle probe)");
+  if (!o.against.empty() && o.machines.size() != 1) {
+    throw UsageError("--against checks one machine's prediction: give one --machine");
+  }
   return o;
 }
 
@@ -144,6 +155,20 @@ int predict_command(Args args) {
 
   const auto dir = run_directory(o.run);
   const auto profile = read_trace_run(dir);
+  // The target run first: a wrong one is refused before any work.
+  std::optional<model::Profile> target_run;
+  nlohmann::json target_analysis;
+  if (!o.against.empty()) {
+    const fs::path target_dir = run_directory(o.against);
+    try {
+      target_run = model::read_profile(target_dir);
+    } catch (const model::ProfileError& e) {
+      throw UsageError(std::string("--against: ") + e.what());
+    }
+    require_comparable(profile, *target_run, o.against);
+    target_analysis = run_document(target_dir.string(), analysis::kAnalysisFileName,
+                                   analysis::kAnalysisSchema, analysis::kAnalysisSchemaV1);
+  }
   const model::StageLog progress("mpidle predict", profile.trace->events);
   progress("reading");
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
@@ -242,9 +267,25 @@ int predict_command(Args args) {
     }
   }
   const fs::path out = dir / analysis::kPredictionFileName;
-  std::ofstream file(out);
-  file << analysis::prediction_json(trace, predictions).dump(1) << '\n';
-  if (!file) throw UsageError("cannot write " + out.string());
+  nlohmann::json doc = analysis::prediction_json(trace, predictions);
+  auto write = [&] {
+    std::ofstream file(out);
+    file << doc.dump(1) << '\n';
+    if (!file) throw UsageError("cannot write " + out.string());
+  };
+  write();
+  if (target_run) {
+    const std::string machine = predictions.front().machine;
+    const auto exact = exact_waits_of(target_analysis);
+    const PredictionCheck check =
+        check_prediction(read_prediction_as_profile(out, machine), *target_run,
+                         exact ? &*exact : nullptr, machine, o.against);
+    std::fputs(format_check(check, o.top).c_str(), stdout);
+    for (auto& t : doc.at("targets")) {
+      if (t.value("machine", "") == machine) t["against"] = check_json(check);
+    }
+    write();
+  }
   std::fprintf(stderr, "mpidle predict: wrote %s\n", out.c_str());
   return 0;
 }
