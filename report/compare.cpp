@@ -41,6 +41,8 @@ const char* dominant_name(Dominant d) {
       return "latency (small messages)";
     case Dominant::bandwidth:
       return "bandwidth (large messages)";
+    case Dominant::propagated:
+      return "waiting propagated from communication";
   }
   return "?";
 }
@@ -57,6 +59,10 @@ const char* dominant_advice(Dominant d) {
       return "lower network latency would help";
     case Dominant::bandwidth:
       return "more network bandwidth would help";
+    case Dominant::propagated:
+      return "a partner late because of its own slower communication (the waiting grew with "
+             "the MPI processing, not with the load imbalance): faster links shorten it, "
+             "balancing the load would not; a trace of both runs shows where it starts";
   }
   return "";
 }
@@ -190,6 +196,24 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
     return std::abs(x.time.b - x.time.a) > std::abs(y.time.b - y.time.a);
   });
 
+  // Waiting at a callsite that at least doubled in the run where it costs more, by
+  // more than that run's load imbalance grew (Σ over ranks of the most useful time
+  // less the mean) and less than its MPI processing grew: not the load.
+  const double imbalance_a = (a.efficiency.useful_max_s - a.efficiency.useful_mean_s) *
+                             static_cast<double>(a.ranks.size());
+  const double imbalance_b = (b.efficiency.useful_max_s - b.efficiency.useful_mean_s) *
+                             static_cast<double>(b.ranks.size());
+  const double processing_a = c.mpi.a - c.wait.a, processing_b = c.mpi.b - c.wait.b;
+  auto propagated = [&](const SiteComparison& s, bool use_b) {
+    const double hi = use_b ? s.wait.b : s.wait.a, lo = use_b ? s.wait.a : s.wait.b;
+    const double grew = hi - lo;
+    const double imbalance_grew = use_b ? imbalance_b - imbalance_a : imbalance_a - imbalance_b;
+    const double processing_grew =
+        use_b ? processing_b - processing_a : processing_a - processing_b;
+    return s.in_a && s.in_b && grew > 0 && lo < 0.5 * hi && imbalance_grew < 0.5 * grew &&
+           processing_grew >= grew;
+  };
+
   // Callsites by (function, source location); several callsites of one run that
   // share a location (deeper stacks) add up.
   std::map<std::pair<std::string, std::string>, SiteComparison> sites;
@@ -232,6 +256,7 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
                  : time > 0 && wait >= 0.5 * time        ? Dominant::waiting_or_transfer
                  : per_visit > kLatencyBoundBytes        ? Dominant::bandwidth
                                                          : Dominant::latency;
+    if (s.dominant == Dominant::waiting && propagated(s, use_b)) s.dominant = Dominant::propagated;
     only_a += s.in_a && !s.in_b;
     only_b += s.in_b && !s.in_a;
     c.callsites.push_back(s);

@@ -24,7 +24,11 @@ struct Pair {
 
 // `waiting_or_transfer`: time above the baseline of completion calls (Wait*) that
 // the profile cannot split between a late partner and the transfer they held.
-enum class Dominant { waiting, waiting_or_transfer, latency, bandwidth };
+// `propagated`: waiting that grew with the slower run's communication, not with its
+// load imbalance: a partner late because of its own transfers (Scalasca's delay
+// analysis names such waiting by its cause; a profile can only see that the growth
+// fits communication, not imbalance).
+enum class Dominant { waiting, waiting_or_transfer, latency, bandwidth, propagated };
 const char* dominant_name(Dominant d);
 const char* dominant_advice(Dominant d);
 

@@ -38,8 +38,8 @@ std::string pair_text(const CheckedTime& t) {
 void require_comparable(const model::Profile& ours, const model::Profile& target,
                         const std::string& target_run) {
   if (program_of(ours) != program_of(target)) {
-    throw UsageError(target_run + " is a run of " + program_of(target) +
-                     ", the prediction is of " + program_of(ours) + ": not comparable");
+    throw UsageError(target_run + " is a run of " + program_of(target) + ", the prediction is of " +
+                     program_of(ours) + ": not comparable");
   }
   if (ours.ranks.size() != target.ranks.size()) {
     throw UsageError(target_run + " ran " + std::to_string(target.ranks.size()) +
@@ -110,10 +110,8 @@ PredictionCheck check_prediction(const model::Profile& predicted, const model::P
   add_sites(predicted, true);
   add_sites(measured, false);
 
-  c.categories = {{"compute", {}},
-                  {"latency-bound MPI", {}},
-                  {"bandwidth-bound MPI", {}},
-                  {"waiting", {}}};
+  c.categories = {
+      {"compute", {}}, {"latency-bound MPI", {}}, {"bandwidth-bound MPI", {}}, {"waiting", {}}};
   for (const auto& row : c.ranks) {
     c.categories[0].time.predicted += row.compute.predicted;
     c.categories[0].time.measured += row.compute.measured;

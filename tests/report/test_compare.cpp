@@ -162,3 +162,36 @@ TEST_CASE(
   CHECK_THAT(format_comparison(compare_profiles(a, b, Estimate::robust), 10),
              Catch::Contains("A: a profile-mode run"));
 }
+
+TEST_CASE("waiting that grew with the communication, not the load, is not told to balance it") {
+  // LAMMPS-like: on a slower link B, the exchange at line 40 waits 46 times longer,
+  // the large transfers elsewhere take 16 s more, and the load imbalance is the same.
+  auto a = profile(4, {site("MPI_Sendrecv", 40, 0x400, 0.2, 0.1, 100 * 64),
+                       site("MPI_Send", 50, 0x500, 1.0, 0.0, 100 * 1e6)});
+  auto b = profile(4, {site("MPI_Sendrecv", 40, 0x400, 4.8, 4.6, 100 * 64),
+                       site("MPI_Send", 50, 0x500, 17.0, 0.0, 100 * 1e6)});
+  for (auto* p : {&a, &b}) {
+    p->efficiency.useful_max_s = 8.2;
+    p->efficiency.useful_mean_s = 8.0;
+  }
+  for (auto& r : b.ranks) {
+    r.mpi_s = 8;
+    r.wait_s = r.estimates.wait_s_robust = r.estimates.wait_s_minimum = 3;
+  }
+  auto c = compare_profiles(a, b, Estimate::local);
+  CHECK(find(c, "MPI_Sendrecv")->dominant == Dominant::propagated);
+  auto text = format_comparison(c, 10);
+  CHECK_THAT(text, Catch::Contains("waiting propagated from communication"));
+  CHECK_THAT(text, !Catch::Contains("balance the load"));
+  // The same growth with B's load imbalance grown by as much: the load.
+  b.efficiency.useful_max_s = 10;
+  c = compare_profiles(a, b, Estimate::local);
+  CHECK(find(c, "MPI_Sendrecv")->dominant == Dominant::waiting);
+  // Waiting that did not grow (10%): the load, whatever the network did.
+  b.efficiency.useful_max_s = 8.2;
+  b.callsites[0].wait_s = b.callsites[0].estimates.wait_s_robust =
+      b.callsites[0].estimates.wait_s_minimum = b.callsites[0].wait_s_global_min = 0.11;
+  b.callsites[0].time_s = 0.2;
+  c = compare_profiles(a, b, Estimate::local);
+  CHECK(find(c, "MPI_Sendrecv")->dominant == Dominant::waiting);
+}
