@@ -40,6 +40,7 @@ json curve_to_json(const CostCurve& c) {
   for (const auto& p : c.points) {
     json point = {{"bytes", p.bytes}, {"seconds", p.seconds}};
     if (p.spread > 0) point["spread"] = p.spread;
+    if (p.launch_spread > 0) point["launch_spread"] = p.launch_spread;
     points.push_back(std::move(point));
   }
   return points;
@@ -52,7 +53,8 @@ CostCurve curve_from_json(const json& points, const std::string& where) {
     const std::string at = where + "[" + std::to_string(i) + "]";
     const json& p = points[i];
     c.points.push_back({byte_count(p, "bytes", at), number(p, "seconds", at),
-                        p.contains("spread") ? number(p, "spread", at) : 0.0});
+                        p.contains("spread") ? number(p, "spread", at) : 0.0,
+                        p.contains("launch_spread") ? number(p, "launch_spread", at) : 0.0});
     if (i > 0 && c.points[i].bytes <= c.points[i - 1].bytes) {
       fail(at, "bytes must grow from point to point");
     }
@@ -208,7 +210,12 @@ json machine_to_json(const MachineModel& m) {
       doc["compute"]["memory_bound_spread"] = m.compute->memory_bound_spread;
       doc["compute"]["compute_bound_spread"] = m.compute->compute_bound_spread;
     }
+    if (m.launches > 1) {
+      doc["compute"]["memory_bound_launch_spread"] = m.compute->memory_bound_launch_spread;
+      doc["compute"]["compute_bound_launch_spread"] = m.compute->compute_bound_launch_spread;
+    }
   }
+  if (m.launches > 1) doc["launches"] = m.launches;
   return doc;
 }
 
@@ -276,14 +283,22 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
     ComputeReference ref;
     ref.memory_bound_s = number(c, "memory_bound_s", where + ": compute");
     ref.compute_bound_s = number(c, "compute_bound_s", where + ": compute");
-    for (auto [key, field] : {std::pair{"memory_bound_spread", &ref.memory_bound_spread},
-                              std::pair{"compute_bound_spread", &ref.compute_bound_spread}}) {
+    for (auto [key, field] :
+         {std::pair{"memory_bound_spread", &ref.memory_bound_spread},
+          std::pair{"compute_bound_spread", &ref.compute_bound_spread},
+          std::pair{"memory_bound_launch_spread", &ref.memory_bound_launch_spread},
+          std::pair{"compute_bound_launch_spread", &ref.compute_bound_launch_spread}}) {
       if (c.contains(key)) *field = number(c, key, where + ": compute");
     }
     if (ref.memory_bound_s <= 0 || ref.compute_bound_s <= 0) {
       fail(where + ": compute", "kernel times must be positive");
     }
     m.compute = ref;
+  }
+  if (doc.contains("launches")) {
+    const std::uint64_t n = byte_count(doc, "launches", where);
+    if (n < 1 || n > 1000) fail(where, "\"launches\" must be from 1 to 1000");
+    m.launches = static_cast<std::uint32_t>(n);
   }
   return m;
 }

@@ -23,7 +23,10 @@ struct CostPoint {
   double seconds = 0;
   // How much the probe's repeated measurements of it disagreed: (75th − 25th
   // percentile) / median of its batches; 0 when not measured (a model written by hand).
+  // A model of several launches (merge_launches): at least half the launches' range.
   double spread = 0;
+  // Several launches: (largest − smallest) / median of the launches' times (0: one).
+  double launch_spread = 0;
 };
 
 // Seconds against bytes: piecewise linear between the points, the last segment's
@@ -58,6 +61,9 @@ struct ComputeReference {
   // (second best − best) / best of each kernel's rounds (0: not measured).
   double memory_bound_spread = 0;
   double compute_bound_spread = 0;
+  // Several launches: (largest − smallest) / median of the launches' kernel times.
+  double memory_bound_launch_spread = 0;
+  double compute_bound_launch_spread = 0;
 };
 
 // From which size on a message goes by which protocol, and whether it then moves
@@ -93,6 +99,7 @@ struct MachineModel {
   // Barrier, Bcast, Allreduce, Alltoall, Allgather (collective_model_for maps the others).
   std::map<std::string, CollectiveModel> collectives;
   std::optional<ComputeReference> compute;
+  std::uint32_t launches = 1;  // probe launches merged into this model
 };
 
 class MachineError : public std::runtime_error {

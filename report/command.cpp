@@ -74,7 +74,8 @@ const std::vector<Command>& commands() {
        "prints the report; mpidle report shows it from then on.\n",
        "exact wait states of a trace run, and the minimum method's accuracy", analyze_command},
       {"probe",
-       "mpidle probe [--output FILE] [--name NAME] [--quick] -- LAUNCHER ARGS...\n"
+       "mpidle probe [--output FILE] [--name NAME] [--quick] [--launches N]\n"
+       "             -- LAUNCHER ARGS...\n"
        "  e.g. mpidle probe -o here.json -- mpiexec -n 2\n\n"
        "Measures this machine's model for mpidle predict with a built-in MPI\n"
        "microbenchmark: message time over sizes (within a node, and between nodes\n"
@@ -82,7 +83,10 @@ const std::vector<Command>& commands() {
        "Allgather and Alltoall over sizes and communicator sizes, and two compute\n"
        "kernels. Takes seconds; writes FILE (default machine.json).\n\n"
        "  --name NAME  the machine's name in predictions (default: rank 0's host)\n"
-       "  --quick      fewer sizes, shorter batches\n",
+       "  --quick      fewer sizes, shorter batches\n"
+       "  --launches N N launches (1-20): every point and kernel the median of them,\n"
+       "               its spread at least half their range, their range kept apart\n"
+       "               (a machine, not a moment: VMs change speed between launches)\n",
        "measure a machine model for predictions", probe_command},
       {"predict",
        "mpidle predict RUN_DIR --machine FILE [--machine FILE ...] [--source FILE]\n"

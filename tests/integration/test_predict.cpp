@@ -614,10 +614,25 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
     argv.insert(argv.end(), {"-n", "2", netns, "rank"});
     return argv;
   };
+  // MPICH 4.0.2 over UCX 1.13's TCP transport now and then never returns from a
+  // launch (seen here in the probe: one rank spinning). A launch that does not end
+  // in `timeout_s` is killed whole and run again, up to 3 times; the namespaces of a
+  // killed launch are removed here (netns.sh cannot, killed).
+  auto on_link = [&](const std::vector<std::string>& argv,
+                     const std::map<std::string, std::string>& env, int timeout_s) {
+    Outcome r;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      r = run(argv, env, timeout_s);
+      run({netns, "down", name});
+      if (r.status == 0) break;
+      WARN("a launch on the link ended with status " << r.status << ": run again");
+    }
+    return r;
+  };
   const std::string machine = scratch_dir("predict_200m") + ".json";
   auto probe_argv = launch({MPIDLE_BIN, "probe", "-o", machine, "--quick", "--"});
   for (const auto& a : launcher({})) probe_argv.push_back(a);
-  const auto probed = run(probe_argv, {}, 180);
+  const auto probed = on_link(probe_argv, {}, 25);
   INFO(probed.out << probed.err);
   REQUIRE(probed.status == 0);
 
@@ -636,7 +651,7 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
   auto real_argv = launch(launcher(env));
   real_argv.push_back(program("predict_workload"));
   real_argv.insert(real_argv.end(), ring.begin(), ring.end());
-  const auto r = run(real_argv, env, 120);
+  const auto r = on_link(real_argv, env, 15);
   INFO(r.err);
   REQUIRE(r.status == 0);
   const double real = observed(r.out).wall;

@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "model/machine_launches.hpp"
 #include "model/machine_model.hpp"
 
 using namespace mpidle::model;
@@ -171,4 +172,39 @@ TEST_CASE("machine model: functions map to the measured collectives, CPUs compar
   CHECK(collective_model_for("MPI_Send").empty());
   CHECK(cpu_ratio({1, 1}, {2, 2}) == Approx(2));
   CHECK(cpu_ratio({1, 1}, {4, 1}) == Approx(2));  // geometric mean
+}
+
+TEST_CASE("machine model: several probe launches give medians, spreads and their range") {
+  // Three launches of one machine: the VM ran the second's exchanges 2.5 times slower.
+  auto launch = [](double p2p_64k, double memory_s, double spread) {
+    MachineModel m;
+    m.name = "vm";
+    m.p2p = CostCurve{{{0, 1e-6, spread}, {65536, p2p_64k, spread}}};
+    m.eager_limit_bytes = 8192;
+    m.collectives["Allreduce"].by_ranks[2] = CostCurve{{{8, 2e-6, 0.01}}};
+    m.compute = ComputeReference{memory_s, 0.4, 0.01, 0.005};
+    return m;
+  };
+  const auto merged = merge_launches(
+      {launch(12e-6, 0.030, 0.02), launch(30e-6, 0.045, 0.03), launch(13e-6, 0.032, 0.01)});
+  CHECK(merged.launches == 3);
+  const auto& p = merged.p2p.points[1];
+  CHECK(p.seconds == Approx(13e-6));
+  CHECK(p.launch_spread == Approx((30e-6 - 12e-6) / 13e-6));
+  CHECK(p.spread == Approx(0.5 * p.launch_spread));    // wider than any launch's own
+  CHECK(merged.p2p.points[0].spread == Approx(0.02));  // equal launches: their own spread
+  CHECK(merged.compute->memory_bound_s == Approx(0.032));
+  CHECK(merged.compute->memory_bound_launch_spread == Approx(0.015 / 0.032));
+  CHECK(merged.compute->compute_bound_launch_spread == 0);
+  CHECK(merged.compute->compute_bound_spread == Approx(0.005));
+  // The range survives the file.
+  const auto back = machine_from_json(machine_to_json(merged), "merged");
+  CHECK(back.launches == 3);
+  CHECK(back.p2p.points[1].launch_spread == Approx(p.launch_spread));
+  CHECK(back.compute->memory_bound_launch_spread == Approx(0.015 / 0.032));
+  // Launches that measured other sizes are refused.
+  auto other = launch(12e-6, 0.03, 0.02);
+  other.p2p.points[1].bytes = 131072;
+  CHECK_THROWS_AS(merge_launches({launch(12e-6, 0.03, 0.02), other}), MachineError);
+  CHECK_THROWS_AS(merge_launches({}), MachineError);
 }
