@@ -67,6 +67,8 @@ struct Prediction {
   // The largest message the run sent beyond 4 x the largest size the model measured
   // (its time extrapolated from the last segment), 0 if none.
   std::uint64_t extrapolated_bytes = 0;
+  // What the model cannot describe about this run on this target (prediction_limits).
+  std::vector<std::string> limits;
   // "compute", "latency", "bandwidth", "waiting" or "other MPI": the largest part of `total`.
   std::string dominant() const;
 };

@@ -7,6 +7,7 @@
 
 #include "analysis/analysis_output.hpp"
 #include "analysis/prediction.hpp"
+#include "analysis/prediction_limits.hpp"
 #include "analysis/prediction_output.hpp"
 #include "command.hpp"
 #include "model/json_fields.hpp"
@@ -138,6 +139,8 @@ void print_target(const model::Trace& trace, const analysis::Prediction& p, std:
                 model::innermost_location(trace.callsites.at(s.callsite).frames).c_str(),
                 seconds(s.time.mpi_s()).c_str(), seconds(s.time.wait_s).c_str());
   }
+  for (const auto& limit : p.limits)
+    std::printf("  the model does not describe: %s\n", limit.c_str());
   if (p.unresolved > 0) {
     std::printf("  note: %llu dependencies formed a cycle and were ignored (inconsistent trace)\n",
                 static_cast<unsigned long long>(p.unresolved));
@@ -253,6 +256,7 @@ int predict_command(Args args) {
                    input.machine.name.c_str(), static_cast<unsigned long long>(largest_sent),
                    static_cast<unsigned long long>(measured));
     }
+    p.limits = analysis::model_limits(trace, matching, input.machine);
     print_target(trace, predictions.back(), o.top);
   }
   if (predictions.size() > 1) {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/prediction.hpp"
+#include "analysis/prediction_limits.hpp"
 #include "sync/trace_matching.hpp"
 #include "synced_records.hpp"
 
@@ -239,4 +240,28 @@ TEST_CASE("prediction: a trace without synchronized times is refused") {
   auto t = ping_pong();
   t.ranks[0].synced.clear();
   CHECK_THROWS_AS(run(t, machine()), model::TraceError);
+}
+
+TEST_CASE("prediction: what the model does not describe is named, with how many calls") {
+  auto t = ranks(2);
+  for (int r = 0; r < 2; ++r) {
+    add(t, r, Sendrecv, TraceRole::recv, 0, 90'000, 1 - r, 200'000);
+    add(t, r, Sendrecv, TraceRole::send, 0, 90'000, 1 - r, 100'000).extra = 1;
+  }
+  // A rendezvous message of 4 KiB that rank 1 completes by polling.
+  add(t, 0, Send, TraceRole::send, 100'000, 110'000, 1, 4096);
+  add(t, 1, Irecv, TraceRole::irecv, 100'000, 100'100, 0, 4096).sequence = 7;
+  auto& done = add(t, 1, Test, TraceRole::completion, 109'000, 110'000, 0, 4096);
+  done.sequence = 7;
+  auto in = machine();
+  auto limits = analysis::model_limits(t, sync::match_trace(t), in.machine);
+  REQUIRE(limits.size() == 1);  // the model has no protocols: only the exchanges
+  CHECK_THAT(limits[0], Catch::StartsWith("2 exchanges both ways at once"));
+  model::MessageCosts costs;
+  costs.protocols = {{0, false, true}, {1025, true, false}};
+  in.machine.messages = costs;
+  limits = analysis::model_limits(t, sync::match_trace(t), in.machine);
+  REQUIRE(limits.size() == 3);
+  CHECK_THAT(limits[1], Catch::StartsWith("1 rendezvous messages completed by polling"));
+  CHECK_THAT(limits[2], Catch::StartsWith("1 blocking sends above the eager limit"));
 }
