@@ -362,6 +362,11 @@ double cpu_ratio_spread(const ComputeReference& source, const ComputeReference& 
                 source.compute_bound_spread + target.compute_bound_spread);
 }
 
+double cpu_factor(const ComputeReference& source, const ComputeReference& target) {
+  const double ratio = cpu_ratio(source, target);
+  return std::abs(ratio - 1) <= cpu_ratio_spread(source, target) ? 1.0 : ratio;
+}
+
 namespace {
 
 // Every curve of `m` (a MachineModel, const or not).

@@ -122,6 +122,11 @@ std::string collective_model_for(const std::string& function);
 double cpu_ratio(const ComputeReference& source, const ComputeReference& target);
 // The relative uncertainty of cpu_ratio from the kernels' spreads (0 without them).
 double cpu_ratio_spread(const ComputeReference& source, const ComputeReference& target);
+// The factor a prediction scales compute by: cpu_ratio, or exactly 1 where that lies
+// within cpu_ratio_spread of 1. Two probes of one CPU must not make a faster or a
+// slower CPU of it: on this VM the memory-bound kernel moves by up to a third from
+// one launch to the next, and a ratio inside the probes' own spread says nothing.
+double cpu_factor(const ComputeReference& source, const ComputeReference& target);
 
 // Whether the probe recorded any spread in the model's curves.
 bool has_spread(const MachineModel& machine);

@@ -208,7 +208,15 @@ int predict_command(Args args) {
     if (o.cpu_scale > 0) {
       input.cpu_scale = o.cpu_scale;
     } else if (source && source->compute && input.machine.compute) {
-      input.cpu_scale = model::cpu_ratio(*source->compute, *input.machine.compute);
+      input.cpu_scale = model::cpu_factor(*source->compute, *input.machine.compute);
+      const double ratio = model::cpu_ratio(*source->compute, *input.machine.compute);
+      if (input.cpu_scale == 1 && ratio != 1) {
+        std::fprintf(stderr,
+                     "mpidle predict: %s: CPU ratio %.3f lies within the probes' spread "
+                     "(%.1f%%): the same CPU, compute keeps its time\n",
+                     input.machine.name.c_str(), ratio,
+                     100 * model::cpu_ratio_spread(*source->compute, *input.machine.compute));
+      }
     } else if (i == 0) {
       std::fprintf(stderr,
                    "mpidle predict: compute bursts keep their measured time (give --source with "

@@ -208,3 +208,14 @@ TEST_CASE("machine model: several probe launches give medians, spreads and their
   CHECK_THROWS_AS(merge_launches({launch(12e-6, 0.03, 0.02), other}), MachineError);
   CHECK_THROWS_AS(merge_launches({}), MachineError);
 }
+
+TEST_CASE("machine model: a CPU ratio within the probes' spread is the same CPU") {
+  const ComputeReference here{0.030, 0.40, 0.02, 0.02};
+  ComputeReference again{0.033, 0.41, 0.02, 0.02};  // √(1.1 × 1.025) = 1.062, spread 4%
+  CHECK(cpu_factor(here, again) == Approx(cpu_ratio(here, again)));
+  CHECK(cpu_ratio(here, again) == Approx(1.0618).epsilon(1e-3));
+  again.memory_bound_spread = 0.17;  // median of launches 34% apart: half their range
+  CHECK(cpu_factor(here, again) == 1);
+  const ComputeReference slower{0.060, 0.80, 0.17, 0.17};
+  CHECK(cpu_factor(here, slower) == Approx(2));
+}
