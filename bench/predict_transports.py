@@ -65,7 +65,7 @@ def launch(mpi, candidate, before, after):
     return [NETNS, "run", name, rate, "--"] + before + head + ["-n", "2", NETNS, "rank"] + after
 
 
-def programs(build, netpipe):
+def programs(build, netpipe, mpi_name):
     """(name, argv) of every program of the matrix."""
     examples = os.path.join(build, "examples")
     workload = os.path.join(build, "tests", "bin", "predict_workload")
@@ -75,6 +75,11 @@ def programs(build, netpipe):
                                       "--compute-us", "5", "--bytes", "65536"]))
     rows.append(("ring 256 KiB", [workload, "--iterations", "100", "--compute-us", "50",
                                   "--bytes", "262144", "--allreduce-every", "10"]))
+    # LAMMPS (Debian's is built with Open MPI): the melt of tests/integration.
+    if mpi_name == "openmpi" and shutil.which("lmp"):
+        rows.append(("LAMMPS melt", [shutil.which("lmp"), "-in",
+                                     os.path.join(SOURCE, "tests", "integration", "lammps_melt.in"),
+                                     "-log", "none", "-screen", "none"]))
     if shutil.which(netpipe):
         for size in (65536, 1 << 20):
             rows.append((f"NetPIPE {size >> 10} KiB",
@@ -193,7 +198,7 @@ def main():
         print(f"probes of {c}: 64 KiB one-way max/min {probe_spread[c]['p2p_64k']:.3f}, "
               f"CPU factor max/min {probe_spread[c]['cpu']:.3f}", flush=True)
     rows = []
-    for name, argv in programs(args.build, mpi["netpipe"]):
+    for name, argv in programs(args.build, mpi["netpipe"], args.mpi):
         if args.only and args.only not in name:
             continue
         # predicted[a][b]: predictions of the runs on a for machine b; measured[a].

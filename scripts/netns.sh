@@ -36,6 +36,12 @@ short() {
   printf 'mp%s' "$(printf '%s' "$1" | cksum | cut -d' ' -f1 | cut -c1-8)"
 }
 
+# The cluster's subnet, 10.78.X.0/24, X from NAME's checksum: two clusters up at
+# once (two benches) do not share an address.
+subnet() {
+  printf '10.78.%s' $(($(printf '%s' "$1" | cksum | cut -d' ' -f1) % 250))
+}
+
 # An Ethernet MTU (the veth default). The bucket holds about two packets, as a wire
 # does: every message leaves at the rate, whatever the link did before (a 64 KiB
 # bucket sent a message after a quiet spell at memory speed). A queue of 100 ms
@@ -75,7 +81,8 @@ up() {
     echo "netns.sh: could not make a bridge (root with CAP_NET_ADMIN is needed)" >&2
     exit 77
   fi
-  ip addr add 10.78.0.254/24 dev "$bridge" && ip link set "$bridge" up || fail=1
+  net=$(subnet "$name")
+  ip addr add "$net.254/24" dev "$bridge" && ip link set "$bridge" up || fail=1
   i=0
   while [ $i -lt "$ranks" ] && [ -z "${fail:-}" ]; do
     ns=$name-$i
@@ -83,7 +90,7 @@ up() {
     { ip netns add "$ns" &&
       ip link add "$port" type veth peer name mpidle netns "$ns" &&
       ip link set "$port" master "$bridge" && ip link set "$port" up &&
-      ip -n "$ns" addr add "10.78.0.$((i + 1))/24" dev mpidle &&
+      ip -n "$ns" addr add "$net.$((i + 1))/24" dev mpidle &&
       ip -n "$ns" link set mpidle up && ip -n "$ns" link set lo up &&
       shape "$ns" "$rate"; } || fail=1
     i=$((i + 1))
@@ -103,7 +110,7 @@ UCX_NET_DEVICES=mpidle
 OMPI_MCA_pml=ob1
 OMPI_MCA_btl=self,tcp
 OMPI_MCA_btl_tcp_if_include=mpidle
-PMIX_MCA_ptl_tcp_if_include=10.78.0.0/24
+PMIX_MCA_ptl_tcp_if_include=$(subnet "$1").0/24
 PMIX_MCA_ptl_tcp_remote_connections=1
 EOF
 }
