@@ -131,6 +131,7 @@ class Replay {
     m_blocking_ends.assign(messages.size(), 0);
     m_bytes.assign(messages.size(), 0);
     m_waiter.assign(messages.size(), -1);
+    m_progress_pending.resize(n);
     // Isend requests complete in a later record that names the same serial.
     std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> isend_by_serial(n);
     for (std::uint64_t m = 0; m < messages.size(); ++m) {
@@ -479,6 +480,21 @@ class Replay {
   // What the call's enter makes known to other ranks.
   void publish(std::uint32_t r, std::uint64_t i, std::int64_t enter) {
     const TraceRecord& rec = m_trace.ranks[r].records[i];
+    // A transfer that needs progress moves while both of its ranks are inside MPI,
+    // in any call that waits or polls, not only the one that completes it: two ranks
+    // that each post a receive, then send to each other (LAMMPS' halo exchange),
+    // move both messages at once while both are in their sends.
+    const bool progresses = rec.role == TraceRole::send || rec.role == TraceRole::recv ||
+                            rec.role == TraceRole::completion || rec.role == TraceRole::collective;
+    if (progresses) {
+      for (const auto& [m, sender] : std::exchange(m_progress_pending[r], {})) {
+        auto& done = sender ? m_send_done[m] : m_receive_done[m];
+        if (done == kUnknown) {
+          done = enter;
+          wake(std::exchange(m_waiter[m], -1));
+        }
+      }
+    }
     const std::uint64_t m_send = m_as_send[r][i];
     if (m_send != kNone && rec.role != TraceRole::completion && m_send_enter[m_send] == kUnknown) {
       m_send_enter[m_send] = enter;
@@ -495,6 +511,12 @@ class Replay {
         m_posted[m_recv] == kUnknown) {
       m_posted[m_recv] = enter;
       wake(std::exchange(m_waiter[m_recv], -1));
+    }
+    if (m_recv != kNone && rec.role == TraceRole::irecv) {
+      m_progress_pending[r].push_back({m_recv, false});
+    }
+    if (m_send != kNone && rec.role == TraceRole::isend) {
+      m_progress_pending[r].push_back({m_send, true});
     }
     if (m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::completion) &&
         m_receive_done[m_recv] == kUnknown) {
@@ -571,6 +593,9 @@ class Replay {
   model::HugeVector<std::uint64_t> m_bytes;  // what each message carried
   std::vector<std::uint8_t> m_polling;       // per function: an MPI_Test*
   model::HugeVector<std::int32_t> m_waiter;  // per message: the rank parked on it
+  // Per rank: non-blocking messages it started whose progress waits for its next call
+  // inside MPI (message, whether this rank sends it).
+  std::vector<std::vector<std::pair<std::uint64_t, bool>>> m_progress_pending;
   std::vector<Instance> m_instances;
   std::vector<const model::CollectiveModel*> m_collective_model;  // per function
 

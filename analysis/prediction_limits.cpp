@@ -1,6 +1,5 @@
 #include "prediction_limits.hpp"
 
-
 #include "model/function_catalog.hpp"
 
 namespace mpidle::analysis {

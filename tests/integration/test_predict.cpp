@@ -651,10 +651,19 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
   auto real_argv = launch(launcher(env));
   real_argv.push_back(program("predict_workload"));
   real_argv.insert(real_argv.end(), ring.begin(), ring.end());
-  const auto r = on_link(real_argv, env, 15);
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const double real = observed(r.out).wall;
+  // A run that other load on the node slowed (its bursts lost CPU time, by its own
+  // count) measures the load, not the link: run again, up to 3 times.
+  Outcome r;
+  Observed seen;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = on_link(real_argv, env, 15);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    seen = observed(r.out);
+    if (seen.stolen < 0.01 * seen.wall + 1e-3) break;
+    WARN("the run on the link lost " << seen.stolen << " s of its bursts to other load: again");
+  }
+  const double real = seen.wall;
   INFO("predicted " << predicted << " s on the 200 Mbit/s link, a run there took " << real
                     << " s (over shared memory: " << traced.wall << " s)");
   CHECK(real > 10 * traced.wall);  // the link, not the CPU, decides
