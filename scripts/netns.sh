@@ -140,7 +140,7 @@ case "$command" in
     ;;
   rank)
     [ $# -ge 1 ] || usage
-    rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}}
+    rank=${PMI_RANK:-${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${SLURM_PROCID:-}}}}
     if [ -z "${MPIDLE_NETNS:-}" ] || [ -z "$rank" ]; then
       echo "netns.sh rank: run it as the program of a launch inside 'netns.sh run'" >&2
       exit 2
