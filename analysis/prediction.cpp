@@ -1,5 +1,6 @@
 #include "prediction.hpp"
 
+#include "model/function_catalog.hpp"
 #include "model/huge_page_allocator.hpp"
 
 #include <algorithm>
@@ -23,18 +24,6 @@ std::int64_t to_ns(double seconds) {
 }
 double to_s(std::int64_t ns) {
   return static_cast<double>(ns) * 1e-9;
-}
-
-// The bytes of the message whose send is `record`: its own, or where the message
-// starts at a Sendrecv's call record (which counts both halves' bytes) those of the
-// send half, the further record after it.
-std::uint64_t sent_bytes(const model::RankTrace& rank, std::uint64_t record) {
-  const TraceRecord& rec = rank.records[record];
-  if (rec.role == TraceRole::send || rec.role == TraceRole::isend) return rec.bytes;
-  for (std::uint64_t i = record + 1; i < rank.records.size() && rank.records[i].extra != 0; ++i) {
-    if (rank.records[i].role == TraceRole::send) return rank.records[i].bytes;
-  }
-  return rec.bytes;
 }
 
 struct Instance {
@@ -140,7 +129,7 @@ class Replay {
       m_as_receive[msg.receive.rank][msg.receive.record] = m;
       m_as_receive[msg.posted.rank][msg.posted.record] = m;
       const auto& send = m_trace.ranks[msg.send.rank].records[msg.send.record];
-      m_bytes[m] = sent_bytes(m_trace.ranks[msg.send.rank], msg.send.record);
+      m_bytes[m] = message_bytes(m_trace, msg);
       if (send.role == TraceRole::isend && send.sequence != 0) {
         isend_by_serial[msg.send.rank][send.sequence] = m;
       }
@@ -180,7 +169,7 @@ class Replay {
 
   void classify_functions() {
     for (const auto& f : m_trace.functions) {
-      m_polling.push_back(f.rfind("MPI_Test", 0) == 0 ? 1 : 0);
+      m_polling.push_back(model::is_poll(f) ? 1 : 0);
       const std::string name = model::collective_model_for(f);
       auto it = m_in.machine.collectives.find(name);
       m_collective_model.push_back(
@@ -626,6 +615,17 @@ std::string Prediction::dominant() const {
                                                   {total.wait_s, "waiting"},
                                                   {total.other_s, "other MPI"}};
   return std::max_element(std::begin(parts), std::end(parts))->second;
+}
+
+std::uint64_t message_bytes(const model::Trace& trace, const sync::MessageMatch& message) {
+  const model::RankTrace& rank = trace.ranks[message.send.rank];
+  const TraceRecord& rec = rank.records[message.send.record];
+  if (rec.role == TraceRole::send || rec.role == TraceRole::isend) return rec.bytes;
+  for (std::uint64_t i = message.send.record + 1;
+       i < rank.records.size() && rank.records[i].extra != 0; ++i) {
+    if (rank.records[i].role == TraceRole::send) return rank.records[i].bytes;
+  }
+  return rec.bytes;
 }
 
 Prediction predict(const model::Trace& trace, const sync::TraceMatching& matching,

@@ -73,6 +73,10 @@ struct Prediction {
   std::string dominant() const;
 };
 
+// The bytes `message` carried: its send record's, or where it starts at a
+// Sendrecv's call record (which counts both halves' bytes) those of the send half.
+std::uint64_t message_bytes(const model::Trace& trace, const sync::MessageMatch& message);
+
 using PredictionProgress = std::function<void(double done)>;
 
 // Needs synchronized timestamps; throws model::TraceError without them.

@@ -1,17 +1,9 @@
 #include "prediction_limits.hpp"
 
 #include "model/function_catalog.hpp"
+#include "prediction.hpp"
 
 namespace mpidle::analysis {
-namespace {
-
-using model::TraceRole;
-
-bool starts_with(const std::string& s, const char* prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
-
-}  // namespace
 
 std::vector<std::string> model_limits(const model::Trace& trace,
                                       const sync::TraceMatching& matching,
@@ -21,7 +13,7 @@ std::vector<std::string> model_limits(const model::Trace& trace,
   for (std::size_t f = 0; f < trace.functions.size(); ++f) {
     const model::FunctionInfo* info = model::find_function(trace.functions[f]);
     exchange[f] = info != nullptr && info->kind == "sendrecv";
-    polls[f] = starts_with(trace.functions[f], "MPI_Test");
+    polls[f] = model::is_poll(trace.functions[f]);
   }
   // Exchanges both ways at once.
   std::uint64_t exchanges = 0;
@@ -34,25 +26,18 @@ std::vector<std::string> model_limits(const model::Trace& trace,
                      "link's whole one-way rate; over TCP the other direction's "
                      "acknowledgements share it (5-8% slower at 200 Mbit/s here)");
   }
-  // Held transfers that the program completes by polling.
-  bool held = false;
-  std::uint64_t eager_limit = target.eager_limit_bytes;
+  // Transfers the target holds until both sides are in MPI (the replay's protocol
+  // for the message's bytes): those completed by polling, and blocking sends.
   if (target.messages) {
-    for (const auto& s : target.messages->protocols) {
-      if (s.rendezvous && !s.progresses) {
-        held = true;
-        eager_limit = s.from_bytes > 0 ? s.from_bytes - 1 : 0;
-        break;
-      }
-    }
-  }
-  if (held) {
     std::uint64_t polled = 0, large_sends = 0;
     for (const auto& m : matching.messages) {
+      const model::ProtocolSegment& segment =
+          target.messages->protocol_for(message_bytes(trace, m));
+      if (!segment.rendezvous || segment.progresses) continue;
       const auto& done = trace.ranks[m.receive.rank].records[m.receive.record];
       const auto& sent = trace.ranks[m.send.rank].records[m.send.record];
-      polled += polls[done.function] && sent.bytes > eager_limit;
-      large_sends += sent.role == TraceRole::send && sent.bytes > eager_limit;
+      polled += polls[done.function];
+      large_sends += sent.role == model::TraceRole::send;
     }
     if (polled > 0) {
       limits.push_back(std::to_string(polled) +

@@ -98,22 +98,28 @@ std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
                                                       const CalibrationKey& key,
                                                       const std::string& site) {
   auto baseline = calibrated_baseline(c, key);
-  if (!baseline) return baseline;
+  if (baseline) *baseline = at_site(c, key, site, *baseline);
+  return baseline;
+}
+
+CalibratedBaseline at_site(const Calibration& c, const CalibrationKey& key, const std::string& site,
+                           CalibratedBaseline key_line) {
   const auto& [function, size_class, shape] = key;
   for (const auto* costs : {&c.own_sites, &c.sites}) {
     auto it = costs->find({function, size_class, shape, site});
     if (it != costs->end() && it->second.calls >= kMinCalibratedCalls) {
-      baseline->cost_s = mean_cost_s(it->second);
-      baseline->bytes = mean_bytes(it->second);
+      key_line.cost_s = mean_cost_s(it->second);
+      key_line.bytes = mean_bytes(it->second);
       break;
     }
   }
-  return baseline;
+  return key_line;
 }
 
 std::optional<CalibratedBaseline> interpolated_baseline(const Calibration& c,
                                                         const CalibrationKey& key) {
-  if (c.keys.count(key) != 0 && c.keys.at(key).calls >= kMinCalibratedCalls) return std::nullopt;
+  auto own = c.keys.find(key);
+  if (own != c.keys.end() && own->second.calls >= kMinCalibratedCalls) return std::nullopt;
   const auto [below, above] = neighbours(c, key);
   if (!below || !above) return std::nullopt;
   if (above->bytes > below->bytes) {

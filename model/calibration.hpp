@@ -89,6 +89,10 @@ std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
 std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
                                                       const CalibrationKey& key,
                                                       const std::string& site);
+// `key_line` (`key`'s calibrated baseline) with the mean cost and bytes of the calls at
+// `site`, as the call above chooses them; `key_line` itself where neither has enough.
+CalibratedBaseline at_site(const Calibration& c, const CalibrationKey& key, const std::string& site,
+                           CalibratedBaseline key_line);
 
 // A key the windows did not calibrate, between two calibrated size classes of the
 // same function and communicator shape: the line between their (mean bytes, mean

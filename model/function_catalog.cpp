@@ -48,6 +48,10 @@ bool is_completion(std::string_view name) {
   return f != nullptr && f->group == FunctionGroup::completion;
 }
 
+bool is_poll(std::string_view name) {
+  return name.substr(0, 8) == "MPI_Test";
+}
+
 bool can_wait(std::string_view name) {
   const FunctionInfo* f = find_function(name);
   return f == nullptr || f->can_wait;

@@ -50,6 +50,8 @@ const FunctionInfo* find_function(std::string_view name);
 
 // Wait*, Test*: the calls that complete requests.
 bool is_completion(std::string_view name);
+// Test*: a completion call that returns whether or not its requests completed.
+bool is_poll(std::string_view name);
 // True for a function that can wait, and for a name the catalog does not know.
 bool can_wait(std::string_view name);
 // A barrier in any form (no data: its waiting is its own wait-state pattern).

@@ -140,6 +140,7 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
   struct Baselines {
     double minimum_s = 0, robust_s = 0;
     std::optional<CalibratedBaseline> calibrated;
+    bool interpolated = false;  // the calibrated baseline is its neighbours' line
   };
   std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t>, Baselines> baselines;
   const std::vector<double> robust = robust_baselines(global);
@@ -149,14 +150,17 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     for (; it != global.end() && it->function == tables.functions[f]; ++it) {
       const auto i = static_cast<std::size_t>(it - global.begin());
       std::optional<CalibratedBaseline> calibrated;
+      bool interpolated = false;
       if (calibration) {
         const CalibrationKey key{it->function, it->size_class, it->comm_shape};
         calibrated = calibrated_baseline(*calibration, key);
         if (!calibrated && can_wait(it->function)) {
           calibrated = interpolated_baseline(*calibration, key);
+          interpolated = calibrated.has_value();
         }
       }
-      baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust[i], calibrated};
+      baselines[{f, it->size_class, it->comm_shape}] = {it->min_s, robust[i], calibrated,
+                                                        interpolated};
     }
   }
   std::vector<bool> waits(tables.functions.size()), completes(tables.functions.size());
@@ -213,13 +217,11 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       // time above it is wait. The callsite's own where it has enough calls; at the
       // entry's own mean bytes.
       std::optional<CalibratedBaseline> calibrated = b.calibrated;
-      if (calibration && !calibration->sites.empty() && waits[e.function]) {
+      if (calibrated && !b.interpolated && !calibration->sites.empty() && waits[e.function]) {
         if (const std::string* site = sites.of(e.callsite)) {
-          if (auto own = calibrated_baseline(
-                  *calibration, {tables.functions[e.function], e.size_class, e.comm_shape},
-                  *site)) {
-            calibrated = own;
-          }
+          calibrated =
+              at_site(*calibration, {tables.functions[e.function], e.size_class, e.comm_shape},
+                      *site, *calibrated);
         }
       }
       w.wait_s_calibrated =

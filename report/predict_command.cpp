@@ -280,24 +280,20 @@ int predict_command(Args args) {
   }
   const fs::path out = dir / analysis::kPredictionFileName;
   nlohmann::json doc = analysis::prediction_json(trace, predictions);
-  auto write = [&] {
-    std::ofstream file(out);
-    file << doc.dump(1) << '\n';
-    if (!file) throw UsageError("cannot write " + out.string());
-  };
-  write();
   if (target_run) {
     const std::string machine = predictions.front().machine;
     const auto exact = exact_waits_of(target_analysis);
     const PredictionCheck check =
-        check_prediction(read_prediction_as_profile(out, machine), *target_run,
+        check_prediction(prediction_as_profile(doc, profile, machine, out.string()), *target_run,
                          exact ? &*exact : nullptr, machine, o.against);
     std::fputs(format_check(check, o.top).c_str(), stdout);
     for (auto& t : doc.at("targets")) {
       if (t.value("machine", "") == machine) t["against"] = check_json(check);
     }
-    write();
   }
+  std::ofstream file(out);
+  file << doc.dump(1) << '\n';
+  if (!file) throw UsageError("cannot write " + out.string());
   std::fprintf(stderr, "mpidle predict: wrote %s\n", out.c_str());
   return 0;
 }

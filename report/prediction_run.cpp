@@ -24,7 +24,14 @@ model::Profile read_prediction_as_profile(const fs::path& path, const std::strin
   std::ifstream in(path);
   const json doc = model::read_json(in);
   if (doc.is_discarded()) throw ProfileError(path.string() + ": not JSON");
-  const Fields top(doc, path.string());
+  // The run it predicts: its directory holds the measured profile.
+  return prediction_as_profile(doc, model::read_profile(path.parent_path()), machine,
+                               path.string());
+}
+
+model::Profile prediction_as_profile(const json& doc, const model::Profile& measured,
+                                     const std::string& machine, const std::string& where) {
+  const Fields top(doc, where);
   const json* target = nullptr;
   std::string names;
   for (const auto& t : top.array("targets")) {
@@ -33,12 +40,9 @@ model::Profile read_prediction_as_profile(const fs::path& path, const std::strin
     if (!target && (machine.empty() || name == machine)) target = &t;
   }
   if (!target) {
-    throw ProfileError(path.string() + " has no target \"" + machine + "\" (it has: " + names +
-                       ")");
+    throw ProfileError(where + " has no target \"" + machine + "\" (it has: " + names + ")");
   }
   const Fields t(*target, "target");
-  // The run it predicts: its directory holds the measured profile.
-  model::Profile measured = model::read_profile(path.parent_path());
   model::Profile p;
   p.schema_version = measured.schema_version;
   p.run = measured.run;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "model/profile_reader.hpp"
 
 namespace mpidle::report {
@@ -19,5 +21,9 @@ bool is_prediction_file(const std::filesystem::path& path);
 // model::ProfileError for a malformed file or an unknown machine.
 model::Profile read_prediction_as_profile(const std::filesystem::path& path,
                                           const std::string& machine);
+// The same from a prediction document (`where` names it in errors) and the profile
+// of the run it predicts, both already in memory.
+model::Profile prediction_as_profile(const nlohmann::json& doc, const model::Profile& measured,
+                                     const std::string& machine, const std::string& where);
 
 }  // namespace mpidle::report
