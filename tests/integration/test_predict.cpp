@@ -689,8 +689,21 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
   CHECK(mpi_measured > real);  // both ranks spend most of the run in MPI
   CHECK(std::abs(mpi_predicted / mpi_measured - 1) <= 0.10);
   CHECK(check.at("ranks").size() == 2);
-  const std::string first = check.at("callsites").at(0).at("function");
-  CHECK((first == "MPI_Send" || first == "MPI_Recv"));
+  // Callsites come ordered by their miss; which one misses most is the noise of one
+  // run (an Allreduce's wait, now and then), but the stream's Send and Recv hold most
+  // of the measured time in MPI.
+  double last_miss = 1e300, stream_measured = 0;
+  for (const auto& site : check.at("callsites")) {
+    const double miss = std::abs(site.at("time").at("predicted_s").get<double>() -
+                                 site.at("time").at("measured_s").get<double>());
+    CHECK(miss <= last_miss);
+    last_miss = miss;
+    const std::string function = site.at("function");
+    if (function == "MPI_Send" || function == "MPI_Recv") {
+      stream_measured += site.at("time").at("measured_s").get<double>();
+    }
+  }
+  CHECK(stream_measured > 0.8 * mpi_measured);
   // A run of another program, or none: one line, exit 2, and nothing predicted.
   const std::string other = scratch_dir("predict_against_other");
   std::map<std::string, std::string> other_env = {{"MPIDLE_OUTPUT", other}};
