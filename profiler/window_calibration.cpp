@@ -8,13 +8,13 @@
 #include "model/byte_stream.hpp"
 #include "model/function_catalog.hpp"
 #include "offset_tree.hpp"
-#include "replay/mpi_synchronize.hpp"
 #include "replay/sparse_exchange.hpp"
 #include "replay/wait_states_tree.hpp"
 #include "replay/yielding.hpp"
 #include "sync/offset_model.hpp"
 #include "sync/trace_matching.hpp"
 #include "sync/window_alignment.hpp"
+#include "sync/window_partners.hpp"
 #include "trace_output.hpp"
 #include "trace_windows.hpp"
 
@@ -27,6 +27,8 @@ using sync::WindowChannelKey;
 
 constexpr int kSendsTag = 7321;
 constexpr int kPairsTag = 7322;
+constexpr int kReportsTag = 7323;
+constexpr int kVerdictsTag = 7324;
 
 // Records numbered by the function table (kMpiFnNames), the same on every rank.
 void number_functions_as_the_table(model::Trace& mine) {
@@ -88,6 +90,7 @@ class WindowAlignment {
           const auto& rec = m_rank.records[send_record(key, {0, call})];
           w.put(m_clock.to_reference(rec.enter_ns));
           w.put(rec.bytes);
+          w.put(m_clock.to_reference(m_rank.records[call].enter_ns));
         }
       }
     }
@@ -103,9 +106,11 @@ class WindowAlignment {
     return out;
   }
 
-  // Pairs this rank's receives with what each source sent; returns the answers.
+  // Pairs this rank's receives with what each source sent; returns the answers:
+  // the pairs, and where each paired receive was posted.
   replay::Parcels pair_receives(const replay::Parcels& incoming) {
     std::map<WindowChannelKey, std::vector<sync::WindowSend>> sends;
+    std::map<WindowChannelKey, std::vector<std::int64_t>> call_enters;
     std::map<int, std::vector<WindowChannelKey>> asked;  // per source, in its order
     for (const auto& [source, bytes] : incoming) {
       model::ByteReader r(bytes);
@@ -116,14 +121,16 @@ class WindowAlignment {
         std::int32_t tag = 0;
         std::uint64_t count = 0;
         if (!r.get(window) || !r.get(comm) || !r.get(tag) || !r.get(count) ||
-            !r.can_hold(count, 16)) {
+            !r.can_hold(count, 24)) {
           throw model::TraceError("unreadable window sends");
         }
         const WindowChannelKey key{window, ChannelKey{comm, source, m_rank.rank, tag}};
         auto& list = sends[key];
+        auto& enters = call_enters[key];
         list.resize(count);
-        for (auto& s : list) {
-          if (!r.get(s.enter_ns) || !r.get(s.bytes))
+        enters.resize(count);
+        for (std::uint64_t k = 0; k < count; ++k) {
+          if (!r.get(list[k].enter_ns) || !r.get(list[k].bytes) || !r.get(enters[k]))
             throw model::TraceError("unreadable window sends");
         }
         asked[source].push_back(key);
@@ -162,10 +169,16 @@ class WindowAlignment {
         }
         p = sync::pair_window_channel(times, compared, m_tolerance_ns);
       }
+      std::vector<std::int64_t>& partner_enters = m_send_enter[wkey];
+      std::vector<std::int64_t>& posted = m_posted_here[wkey];
       for (std::size_t j = 0; j < indices.size(); ++j) {
         if (j < p.first_receive || j >= p.first_receive + p.pairs) {
           leave_out_receive(items[indices[j]]);
+          continue;
         }
+        partner_enters.push_back(call_enters.at(wkey).at(p.first_send + (j - p.first_receive)));
+        posted.push_back(
+            m_clock.to_reference(m_rank.records[items[indices[j]].posted.record].enter_ns));
       }
       pairings[wkey] = p;
     }
@@ -181,13 +194,16 @@ class WindowAlignment {
         w.put(std::get<3>(key.second));
         w.put<std::uint64_t>(p.first_send);
         w.put<std::uint64_t>(p.pairs);
+        auto posted = m_posted_here.find(key);
+        for (std::uint64_t j = 0; j < p.pairs; ++j) w.put(posted->second.at(j));
       }
       answers.emplace_back(source, w.take());
     }
     return answers;
   }
 
-  // The receivers' answers: sends outside their pairs are left out.
+  // The receivers' answers: sends outside their pairs are left out; the paired ones
+  // learn where their receives were posted.
   void apply_answers(const replay::Parcels& answers) {
     std::map<WindowChannelKey, std::pair<std::uint64_t, std::uint64_t>> kept;
     for (const auto& [dest, bytes] : answers) {
@@ -198,10 +214,17 @@ class WindowAlignment {
         std::uint32_t window = 0, comm = 0;
         std::int32_t tag = 0;
         std::uint64_t first = 0, pairs = 0;
-        if (!r.get(window) || !r.get(comm) || !r.get(tag) || !r.get(first) || !r.get(pairs)) {
+        if (!r.get(window) || !r.get(comm) || !r.get(tag) || !r.get(first) || !r.get(pairs) ||
+            !r.can_hold(pairs, 8)) {
           throw model::TraceError("unreadable window pairs");
         }
-        kept[{window, ChannelKey{comm, m_rank.rank, dest, tag}}] = {first, pairs};
+        const WindowChannelKey key{window, ChannelKey{comm, m_rank.rank, dest, tag}};
+        kept[key] = {first, pairs};
+        auto& posted = m_posted_there[key];
+        posted.resize(pairs);
+        for (auto& t : posted) {
+          if (!r.get(t)) throw model::TraceError("unreadable window pairs");
+        }
       }
     }
     for (const auto& [wkey, calls] : m_sent) {
@@ -224,6 +247,31 @@ class WindowAlignment {
                        (rec.role == TraceRole::completion && rec.collective_kind == 0);
       if (p2p) rec.comm = sync::window_comm(rec.comm, window_of(i));
     }
+  }
+
+  // After separate_windows: the records' times on the reference clock, and what the
+  // wait-state analysis needs of each paired message's other side. No clock
+  // condition is enforced: inside a window a message's ends are microseconds apart
+  // and the offsets were measured at both ends of the run.
+  sync::RankPartners partners() {
+    m_rank.synced.resize(2 * m_rank.records.size());
+    for (std::uint64_t i = 0; i < m_rank.records.size(); ++i) {
+      m_rank.synced[2 * i] = m_clock.to_reference(m_rank.records[i].enter_ns);
+      m_rank.synced[2 * i + 1] = m_clock.to_reference(m_rank.records[i].exit_ns);
+    }
+    sync::RankPartners p;
+    p.items = sync::scan_rank(m_rank, 0);
+    auto in_window = [](const WindowChannelKey& key) {
+      auto [comm, source, dest, tag] = key.second;
+      return ChannelKey{sync::window_comm(comm, key.first), source, dest, tag};
+    };
+    for (auto& [key, enters] : m_send_enter) {
+      if (!enters.empty()) p.send_enter[in_window(key)].assign(enters.begin(), enters.end());
+    }
+    for (auto& [key, posted] : m_posted_there) {
+      if (!posted.empty()) p.posted_enter[in_window(key)].assign(posted.begin(), posted.end());
+    }
+    return p;
   }
 
  private:
@@ -262,6 +310,9 @@ class WindowAlignment {
   sync::OffsetModel m_clock;
   sync::RankMatchItems m_items;
   std::map<WindowChannelKey, std::vector<std::uint64_t>> m_sent;  // call records
+  // Receiver side, per channel's paired receives: the partner send call's enter,
+  // and the receive's own posting enter (sent back). Sender side: the posting enters.
+  std::map<WindowChannelKey, std::vector<std::int64_t>> m_send_enter, m_posted_here, m_posted_there;
 };
 
 // Steps 2 to 4 on this rank's window records `mine` (its function table still its
@@ -338,20 +389,61 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   memory.sample();
   progress("alignment");
 
-  sync::ClcParams params;
-  params.min_latency_ns = -1;
-  std::vector<std::int32_t> world(static_cast<std::size_t>(size));
-  for (int r = 0; r < size; ++r) world[static_cast<std::size_t>(r)] = r;
-  auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
-      comm, {&own}, sync::block_directory(world, size), params, mine.min_latency_ns);
+  // Step 4: the other side of each paired message came with the alignment; each
+  // collective instance is judged at its home process (sync/window_partners).
+  sync::RankPartners partners;
+  std::vector<sync::CollectiveReport> reports;
+  attempt([&] {
+    partners = align->partners();
+    reports = sync::collective_reports(own, partners.items);
+  });
+  std::map<int, std::vector<sync::CollectiveReport>> by_home;
+  for (const auto& r : reports) by_home[sync::home_of(r.comm, r.instance, size)].push_back(r);
+  replay::Parcels report_parcels;
+  for (const auto& [home, list] : by_home)
+    report_parcels.emplace_back(home, sync::encode_reports(list));
+  const auto reported = replay::sparse_exchange(comm, report_parcels, kReportsTag);
+  std::vector<sync::CollectiveReport> to_judge;
+  for (const auto& [from, bytes] : reported) {
+    if (!sync::decode_reports(bytes, to_judge) && failure.empty()) {
+      failure = "unreadable collective reports";
+    }
+  }
+  std::uint64_t complete_collectives = 0;
+  std::map<int, std::vector<sync::CollectiveVerdict>> by_member;
+  for (const auto& v : sync::judge_collectives(std::move(to_judge), &complete_collectives)) {
+    by_member[v.rank].push_back(v);
+  }
+  replay::Parcels verdict_parcels;
+  for (const auto& [member, list] : by_member) {
+    verdict_parcels.emplace_back(member, sync::encode_verdicts(list));
+  }
+  const auto judged = replay::sparse_exchange(comm, verdict_parcels, kVerdictsTag);
+  std::vector<sync::CollectiveVerdict> verdicts;
+  for (const auto& [from, bytes] : judged) {
+    if (!sync::decode_verdicts(bytes, verdicts) && failure.empty()) {
+      failure = "unreadable collective verdicts";
+    }
+  }
+  attempt([&] { sync::apply_verdicts(partners, verdicts); });
+  fine = failure.empty();
+  all_fine = fine;
+  replay::allreduce_yielding(comm, &all_fine, 1, MPI_INT, MPI_MIN);
+  if (!all_fine) {
+    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
+    return {};
+  }
+  replay::allreduce_yielding(comm, &complete_collectives, 1, MPI_UINT64_T, MPI_SUM);
+  std::vector<sync::RankPartners> partner_list;
+  partner_list.push_back(std::move(partners));
   memory.sample();
-  progress("replay");
+  progress("partners");
   model::Calibration calibration;
   replay::CalibrationRequest request;
   request.out = &calibration;
   request.calibration_only = true;
   replay::gather_wait_states(
-      comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partners, complete_collectives,
+      comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partner_list, complete_collectives,
       [](const std::string& what) { warn(what); }, request);
   // What the windows were, over all ranks: the most windows a rank opened, the ranks
   // whose buffer filled, the records.

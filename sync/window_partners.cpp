@@ -1,0 +1,183 @@
+#include "window_partners.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "model/profile_tables.hpp"
+
+namespace mpidle::sync {
+
+using model::CollectiveKind;
+
+std::vector<CollectiveReport> collective_reports(const model::RankTrace& rank,
+                                                 const RankMatchItems& items) {
+  std::vector<CollectiveReport> out;
+  out.reserve(items.collectives.size());
+  for (std::size_t i = 0; i < items.collectives.size(); ++i) {
+    const CollectiveItem& c = items.collectives[i];
+    if (!c.member.has_enter) continue;  // a completion alone: nothing to judge
+    const model::TraceRecord& rec = rank.records[c.member.enter.record];
+    CollectiveReport r;
+    r.instance = c.instance;
+    r.enter_ns = rank.synced[2 * c.member.enter.record];
+    r.comm = c.comm;
+    r.item = static_cast<std::uint32_t>(i);
+    r.rank = c.member.rank;
+    r.order = c.member.order;
+    r.root = c.root;
+    r.members = model::comm_size_of(rec.tag);
+    r.kind = static_cast<std::uint8_t>(c.kind);
+    r.whole = c.member.has_exit && rec.role == model::TraceRole::collective;
+    out.push_back(r);
+  }
+  return out;
+}
+
+int home_of(std::uint32_t comm, std::uint64_t instance, int processes) {
+  // splitmix64's finalizer: consecutive instances land on different processes.
+  std::uint64_t x = (std::uint64_t{comm} << 32) ^ instance;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return static_cast<int>(x % static_cast<std::uint64_t>(std::max(processes, 1)));
+}
+
+namespace {
+
+// One instance's verdicts, analyze_wait_states' rules (analysis/wait_states.cpp).
+void judge_instance(std::vector<CollectiveReport>& members, std::vector<CollectiveVerdict>& out,
+                    std::uint64_t* complete) {
+  // A shape of one member or none (a trace that does not record it): every rank
+  // that reported the instance's communicator is a member, as in the replay.
+  const std::size_t expected =
+      members.front().members >= 2 ? static_cast<std::size_t>(members.front().members)
+                                   : members.size();
+  bool whole = members.size() >= 2 && members.size() == expected;
+  for (const auto& m : members) whole = whole && m.whole;
+  std::vector<std::int64_t> until(members.size(), kClcNever);
+  if (whole) {
+    ++*complete;
+    const auto kind = static_cast<CollectiveKind>(members.front().kind);
+    const std::int32_t root = members.front().root;
+    switch (kind) {
+      case CollectiveKind::n_to_n: {
+        std::int64_t last = INT64_MIN;
+        for (const auto& m : members) last = std::max(last, m.enter_ns);
+        std::fill(until.begin(), until.end(), last);
+        break;
+      }
+      case CollectiveKind::one_to_n:
+        for (const auto& r : members) {
+          if (r.rank != root) continue;
+          for (std::size_t i = 0; i < members.size(); ++i) {
+            if (members[i].rank != root) until[i] = r.enter_ns;
+          }
+        }
+        break;
+      case CollectiveKind::n_to_one: {
+        std::int64_t first_sender = INT64_MAX;
+        for (const auto& m : members) {
+          if (m.rank != root) first_sender = std::min(first_sender, m.enter_ns);
+        }
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          if (members[i].rank == root) until[i] = first_sender;
+        }
+        break;
+      }
+      case CollectiveKind::scan:
+      case CollectiveKind::exscan: {
+        std::vector<std::size_t> by_order(members.size());
+        for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
+        std::sort(by_order.begin(), by_order.end(), [&](std::size_t a, std::size_t b) {
+          return members[a].order < members[b].order;
+        });
+        std::int64_t latest_before = INT64_MIN;
+        for (std::size_t i : by_order) {
+          if (latest_before != INT64_MIN) until[i] = latest_before;
+          latest_before = std::max(latest_before, members[i].enter_ns);
+        }
+        break;
+      }
+      case CollectiveKind::none:
+        break;
+    }
+  }
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out.push_back({members[i].rank, members[i].item, until[i], static_cast<std::uint8_t>(whole)});
+  }
+}
+
+}  // namespace
+
+std::vector<CollectiveVerdict> judge_collectives(std::vector<CollectiveReport> reports,
+                                                 std::uint64_t* complete) {
+  std::uint64_t ignored = 0;
+  if (!complete) complete = &ignored;
+  std::sort(reports.begin(), reports.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.comm, a.instance, a.rank) < std::tie(b.comm, b.instance, b.rank);
+  });
+  std::vector<CollectiveVerdict> out;
+  out.reserve(reports.size());
+  std::vector<CollectiveReport> members;
+  for (std::size_t i = 0; i < reports.size();) {
+    std::size_t j = i;
+    members.clear();
+    while (j < reports.size() && reports[j].comm == reports[i].comm &&
+           reports[j].instance == reports[i].instance) {
+      members.push_back(reports[j++]);
+    }
+    judge_instance(members, out, complete);
+    i = j;
+  }
+  return out;
+}
+
+void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts) {
+  const std::size_t n = partners.items.collectives.size();
+  partners.until.assign(n, kClcNever);
+  partners.complete.assign(n, 0);
+  for (const auto& v : verdicts) {
+    if (v.item >= n) continue;
+    partners.until[v.item] = v.until;
+    partners.complete[v.item] = v.complete;
+  }
+}
+
+namespace {
+
+template <typename T>
+std::vector<std::byte> encode(const std::vector<T>& rows) {
+  model::ByteWriter w;
+  w.put<std::uint64_t>(rows.size());
+  for (const auto& r : rows) w.put(r);
+  return w.take();
+}
+
+template <typename T>
+bool decode(const std::vector<std::byte>& bytes, std::vector<T>& out) {
+  model::ByteReader r(bytes);
+  std::vector<T> rows;
+  if (!r.get_array(rows)) return false;
+  out.insert(out.end(), rows.begin(), rows.end());
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode_reports(const std::vector<CollectiveReport>& reports) {
+  return encode(reports);
+}
+bool decode_reports(const std::vector<std::byte>& bytes, std::vector<CollectiveReport>& out) {
+  return decode(bytes, out);
+}
+std::vector<std::byte> encode_verdicts(const std::vector<CollectiveVerdict>& verdicts) {
+  return encode(verdicts);
+}
+bool decode_verdicts(const std::vector<std::byte>& bytes, std::vector<CollectiveVerdict>& out) {
+  return decode(bytes, out);
+}
+
+}  // namespace mpidle::sync

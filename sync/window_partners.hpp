@@ -1,0 +1,65 @@
+#pragma once
+// What the wait-state analysis needs of the other side of a trace window's
+// collectives, found without a replay (docs/calibration.md, "Finalize cost"). A
+// window's records are few and their clocks already on the reference timeline;
+// following the dependency chain message by message (the parallel replay) costs
+// one round trip per link of the chain. Here each member reports its part of an
+// instance to the instance's home process, which judges the whole instance by
+// analyze_wait_states' rules and answers every member: two exchanges, whatever
+// the chain. Point-to-point partners come with the window alignment's own two
+// exchanges (profiler/window_calibration). Pure C++, no MPI.
+
+#include <cstdint>
+#include <vector>
+
+#include "model/byte_stream.hpp"
+#include "parallel_sync.hpp"
+
+namespace mpidle::sync {
+
+// One member's part of one collective instance.
+struct CollectiveReport {
+  std::uint64_t instance = 0;
+  std::int64_t enter_ns = 0;  // synchronized
+  std::uint32_t comm = 0;
+  std::uint32_t item = 0;    // index in the member's items.collectives, sent back
+  std::int32_t rank = -1;    // world rank
+  std::int32_t order = 0;    // scans: rank in the communicator; else the world rank
+  std::int32_t root = model::kTraceNoRoot;
+  std::int32_t members = 0;  // the communicator's size as the record's shape says; < 2: unknown
+  std::uint8_t kind = 0;     // model::CollectiveKind
+  std::uint8_t whole = 0;    // entered and left in one blocking call
+};
+
+// The home's answer for one report.
+struct CollectiveVerdict {
+  std::int32_t rank = -1;
+  std::uint32_t item = 0;
+  std::int64_t until = kClcNever;
+  std::uint8_t complete = 0;
+};
+
+// The reports of a rank whose records carry synchronized times.
+std::vector<CollectiveReport> collective_reports(const model::RankTrace& rank,
+                                                 const RankMatchItems& items);
+
+// The process (of `processes`) that judges an instance: spread by instance, so that
+// no process gets every instance of MPI_COMM_WORLD.
+int home_of(std::uint32_t comm, std::uint64_t instance, int processes);
+
+// Every report a home received (all members' parts of its instances, in any order):
+// one verdict per report. An instance is complete when all of its communicator's
+// members reported it whole (two at least); `complete` counts those instances.
+std::vector<CollectiveVerdict> judge_collectives(std::vector<CollectiveReport> reports,
+                                                 std::uint64_t* complete);
+
+// Verdicts for one rank into its partners (until and complete, per collective item).
+void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts);
+
+// Wire form: a count, then the records. Reading returns false on a short buffer.
+std::vector<std::byte> encode_reports(const std::vector<CollectiveReport>& reports);
+bool decode_reports(const std::vector<std::byte>& bytes, std::vector<CollectiveReport>& out);
+std::vector<std::byte> encode_verdicts(const std::vector<CollectiveVerdict>& verdicts);
+bool decode_verdicts(const std::vector<std::byte>& bytes, std::vector<CollectiveVerdict>& out);
+
+}  // namespace mpidle::sync

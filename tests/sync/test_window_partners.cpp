@@ -1,0 +1,152 @@
+// Collective partners judged at home processes (sync/window_partners) against the
+// parallel replay's: on traces with every collective kind, sub-communicators and
+// non-blocking collectives, the same wait reference for every member.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "generated_traces.hpp"
+#include "sync/trace_sync.hpp"
+#include "sync/window_partners.hpp"
+
+using namespace mpidle;
+using model::CollectiveKind;
+using sync::CollectiveReport;
+using sync::CollectiveVerdict;
+
+namespace {
+
+CollectiveReport report(std::int32_t rank, std::int64_t enter, CollectiveKind kind,
+                        std::int32_t members, std::int32_t root = model::kTraceNoRoot) {
+  CollectiveReport r;
+  r.comm = 3;
+  r.instance = 11;
+  r.item = static_cast<std::uint32_t>(rank);
+  r.rank = rank;
+  r.order = rank;
+  r.root = root;
+  r.members = members;
+  r.kind = static_cast<std::uint8_t>(kind);
+  r.whole = 1;
+  r.enter_ns = enter;
+  return r;
+}
+
+std::map<std::int32_t, CollectiveVerdict> by_rank(const std::vector<CollectiveVerdict>& v) {
+  std::map<std::int32_t, CollectiveVerdict> out;
+  for (const auto& x : v) out[x.rank] = x;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("window partners: each collective kind waits for whom analyze_wait_states says",
+          "[sync]") {
+  std::uint64_t complete = 0;
+  SECTION("N to N: everyone until the last enters") {
+    auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::n_to_n, 3),
+                                              report(2, 300, CollectiveKind::n_to_n, 3),
+                                              report(1, 200, CollectiveKind::n_to_n, 3)},
+                                             &complete));
+    CHECK(complete == 1);
+    for (int r = 0; r < 3; ++r) {
+      CHECK(v[r].until == 300);
+      CHECK(v[r].complete == 1);
+    }
+  }
+  SECTION("1 to N: the others until the root enters; the root waits for nobody") {
+    auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::one_to_n, 2, 1),
+                                              report(1, 250, CollectiveKind::one_to_n, 2, 1)},
+                                             &complete));
+    CHECK(v[0].until == 250);
+    CHECK(v[1].until == sync::kClcNever);
+  }
+  SECTION("N to 1: the root until the first sender enters") {
+    auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::n_to_one, 3, 0),
+                                              report(1, 400, CollectiveKind::n_to_one, 3, 0),
+                                              report(2, 250, CollectiveKind::n_to_one, 3, 0)},
+                                             &complete));
+    CHECK(v[0].until == 250);
+    CHECK(v[1].until == sync::kClcNever);
+    CHECK(v[2].until == sync::kClcNever);
+  }
+  SECTION("scan: each member until the latest before it in the communicator's order") {
+    auto a = report(5, 300, CollectiveKind::scan, 3), b = report(6, 100, CollectiveKind::scan, 3),
+         c = report(7, 200, CollectiveKind::scan, 3);
+    a.order = 0;
+    b.order = 1;
+    c.order = 2;
+    auto v = by_rank(sync::judge_collectives({c, a, b}, &complete));
+    CHECK(v[5].until == sync::kClcNever);
+    CHECK(v[6].until == 300);
+    CHECK(v[7].until == 300);
+  }
+  SECTION("a member missing, or one that did not block: nobody is judged") {
+    auto partial = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::n_to_n, 3),
+                                                    report(1, 200, CollectiveKind::n_to_n, 3)},
+                                                   &complete));
+    auto started = report(1, 200, CollectiveKind::n_to_n, 2);
+    started.whole = 0;
+    auto nonblocking = by_rank(sync::judge_collectives(
+        {report(0, 100, CollectiveKind::n_to_n, 2), started}, &complete));
+    CHECK(complete == 0);
+    for (auto* v : {&partial, &nonblocking}) {
+      for (auto& [rank, verdict] : *v) {
+        CHECK(verdict.until == sync::kClcNever);
+        CHECK(verdict.complete == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("window partners: home processes give the replay's collective partners", "[sync]") {
+  for (const std::uint32_t ranks : {2u, 3u, 5u, 16u}) {
+    model::Trace trace = test::generated(ranks, 41 + ranks, 40);
+    std::vector<sync::RankPartners> replayed;
+    std::uint64_t replay_complete = 0;
+    sync::synchronize_trace_by_replay(trace, sync::ClcParams{.min_latency_ns = -1}, 2, &replayed,
+                                      &replay_complete);
+    REQUIRE(replayed.size() == ranks);
+    for (const int processes : {1, 3, 7}) {
+      INFO(ranks << " ranks, " << processes << " home processes");
+      // Every rank reports to the homes; each home judges what it got.
+      std::map<int, std::vector<CollectiveReport>> at_home;
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        for (const auto& rep : sync::collective_reports(trace.ranks[r], replayed[r].items)) {
+          at_home[sync::home_of(rep.comm, rep.instance, processes)].push_back(rep);
+        }
+      }
+      std::uint64_t complete = 0;
+      std::map<std::int32_t, std::vector<CollectiveVerdict>> verdicts;
+      for (auto& [home, reports] : at_home) {
+        // Through the wire form, as the exchange carries them.
+        std::vector<CollectiveReport> received;
+        REQUIRE(sync::decode_reports(sync::encode_reports(reports), received));
+        for (const auto& v : sync::judge_collectives(received, &complete)) {
+          verdicts[v.rank].push_back(v);
+        }
+      }
+      CHECK(complete == replay_complete);
+      CHECK(complete > 0);
+      std::size_t judged = 0;
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        sync::RankPartners mine;
+        mine.items = replayed[r].items;
+        std::vector<CollectiveVerdict> back;
+        REQUIRE(sync::decode_verdicts(sync::encode_verdicts(verdicts[static_cast<std::int32_t>(r)]),
+                                      back));
+        sync::apply_verdicts(mine, back);
+        REQUIRE(mine.until.size() == replayed[r].until.size());
+        for (std::size_t i = 0; i < mine.until.size(); ++i) {
+          INFO("rank " << r << ", collective item " << i);
+          CHECK(mine.until[i] == replayed[r].until[i]);
+          CHECK(mine.complete[i] == replayed[r].complete[i]);
+          judged += mine.until[i] != sync::kClcNever;
+        }
+      }
+      CHECK(judged > 0);
+    }
+  }
+  std::vector<CollectiveReport> none;
+  CHECK_FALSE(sync::decode_reports(std::vector<std::byte>(5), none));
+}
