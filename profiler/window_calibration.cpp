@@ -27,8 +27,6 @@ using sync::WindowChannelKey;
 
 constexpr int kSendsTag = 7321;
 constexpr int kPairsTag = 7322;
-constexpr int kReportsTag = 7323;
-constexpr int kVerdictsTag = 7324;
 
 // Records numbered by the function table (kMpiFnNames), the same on every rank.
 void number_functions_as_the_table(model::Trace& mine) {
@@ -44,6 +42,12 @@ void number_functions_as_the_table(model::Trace& mine) {
   mine.functions.assign(kMpiFnNames, kMpiFnNames + kMpiFnCount);
 }
 
+std::vector<std::byte> joined(std::vector<std::vector<std::byte>> parts) {
+  std::vector<std::byte> out;
+  for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
 bool is_sendrecv(const model::Trace& tables, const model::TraceRecord& rec) {
   const model::FunctionInfo* f = model::find_function(tables.functions.at(rec.function));
   return f != nullptr && f->kind == "sendrecv";
@@ -54,7 +58,7 @@ class WindowAlignment {
  public:
   WindowAlignment(const model::Trace& tables, model::RankTrace& rank,
                   const model::WindowSchedule& schedule, std::int64_t reference_ns,
-                  std::int64_t tolerance_ns)
+                  std::int64_t tolerance_ns, int size)
       : m_tables(tables),
         m_rank(rank),
         m_schedule(schedule),
@@ -63,13 +67,28 @@ class WindowAlignment {
         m_clock(
             sync::OffsetModel::from({rank.init.offset_ns, rank.init.rtt_ns, rank.init.at_ns},
                                     {rank.final.offset_ns, rank.final.rtt_ns, rank.final.at_ns})),
-        m_items(sync::scan_rank(rank, 0)) {}
+        m_items(sync::scan_rank(rank, 0)) {
+    // The records' times on the reference clock. No clock condition is enforced:
+    // inside a window a message's ends are microseconds apart, and the offsets were
+    // measured at both ends of the run.
+    m_rank.synced.resize(2 * m_rank.records.size());
+    for (std::uint64_t i = 0; i < m_rank.records.size(); ++i) {
+      m_rank.synced[2 * i] = m_clock.to_reference(m_rank.records[i].enter_ns);
+      m_rank.synced[2 * i + 1] = m_clock.to_reference(m_rank.records[i].exit_ns);
+    }
+    // Collective items do not change when the windows are separated (only
+    // point-to-point records do): their indices here are those of partners().
+    for (auto& r : sync::collective_reports(m_rank, m_items)) {
+      m_reports[sync::home_of(r.comm, r.instance, size)].push_back(r);
+    }
+  }
 
   std::uint32_t window_of(std::uint64_t record) const {
     return m_schedule.window_at(m_rank.records[record].enter_ns - m_reference_ns);
   }
 
-  // Per destination: (window, channel) → its sends, encoded.
+  // Per destination: (window, channel) → its sends, encoded; then this rank's part
+  // of the collective instances the destination judges.
   replay::Parcels sends_by_destination() {
     std::map<int, model::ByteWriter> writers;
     std::map<int, std::uint64_t> channels;
@@ -94,24 +113,27 @@ class WindowAlignment {
         }
       }
     }
+    for (const auto& [home, reports] : m_reports) writers[home];
     replay::Parcels out;
     for (auto& [dest, w] : writers) {
-      model::ByteWriter framed;
-      framed.put(channels[dest]);
-      auto body = w.take();
-      auto head = framed.take();
-      head.insert(head.end(), body.begin(), body.end());
-      out.emplace_back(dest, std::move(head));
+      model::ByteWriter head, tail;
+      head.put(channels[dest]);
+      auto it = m_reports.find(dest);
+      sync::write_reports(
+          tail, it == m_reports.end() ? std::vector<sync::CollectiveReport>{} : it->second);
+      out.emplace_back(dest, joined({head.take(), w.take(), tail.take()}));
     }
     return out;
   }
 
-  // Pairs this rank's receives with what each source sent; returns the answers:
-  // the pairs, and where each paired receive was posted.
+  // Pairs this rank's receives with what each source sent, and judges the
+  // collective instances reported here; returns the answers: the pairs, where each
+  // paired receive was posted, and the verdicts for each member.
   replay::Parcels pair_receives(const replay::Parcels& incoming) {
     std::map<WindowChannelKey, std::vector<sync::WindowSend>> sends;
     std::map<WindowChannelKey, std::vector<std::int64_t>> call_enters;
     std::map<int, std::vector<WindowChannelKey>> asked;  // per source, in its order
+    std::vector<sync::CollectiveReport> reported;
     for (const auto& [source, bytes] : incoming) {
       model::ByteReader r(bytes);
       std::uint64_t n = 0;
@@ -135,6 +157,7 @@ class WindowAlignment {
         }
         asked[source].push_back(key);
       }
+      if (!sync::read_reports(r, reported)) throw model::TraceError("unreadable window sends");
     }
     // This rank's receives per (window, channel), posted and completed in one window.
     std::map<WindowChannelKey, std::vector<std::size_t>> receives;  // indices into the channel
@@ -182,6 +205,11 @@ class WindowAlignment {
       }
       pairings[wkey] = p;
     }
+    std::map<int, std::vector<sync::CollectiveVerdict>> verdicts;
+    for (const auto& v : sync::judge_collectives(std::move(reported), nullptr)) {
+      verdicts[v.rank].push_back(v);
+    }
+    for (const auto& [member, list] : verdicts) asked[member];
     replay::Parcels answers;
     for (const auto& [source, keys] : asked) {
       model::ByteWriter w;
@@ -197,6 +225,9 @@ class WindowAlignment {
         auto posted = m_posted_here.find(key);
         for (std::uint64_t j = 0; j < p.pairs; ++j) w.put(posted->second.at(j));
       }
+      auto it = verdicts.find(source);
+      sync::write_verdicts(
+          w, it == verdicts.end() ? std::vector<sync::CollectiveVerdict>{} : it->second);
       answers.emplace_back(source, w.take());
     }
     return answers;
@@ -226,6 +257,7 @@ class WindowAlignment {
           if (!r.get(t)) throw model::TraceError("unreadable window pairs");
         }
       }
+      if (!sync::read_verdicts(r, m_verdicts)) throw model::TraceError("unreadable window pairs");
     }
     for (const auto& [wkey, calls] : m_sent) {
       auto it = kept.find(wkey);
@@ -249,16 +281,9 @@ class WindowAlignment {
     }
   }
 
-  // After separate_windows: the records' times on the reference clock, and what the
-  // wait-state analysis needs of each paired message's other side. No clock
-  // condition is enforced: inside a window a message's ends are microseconds apart
-  // and the offsets were measured at both ends of the run.
+  // After separate_windows: what the wait-state analysis needs of the other side
+  // of each paired message and of each collective instance.
   sync::RankPartners partners() {
-    m_rank.synced.resize(2 * m_rank.records.size());
-    for (std::uint64_t i = 0; i < m_rank.records.size(); ++i) {
-      m_rank.synced[2 * i] = m_clock.to_reference(m_rank.records[i].enter_ns);
-      m_rank.synced[2 * i + 1] = m_clock.to_reference(m_rank.records[i].exit_ns);
-    }
     sync::RankPartners p;
     p.items = sync::scan_rank(m_rank, 0);
     auto in_window = [](const WindowChannelKey& key) {
@@ -271,6 +296,7 @@ class WindowAlignment {
     for (auto& [key, posted] : m_posted_there) {
       if (!posted.empty()) p.posted_enter[in_window(key)].assign(posted.begin(), posted.end());
     }
+    sync::apply_verdicts(p, m_verdicts);
     return p;
   }
 
@@ -313,6 +339,8 @@ class WindowAlignment {
   // Receiver side, per channel's paired receives: the partner send call's enter,
   // and the receive's own posting enter (sent back). Sender side: the posting enters.
   std::map<WindowChannelKey, std::vector<std::int64_t>> m_send_enter, m_posted_here, m_posted_there;
+  std::map<int, std::vector<sync::CollectiveReport>> m_reports;  // by home process
+  std::vector<sync::CollectiveVerdict> m_verdicts;               // for this rank's items
 };
 
 // Steps 2 to 4 on this rank's window records `mine` (its function table still its
@@ -339,22 +367,27 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     }
   }
   memory.sample();
-  int fine = failure.empty(), all_fine = fine;
-  replay::allreduce_yielding(comm, &all_fine, 1, MPI_INT, MPI_MIN);
-  if (!all_fine) {
-    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
-    return {};
-  }
+  if (mine.ranks.empty()) mine.ranks.emplace_back();  // failed: still takes part
   model::RankTrace& own = mine.ranks.at(0);
   own.rank = rank;
   compose_offsets(comm, own);
-  std::int64_t latency = rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2;
-  replay::allreduce_yielding(comm, &latency, 1, MPI_INT64_T, MPI_MIN);
-  mine.min_latency_ns = latency == INT64_MAX ? 0 : latency;
+  // One reduction for what the exchanges need every rank to agree on: the smallest
+  // latency, whether every rank has its records, and (negated) the most windows a
+  // rank opened.
+  std::int64_t agreed[3] = {rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2,
+                            failure.empty() ? 1 : 0, -static_cast<std::int64_t>(counts.opened)};
+  replay::allreduce_yielding(comm, agreed, 3, MPI_INT64_T, MPI_MIN);
+  if (!agreed[1]) {
+    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
+    return {};
+  }
+  mine.min_latency_ns = agreed[0] == INT64_MAX ? 0 : agreed[0];
   progress("offsets");
 
-  // Step 3. A rank that fails still takes part in both exchanges (with nothing to
-  // say), so that no other rank waits for it.
+  // Steps 3 and 4 in two exchanges: the windows' messages are paired and each learns
+  // its other side, and each collective instance is judged at its home process
+  // (sync/window_partners). A rank that fails still takes part in both (with nothing
+  // to say), so that no other rank waits for it.
   std::optional<WindowAlignment> align;
   replay::Parcels sends, answers;
   auto attempt = [&](auto step) {
@@ -367,7 +400,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   };
   attempt([&] {
     align.emplace(mine, own, windows.schedule(),
-                  context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns);
+                  context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns, size);
     sends = align->sends_by_destination();
   });
   const auto received =
@@ -375,87 +408,35 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   attempt([&] { answers = align->pair_receives(received); });
   const auto answered =
       replay::sparse_exchange(comm, failure.empty() ? answers : replay::Parcels{}, kPairsTag);
+  std::vector<sync::RankPartners> partners(1);
   attempt([&] {
     align->apply_answers(answered);
     align->separate_windows();
+    partners[0] = align->partners();
   });
-  fine = failure.empty();
-  all_fine = fine;
-  replay::allreduce_yielding(comm, &all_fine, 1, MPI_INT, MPI_MIN);
-  if (!all_fine) {
+  // Whether any rank failed, and what the windows were over all ranks: the ranks
+  // whose buffer filled, the records.
+  std::uint64_t sums[3] = {failure.empty() ? 0u : 1u, counts.cut, own.records.size()};
+  replay::allreduce_yielding(comm, sums, 3, MPI_UINT64_T, MPI_SUM);
+  if (sums[0] > 0) {
     if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
     return {};
   }
   memory.sample();
-  progress("alignment");
-
-  // Step 4: the other side of each paired message came with the alignment; each
-  // collective instance is judged at its home process (sync/window_partners).
-  sync::RankPartners partners;
-  std::vector<sync::CollectiveReport> reports;
-  attempt([&] {
-    partners = align->partners();
-    reports = sync::collective_reports(own, partners.items);
-  });
-  std::map<int, std::vector<sync::CollectiveReport>> by_home;
-  for (const auto& r : reports) by_home[sync::home_of(r.comm, r.instance, size)].push_back(r);
-  replay::Parcels report_parcels;
-  for (const auto& [home, list] : by_home)
-    report_parcels.emplace_back(home, sync::encode_reports(list));
-  const auto reported = replay::sparse_exchange(comm, report_parcels, kReportsTag);
-  std::vector<sync::CollectiveReport> to_judge;
-  for (const auto& [from, bytes] : reported) {
-    if (!sync::decode_reports(bytes, to_judge) && failure.empty()) {
-      failure = "unreadable collective reports";
-    }
-  }
-  std::uint64_t complete_collectives = 0;
-  std::map<int, std::vector<sync::CollectiveVerdict>> by_member;
-  for (const auto& v : sync::judge_collectives(std::move(to_judge), &complete_collectives)) {
-    by_member[v.rank].push_back(v);
-  }
-  replay::Parcels verdict_parcels;
-  for (const auto& [member, list] : by_member) {
-    verdict_parcels.emplace_back(member, sync::encode_verdicts(list));
-  }
-  const auto judged = replay::sparse_exchange(comm, verdict_parcels, kVerdictsTag);
-  std::vector<sync::CollectiveVerdict> verdicts;
-  for (const auto& [from, bytes] : judged) {
-    if (!sync::decode_verdicts(bytes, verdicts) && failure.empty()) {
-      failure = "unreadable collective verdicts";
-    }
-  }
-  attempt([&] { sync::apply_verdicts(partners, verdicts); });
-  fine = failure.empty();
-  all_fine = fine;
-  replay::allreduce_yielding(comm, &all_fine, 1, MPI_INT, MPI_MIN);
-  if (!all_fine) {
-    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
-    return {};
-  }
-  replay::allreduce_yielding(comm, &complete_collectives, 1, MPI_UINT64_T, MPI_SUM);
-  std::vector<sync::RankPartners> partner_list;
-  partner_list.push_back(std::move(partners));
-  memory.sample();
-  progress("partners");
+  progress("alignment and partners");
   model::Calibration calibration;
   replay::CalibrationRequest request;
   request.out = &calibration;
   request.calibration_only = true;
+  // Only the calibration is asked for: the count of complete instances is not needed.
   replay::gather_wait_states(
-      comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partner_list, complete_collectives,
+      comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partners, 0,
       [](const std::string& what) { warn(what); }, request);
-  // What the windows were, over all ranks: the most windows a rank opened, the ranks
-  // whose buffer filled, the records.
-  std::uint64_t most[1] = {counts.opened};
-  std::uint64_t sums[2] = {counts.cut, own.records.size()};
-  replay::allreduce_yielding(comm, most, 1, MPI_UINT64_T, MPI_MAX);
-  replay::allreduce_yielding(comm, sums, 2, MPI_UINT64_T, MPI_SUM);
   progress("wait states");
   calibration.source = "windows";
-  calibration.windows = static_cast<std::uint32_t>(most[0]);
-  calibration.windows_cut = static_cast<std::uint32_t>(sums[0]);
-  calibration.records = sums[1];
+  calibration.windows = static_cast<std::uint32_t>(-agreed[2]);
+  calibration.windows_cut = static_cast<std::uint32_t>(sums[1]);
+  calibration.records = sums[2];
   if (rank == 0 && calibration.windows_cut > 0) {
     warn(std::to_string(calibration.windows_cut) +
          " ranks filled their trace window buffer (MPIDLE_WINDOW_MEM); their later windows were "

@@ -52,8 +52,8 @@ void judge_instance(std::vector<CollectiveReport>& members, std::vector<Collecti
                     std::uint64_t* complete) {
   // A shape of one member or none (a trace that does not record it): every rank
   // that reported the instance's communicator is a member, as in the replay.
-  const std::size_t expected =
-      members.front().members >= 2 ? static_cast<std::size_t>(members.front().members)
+  const std::size_t expected = members.front().members >= 2
+                                   ? static_cast<std::size_t>(members.front().members)
                                    : members.size();
   bool whole = members.size() >= 2 && members.size() == expected;
   for (const auto& m : members) whole = whole && m.whole;
@@ -149,16 +149,13 @@ void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>
 namespace {
 
 template <typename T>
-std::vector<std::byte> encode(const std::vector<T>& rows) {
-  model::ByteWriter w;
+void write_rows(model::ByteWriter& w, const std::vector<T>& rows) {
   w.put<std::uint64_t>(rows.size());
   for (const auto& r : rows) w.put(r);
-  return w.take();
 }
 
 template <typename T>
-bool decode(const std::vector<std::byte>& bytes, std::vector<T>& out) {
-  model::ByteReader r(bytes);
+bool read_rows(model::ByteReader& r, std::vector<T>& out) {
   std::vector<T> rows;
   if (!r.get_array(rows)) return false;
   out.insert(out.end(), rows.begin(), rows.end());
@@ -167,17 +164,17 @@ bool decode(const std::vector<std::byte>& bytes, std::vector<T>& out) {
 
 }  // namespace
 
-std::vector<std::byte> encode_reports(const std::vector<CollectiveReport>& reports) {
-  return encode(reports);
+void write_reports(model::ByteWriter& w, const std::vector<CollectiveReport>& reports) {
+  write_rows(w, reports);
 }
-bool decode_reports(const std::vector<std::byte>& bytes, std::vector<CollectiveReport>& out) {
-  return decode(bytes, out);
+bool read_reports(model::ByteReader& r, std::vector<CollectiveReport>& out) {
+  return read_rows(r, out);
 }
-std::vector<std::byte> encode_verdicts(const std::vector<CollectiveVerdict>& verdicts) {
-  return encode(verdicts);
+void write_verdicts(model::ByteWriter& w, const std::vector<CollectiveVerdict>& verdicts) {
+  write_rows(w, verdicts);
 }
-bool decode_verdicts(const std::vector<std::byte>& bytes, std::vector<CollectiveVerdict>& out) {
-  return decode(bytes, out);
+bool read_verdicts(model::ByteReader& r, std::vector<CollectiveVerdict>& out) {
+  return read_rows(r, out);
 }
 
 }  // namespace mpidle::sync

@@ -22,9 +22,9 @@ struct CollectiveReport {
   std::uint64_t instance = 0;
   std::int64_t enter_ns = 0;  // synchronized
   std::uint32_t comm = 0;
-  std::uint32_t item = 0;    // index in the member's items.collectives, sent back
-  std::int32_t rank = -1;    // world rank
-  std::int32_t order = 0;    // scans: rank in the communicator; else the world rank
+  std::uint32_t item = 0;  // index in the member's items.collectives, sent back
+  std::int32_t rank = -1;  // world rank
+  std::int32_t order = 0;  // scans: rank in the communicator; else the world rank
   std::int32_t root = model::kTraceNoRoot;
   std::int32_t members = 0;  // the communicator's size as the record's shape says; < 2: unknown
   std::uint8_t kind = 0;     // model::CollectiveKind
@@ -56,10 +56,11 @@ std::vector<CollectiveVerdict> judge_collectives(std::vector<CollectiveReport> r
 // Verdicts for one rank into its partners (until and complete, per collective item).
 void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts);
 
-// Wire form: a count, then the records. Reading returns false on a short buffer.
-std::vector<std::byte> encode_reports(const std::vector<CollectiveReport>& reports);
-bool decode_reports(const std::vector<std::byte>& bytes, std::vector<CollectiveReport>& out);
-std::vector<std::byte> encode_verdicts(const std::vector<CollectiveVerdict>& verdicts);
-bool decode_verdicts(const std::vector<std::byte>& bytes, std::vector<CollectiveVerdict>& out);
+// Wire form, inside a larger parcel: a count, then the records. Reading returns
+// false on a short buffer.
+void write_reports(model::ByteWriter& w, const std::vector<CollectiveReport>& reports);
+bool read_reports(model::ByteReader& r, std::vector<CollectiveReport>& out);
+void write_verdicts(model::ByteWriter& w, const std::vector<CollectiveVerdict>& verdicts);
+bool read_verdicts(model::ByteReader& r, std::vector<CollectiveVerdict>& out);
 
 }  // namespace mpidle::sync

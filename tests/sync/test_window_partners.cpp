@@ -44,10 +44,10 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
           "[sync]") {
   std::uint64_t complete = 0;
   SECTION("N to N: everyone until the last enters") {
-    auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::n_to_n, 3),
-                                              report(2, 300, CollectiveKind::n_to_n, 3),
-                                              report(1, 200, CollectiveKind::n_to_n, 3)},
-                                             &complete));
+    auto v = by_rank(sync::judge_collectives(
+        {report(0, 100, CollectiveKind::n_to_n, 3), report(2, 300, CollectiveKind::n_to_n, 3),
+         report(1, 200, CollectiveKind::n_to_n, 3)},
+        &complete));
     CHECK(complete == 1);
     for (int r = 0; r < 3; ++r) {
       CHECK(v[r].until == 300);
@@ -82,13 +82,13 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
     CHECK(v[7].until == 300);
   }
   SECTION("a member missing, or one that did not block: nobody is judged") {
-    auto partial = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::n_to_n, 3),
-                                                    report(1, 200, CollectiveKind::n_to_n, 3)},
-                                                   &complete));
+    auto partial = by_rank(sync::judge_collectives(
+        {report(0, 100, CollectiveKind::n_to_n, 3), report(1, 200, CollectiveKind::n_to_n, 3)},
+        &complete));
     auto started = report(1, 200, CollectiveKind::n_to_n, 2);
     started.whole = 0;
-    auto nonblocking = by_rank(sync::judge_collectives(
-        {report(0, 100, CollectiveKind::n_to_n, 2), started}, &complete));
+    auto nonblocking = by_rank(
+        sync::judge_collectives({report(0, 100, CollectiveKind::n_to_n, 2), started}, &complete));
     CHECK(complete == 0);
     for (auto* v : {&partial, &nonblocking}) {
       for (auto& [rank, verdict] : *v) {
@@ -120,8 +120,12 @@ TEST_CASE("window partners: home processes give the replay's collective partners
       std::map<std::int32_t, std::vector<CollectiveVerdict>> verdicts;
       for (auto& [home, reports] : at_home) {
         // Through the wire form, as the exchange carries them.
+        model::ByteWriter w;
+        sync::write_reports(w, reports);
+        const auto bytes = w.take();
+        model::ByteReader r(bytes);
         std::vector<CollectiveReport> received;
-        REQUIRE(sync::decode_reports(sync::encode_reports(reports), received));
+        REQUIRE(sync::read_reports(r, received));
         for (const auto& v : sync::judge_collectives(received, &complete)) {
           verdicts[v.rank].push_back(v);
         }
@@ -132,9 +136,12 @@ TEST_CASE("window partners: home processes give the replay's collective partners
       for (std::uint32_t r = 0; r < ranks; ++r) {
         sync::RankPartners mine;
         mine.items = replayed[r].items;
+        model::ByteWriter w;
+        sync::write_verdicts(w, verdicts[static_cast<std::int32_t>(r)]);
+        const auto bytes = w.take();
+        model::ByteReader reader(bytes);
         std::vector<CollectiveVerdict> back;
-        REQUIRE(sync::decode_verdicts(sync::encode_verdicts(verdicts[static_cast<std::int32_t>(r)]),
-                                      back));
+        REQUIRE(sync::read_verdicts(reader, back));
         sync::apply_verdicts(mine, back);
         REQUIRE(mine.until.size() == replayed[r].until.size());
         for (std::size_t i = 0; i < mine.until.size(); ++i) {
@@ -147,6 +154,8 @@ TEST_CASE("window partners: home processes give the replay's collective partners
       CHECK(judged > 0);
     }
   }
+  const std::vector<std::byte> short_buffer(5);
+  model::ByteReader r(short_buffer);
   std::vector<CollectiveReport> none;
-  CHECK_FALSE(sync::decode_reports(std::vector<std::byte>(5), none));
+  CHECK_FALSE(sync::read_reports(r, none));
 }
