@@ -4,7 +4,8 @@
 figures are what counts). Per P: finalize rounds and seconds, bytes rank 0 received,
 the largest message, profile.json and side-file sizes, rank 0's peak memory; and
 rank 0's whole finalize with the trace windows (the default) and without
-(MPIDLE_WINDOW_MS=0), medians of alternating runs, with the windows' analysis alone.
+(MPIDLE_WINDOW_MS=0), medians of alternating runs, with the windows' analysis alone
+and the part of it that measured clock offsets.
 Prints a table, then one JSON line."""
 import argparse
 import json
@@ -37,21 +38,24 @@ def run(args, ranks, out, windows=True):
             "profile_json": size("profile.json"), "matrix": size("callsite_ranks.bin"),
             "rank_minima": size("rank_minima.jsonl"), "rank0_peak_rss": fin["rank0_peak_rss_bytes"],
             "total_s": fin.get("total_s", 0.0),
-            "windows_s": doc.get("calibration", {}).get("finalize_s", 0.0)}
+            "windows_s": doc.get("calibration", {}).get("finalize_s", 0.0),
+            "offsets_s": doc.get("calibration", {}).get("offsets_s", 0.0)}
 
 
 def finalize_with_and_without_windows(args, ranks, tmp):
     """Medians over alternating runs of rank 0's whole finalize, with windows and
     without, and of the windows' analysis alone."""
-    on, off, analysis = [], [], []
+    on, off, analysis, offsets = [], [], [], []
     for i in range(args.repeats):
         off.append(run(args, ranks, os.path.join(tmp, f"off{ranks}-{i}"), False)["total_s"])
         r = run(args, ranks, os.path.join(tmp, f"on{ranks}-{i}"))
         on.append(r["total_s"])
         analysis.append(r["windows_s"])
+        offsets.append(r["offsets_s"])
     return {"ranks": ranks, "with_windows_s": statistics.median(on),
             "without_windows_s": statistics.median(off),
             "windows_analysis_s": statistics.median(analysis),
+            "windows_offsets_s": statistics.median(offsets),
             "with_range": [min(on), max(on)], "without_range": [min(off), max(off)]}
 
 
@@ -83,7 +87,8 @@ def main():
                   f"({1e3 * w['with_range'][0]:.2f}-{1e3 * w['with_range'][1]:.2f}), without "
                   f"{1e3 * w['without_windows_s']:8.2f} ms ({1e3 * w['without_range'][0]:.2f}-"
                   f"{1e3 * w['without_range'][1]:.2f}), windows' analysis "
-                  f"{1e3 * w['windows_analysis_s']:8.2f} ms", flush=True)
+                  f"{1e3 * w['windows_analysis_s']:8.2f} ms, of which offsets "
+                  f"{1e3 * w['windows_offsets_s']:8.2f} ms", flush=True)
     print(json.dumps({"scale": rows, "finalize_windows": windows}))
 
 

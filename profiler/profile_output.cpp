@@ -134,6 +134,12 @@ nlohmann::json job_section(const Context& context, const model::ProfileSummary& 
 
 // In trace mode: the trace's sections of profile.json (rank 0), or none when the
 // trace could not be written.
+// Rank 0's time for profile mode's windows at finalize, and the part of it that
+// measured the clocks' offsets.
+struct WindowsCost {
+  double seconds = 0, offsets_seconds = 0;
+};
+
 struct TraceSections {
   std::optional<FinishedTrace> finished;
   double seconds = 0;
@@ -188,7 +194,7 @@ std::optional<model::PopEfficiency> ideal_network_efficiency(const fs::path& dir
 void write_run_directory(Context& context, model::ProfileSummary& summary, CallOverhead per_call,
                          const fs::path& dir, std::error_code ec, const TraceSections* trace,
                          const FinalizeCost& cost, const model::Calibration& calibration,
-                         double windows_s, const char* ended = "MPI_Finalize",
+                         const WindowsCost& windows, const char* ended = "MPI_Finalize",
                          bool announce = true) {
   const auto args = command_line();
   const std::string executable = executable_path();
@@ -223,7 +229,10 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   auto& json = document.profile;
   if (!calibration.source.empty()) {
     json["calibration"] = model::calibration_json(calibration, summary.minima);
-    if (windows_s > 0) json["calibration"]["finalize_s"] = windows_s;
+    if (windows.seconds > 0) {
+      json["calibration"]["finalize_s"] = windows.seconds;
+      json["calibration"]["offsets_s"] = windows.offsets_seconds;
+    }
   }
   if (trace && !trace->window_check.is_null() && json.contains("calibration")) {
     json["calibration"]["window_check"] = trace->window_check;
@@ -395,15 +404,16 @@ void finalize_profile(Context& context) {
   // The trace (or profile mode's windows) first: its exact analysis calibrates the
   // baselines every rank's summary is measured against.
   TraceSections trace;
+  WindowsCost windows_cost;
   model::Calibration calibration, window_check;
   if (context.trace_windows_on()) {
     const std::uint64_t windows_start = monotonic_ns();
     try {
-      calibration = calibrate_from_windows(context, memory);
+      calibration = calibrate_from_windows(context, memory, &windows_cost.offsets_seconds);
     } catch (const std::exception& e) {
       warn(std::string("no calibration from the trace windows: ") + e.what());
     }
-    trace.seconds = static_cast<double>(monotonic_ns() - windows_start) * 1e-9;
+    windows_cost.seconds = static_cast<double>(monotonic_ns() - windows_start) * 1e-9;
   }
   if (context.config().trace) {
     TreeTraffic traffic;
@@ -455,8 +465,7 @@ void finalize_profile(Context& context) {
   }
   if (merged && !unusable) {
     write_run_directory(context, *merged, per_call, dir, dir_error,
-                        context.config().trace ? &trace : nullptr, cost, calibration,
-                        context.trace_windows_on() ? trace.seconds : 0.0);
+                        context.config().trace ? &trace : nullptr, cost, calibration, windows_cost);
     if (const auto& log_run = context.log_location().run) publish_run(context, *log_run);
   }
 }
@@ -478,7 +487,7 @@ std::string write_partial_profile(Context& context, const char* ended, bool anno
   std::error_code ec;
   fs::create_directories(dir, ec);
   write_run_directory(context, summary, per_call_overhead(context.tick_rate()), dir, ec, nullptr,
-                      FinalizeCost{}, model::Calibration{}, 0.0, ended, announce);
+                      FinalizeCost{}, model::Calibration{}, WindowsCost{}, ended, announce);
   return dir.string();
 }
 

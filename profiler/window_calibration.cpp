@@ -447,8 +447,11 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
 
 }  // namespace
 
-model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory) {
+model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory,
+                                          double* offsets_s) {
+  const std::uint64_t start_ns = monotonic_ns();
   const auto final = measure_offset_to_parent(context.own_comm(), context.trace_clock());
+  if (offsets_s) *offsets_s = static_cast<double>(monotonic_ns() - start_ns) * 1e-9;
   model::Trace mine;
   std::string failure;
   try {

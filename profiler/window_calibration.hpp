@@ -21,7 +21,9 @@ namespace mpidle::profiler {
 
 // Collective over the profiler's communicator. Every rank gets the same
 // calibration; an empty one (and one `mpidle:` line) where it could not be made.
-model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory);
+// `offsets_s`: how long this rank measured its clock's offset to its parent.
+model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory,
+                                          double* offsets_s = nullptr);
 
 // Trace mode's window check (MPIDLE_WINDOW_CHECK): the same steps on the calls of
 // `own` (this rank's whole trace, its records numbered in `tables`, not yet
