@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "real_function.hpp"
+#include "status_count.h"
 
 namespace mpidle::profiler {
 namespace {
@@ -19,8 +20,10 @@ RealFunction<decltype(&PMPI_Graph_neighbors_count)> real_graph_neighbors_count{
 RealFunction<decltype(&PMPI_Dist_graph_neighbors_count)> real_dist_graph_neighbors_count{
     "PMPI_Dist_graph_neighbors_count"};
 RealFunction<decltype(&PMPI_Win_get_group)> real_win_get_group{"PMPI_Win_get_group"};
+#ifndef MPIDLE_STATUS_COUNT_FIELD
 RealFunction<decltype(&PMPI_Get_elements_x)> real_get_elements_x{"PMPI_Get_elements_x"};
 RealFunction<decltype(&PMPI_Test_cancelled)> real_test_cancelled{"PMPI_Test_cancelled"};
+#endif
 
 // The members of `group` as world ranks (-1 for processes outside the world). The
 // world is mpidle's own communicator: MPI_COMM_WORLD does not exist in a program
@@ -121,16 +124,25 @@ std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot) {
 
 std::uint64_t received_bytes(const MPI_Status* status, std::uint64_t fallback) {
   if (status == nullptr || status == MPI_STATUS_IGNORE) return fallback;
+#ifdef MPIDLE_STATUS_COUNT_FIELD
+  const std::int64_t count = mpidle_status_count_bytes(status);
+#else
   // Counted in MPI_BYTE: every MPI stores a received message's size in bytes.
   MPI_Count count = MPI_UNDEFINED;
   if (call_real(real_get_elements_x, status, MPI_BYTE, &count) != MPI_SUCCESS) return fallback;
-  return count == MPI_UNDEFINED || count < 0 ? fallback : static_cast<std::uint64_t>(count);
+  if (count == MPI_UNDEFINED) return fallback;
+#endif
+  return count < 0 ? fallback : static_cast<std::uint64_t>(count);
 }
 
 bool was_cancelled(const MPI_Status* status) {
   if (status == nullptr || status == MPI_STATUS_IGNORE) return false;
+#ifdef MPIDLE_STATUS_COUNT_FIELD
+  return mpidle_status_cancelled(status) != 0;
+#else
   int flag = 0;
   return call_real(real_test_cancelled, status, &flag) == MPI_SUCCESS && flag != 0;
+#endif
 }
 
 }  // namespace mpidle::profiler

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <regex>
 
 #include "process.hpp"
 
@@ -251,4 +252,33 @@ TEST_CASE("compare: the callsite whose injected delay changed is flagged, with t
         std::string::npos);
   CHECK(run({MPIDLE_BIN, "compare", dir_a}).status == 2);
   CHECK(run({MPIDLE_BIN, "compare", dir_a, "/nonexistent"}).status == 2);
+}
+
+TEST_CASE("statuses: the fields libmpidle reads give the portable calls' bytes and flags",
+          "[mpi]") {
+  // profiler/status_count.h against MPI_Get_elements_x and MPI_Test_cancelled, on
+  // every datatype of the tests, probes, an empty and a cancelled request, and
+  // counts beyond 32 bits. Both Debian MPIs have a known field.
+  const auto r = run_mpi(2, program("status_count"), {}, {});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const std::regex line(R"(field (\S+) compared (\d+) mismatches (\d+))");
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, line));
+  CHECK(m[1] == (testing_open_mpi() ? "_ucount" : "count_lo"));
+  CHECK(std::stoi(m[2]) == 36);
+  CHECK(std::stoi(m[3]) == 0);
+  // And libmpidle records what they say: the 5 MiB receives as 5 MiB.
+  const auto dir = scratch_dir("status_count");
+  REQUIRE(run_mpi(2, program("status_count"), {}, {{"MPIDLE_OUTPUT", dir}}).status == 0);
+  const auto p = model::read_profile(dir);
+  const auto* recv = function_row(p, "MPI_Recv");
+  REQUIRE(recv);
+  CHECK(recv->calls == 10);
+  std::uint64_t expected = 0;
+  for (std::uint64_t b : {0ull, 1ull, 100ull, 28ull, 8000ull, 3ull * sizeof(long double), 320ull,
+                          9ull * 16ull, 264ull, 5ull << 20}) {
+    expected += b;
+  }
+  CHECK(recv->bytes == static_cast<double>(expected));
 }
