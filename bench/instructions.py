@@ -7,7 +7,9 @@ measured_step() (--toggle-collect), so neither MPI_Init, MPI_Finalize nor the
 per-iteration preparation is counted. Two runs, N and 2N iterations, differ by
 exactly N iterations: their difference / N is one iteration's cost, free of any
 fixed cost. Instruction counts do not depend on the machine's load, so one run of
-each suffices. Rank 0 is counted (allreduce runs on 2 ranks, the rest on 1).
+each suffices. Rank 0 is counted (allreduce runs on 2 ranks, the rest on 1). The
+null column is bench/libmpidle-null.so, every wrapped function only forwarding to
+its PMPI name (the floor of any PMPI tool), and '- null' what mpidle adds above it.
 
 Run alone it prints the table and one JSON line; run_bench.py includes both.
 """
@@ -33,7 +35,7 @@ ROWS = [
 # iterations fall outside them but for a window or two); "trace": every call
 # recorded, which is what a call costs inside a window. "shim": profile mode reached
 # through the preload shim (libmpidle-preload.so), whose trampolines add a jump per call.
-MODES = ("bare", "profile", "windows", "trace", "shim")
+MODES = ("bare", "null", "profile", "windows", "trace", "shim")
 # Rows whose MPI part spins on a partner: their totals vary from run to run.
 TIMING_DEPENDENT = {"allreduce"}
 
@@ -69,7 +71,10 @@ def collected(args, row, ranks, n, mode, out_dir):
     (all of them, those in libmpidle's own code)."""
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
-    if mode != "bare":
+    if mode == "null":
+        # The floor any PMPI tool pays: each call forwarded to its PMPI name.
+        env["LD_PRELOAD"] = os.path.join(args.build, "bench", "libmpidle-null.so")
+    elif mode != "bare":
         library = "libmpidle-preload.so" if mode == "shim" else "libmpidle.so"
         env["LD_PRELOAD"] = os.path.join(args.build, "lib", library)
         env["MPIDLE_OUTPUT"] = os.path.join(out_dir, f"{row}-{mode}-{n}")
@@ -117,9 +122,11 @@ def measure(args):
 
 def print_table(table):
     print("instructions per iteration (callgrind, rank 0, only the measured call pattern);")
-    print("added = profiled minus bare (the MPI library's extra work included), in libmpidle = its own code")
-    print(f"{'pattern':40} {'bare':>7} {'profile':>8} {'in mpidle':>10} {'windows':>8} "
-          f"{'in mpidle':>10} {'trace':>8} {'in mpidle':>10} {'trace/profile':>14} {'via shim':>9}")
+    print("added = profiled minus bare (the MPI library's extra work included), in libmpidle = its own code;")
+    print("null = a library that only forwards each call to its PMPI name (the floor of any PMPI tool)")
+    print(f"{'pattern':40} {'bare':>7} {'null':>6} {'profile':>8} {'in mpidle':>10} {'- null':>7} "
+          f"{'windows':>8} {'in mpidle':>10} {'trace':>8} {'in mpidle':>10} {'trace/profile':>14} "
+          f"{'via shim':>9}")
     for row, _, what in ROWS:
         t = table[row]
         ratio = t["trace_in_mpidle"] / t["profile_in_mpidle"] if t["profile_in_mpidle"] else 0
@@ -127,12 +134,17 @@ def print_table(table):
             bare = f"{t['bare']:.0f}"
             added_p, added_t = f"+{t['profile'] - t['bare']:.0f}", f"+{t['trace'] - t['bare']:.0f}"
             added_w = f"+{t['windows'] - t['bare']:.0f}"
+            added_n = f"+{t['null'] - t['bare']:.0f}"
+            above_null = f"+{t['profile'] - t['null']:.0f}"
         else:
             bare = added_p = added_t = added_w = "-"
-        print(f"{what:40} {bare:>7} {added_p:>8} {t['profile_in_mpidle']:10.0f} {added_w:>8} "
-              f"{t['windows_in_mpidle']:10.0f} {added_t:>8} {t['trace_in_mpidle']:10.0f} "
-              f"{ratio:14.2f} {t['shim_in_mpidle']:9.0f}")
-    print("-: the MPI library's part spins on the partner, its count varies; 'in mpidle' is exact")
+            added_n = f"{t['null_in_mpidle']:.0f}"
+            above_null = f"+{t['profile_in_mpidle'] - t['null_in_mpidle']:.0f}"
+        print(f"{what:40} {bare:>7} {added_n:>6} {added_p:>8} {t['profile_in_mpidle']:10.0f} "
+              f"{above_null:>7} {added_w:>8} {t['windows_in_mpidle']:10.0f} {added_t:>8} "
+              f"{t['trace_in_mpidle']:10.0f} {ratio:14.2f} {t['shim_in_mpidle']:9.0f}")
+    print("-: the MPI library's part spins on the partner, its count varies; 'in mpidle' is exact,")
+    print("   and null / '- null' are then the libraries' own instructions")
     print("via shim: profile mode's 'in mpidle' when loaded by libmpidle-preload.so (its jumps included)")
     print("windows: profile mode between its trace windows; inside a window a call costs what trace does")
     print_window_average(table)

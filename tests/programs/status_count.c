@@ -51,11 +51,11 @@ int main(int argc, char** argv) {
     MPI_Datatype type;
     int count;
     const char* name;
-  } messages[] = {{MPI_BYTE, 0, "0 bytes"},         {MPI_BYTE, 1, "1 byte"},
-                  {MPI_CHAR, 100, "100 chars"},     {MPI_INT, 7, "7 ints"},
+  } messages[] = {{MPI_BYTE, 0, "0 bytes"},           {MPI_BYTE, 1, "1 byte"},
+                  {MPI_CHAR, 100, "100 chars"},       {MPI_INT, 7, "7 ints"},
                   {MPI_DOUBLE, 1000, "1000 doubles"}, {MPI_LONG_DOUBLE, 3, "3 long doubles"},
-                  {vector, 4, "4 vectors"},         {pair, 9, "9 structs"},
-                  {contiguous, 11, "11 contiguous"}, {MPI_BYTE, 5 << 20, "5 MiB"}};
+                  {vector, 4, "4 vectors"},           {pair, 9, "9 structs"},
+                  {contiguous, 11, "11 contiguous"},  {MPI_BYTE, 5 << 20, "5 MiB"}};
   const int n = (int)(sizeof messages / sizeof messages[0]);
   char* buffer = calloc(64u << 20, 1);
   for (int i = 0; i < n; ++i) {
@@ -92,8 +92,7 @@ int main(int argc, char** argv) {
       compare("a status set by MPI_Status_set_elements_x", &st);
     }
 #ifdef MPIDLE_STATUS_COUNT_FIELD
-    printf("field %s compared %d mismatches %d\n", MPIDLE_STATUS_COUNT_FIELD, compared,
-           mismatches);
+    printf("field %s compared %d mismatches %d\n", MPIDLE_STATUS_COUNT_FIELD, compared, mismatches);
 #else
     printf("field none compared %d mismatches %d\n", compared, mismatches);
 #endif
