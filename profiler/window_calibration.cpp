@@ -1,5 +1,6 @@
 #include "window_calibration.hpp"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -68,20 +69,29 @@ class WindowAlignment {
             sync::OffsetModel::from({rank.init.offset_ns, rank.init.rtt_ns, rank.init.at_ns},
                                     {rank.final.offset_ns, rank.final.rtt_ns, rank.final.at_ns})),
         m_items(sync::scan_rank(rank, 0)) {
-    // The records' times on the reference clock. No clock condition is enforced:
-    // inside a window a message's ends are microseconds apart, and the offsets were
-    // measured at both ends of the run.
-    m_rank.synced.resize(2 * m_rank.records.size());
+    // The records' times on the reference clock; the raw ones are the records'.
+    m_reference.resize(2 * m_rank.records.size());
     for (std::uint64_t i = 0; i < m_rank.records.size(); ++i) {
-      m_rank.synced[2 * i] = m_clock.to_reference(m_rank.records[i].enter_ns);
-      m_rank.synced[2 * i + 1] = m_clock.to_reference(m_rank.records[i].exit_ns);
+      m_reference[2 * i] = m_clock.to_reference(m_rank.records[i].enter_ns);
+      m_reference[2 * i + 1] = m_clock.to_reference(m_rank.records[i].exit_ns);
     }
     // Collective items do not change when the windows are separated (only
     // point-to-point records do): their indices here are those of partners().
-    for (auto& r : sync::collective_reports(m_rank, m_items)) {
+    for (auto& r : sync::collective_reports(m_rank, m_reference, m_items)) {
       m_reports[sync::home_of(r.comm, r.instance, size)].push_back(r);
     }
   }
+
+  // A record's enter or exit on both clocks.
+  sync::BothClocks enter_of(std::uint64_t record) const {
+    return {m_reference[2 * record], m_rank.records[record].enter_ns};
+  }
+  sync::BothClocks exit_of(std::uint64_t record) const {
+    return {m_reference[2 * record + 1], m_rank.records[record].exit_ns};
+  }
+  // Clock-condition violations this rank found (its receives, the instances it
+  // judged), per clock: summed over the ranks, they choose the clock.
+  const std::array<std::uint64_t, 2>& violations() const { return m_violations; }
 
   std::uint32_t window_of(std::uint64_t record) const {
     return m_schedule.window_at(m_rank.records[record].enter_ns - m_reference_ns);
@@ -109,7 +119,7 @@ class WindowAlignment {
           const auto& rec = m_rank.records[send_record(key, {0, call})];
           w.put(m_clock.to_reference(rec.enter_ns));
           w.put(rec.bytes);
-          w.put(m_clock.to_reference(m_rank.records[call].enter_ns));
+          w.put(enter_of(call));
         }
       }
     }
@@ -131,7 +141,7 @@ class WindowAlignment {
   // paired receive was posted, and the verdicts for each member.
   replay::Parcels pair_receives(const replay::Parcels& incoming) {
     std::map<WindowChannelKey, std::vector<sync::WindowSend>> sends;
-    std::map<WindowChannelKey, std::vector<std::int64_t>> call_enters;
+    std::map<WindowChannelKey, std::vector<sync::BothClocks>> call_enters;
     std::map<int, std::vector<WindowChannelKey>> asked;  // per source, in its order
     std::vector<sync::CollectiveReport> reported;
     for (const auto& [source, bytes] : incoming) {
@@ -143,7 +153,7 @@ class WindowAlignment {
         std::int32_t tag = 0;
         std::uint64_t count = 0;
         if (!r.get(window) || !r.get(comm) || !r.get(tag) || !r.get(count) ||
-            !r.can_hold(count, 24)) {
+            !r.can_hold(count, 32)) {
           throw model::TraceError("unreadable window sends");
         }
         const WindowChannelKey key{window, ChannelKey{comm, source, m_rank.rank, tag}};
@@ -192,23 +202,29 @@ class WindowAlignment {
         }
         p = sync::pair_window_channel(times, compared, m_tolerance_ns);
       }
-      std::vector<std::int64_t>& partner_enters = m_send_enter[wkey];
-      std::vector<std::int64_t>& posted = m_posted_here[wkey];
+      std::vector<sync::BothClocks>& partner_enters = m_send_enter[wkey];
+      std::vector<sync::BothClocks>& posted = m_posted_here[wkey];
       for (std::size_t j = 0; j < indices.size(); ++j) {
         if (j < p.first_receive || j >= p.first_receive + p.pairs) {
           leave_out_receive(items[indices[j]]);
           continue;
         }
-        partner_enters.push_back(call_enters.at(wkey).at(p.first_send + (j - p.first_receive)));
-        posted.push_back(
-            m_clock.to_reference(m_rank.records[items[indices[j]].posted.record].enter_ns));
+        const sync::BothClocks sent = call_enters.at(wkey).at(p.first_send + (j - p.first_receive));
+        const sync::BothClocks done = exit_of(items[indices[j]].complete.record);
+        // As the replay's clock check: a receive ends a latency after its send began.
+        for (std::size_t c = 0; c < 2; ++c) m_violations[c] += done[c] < sent[c] + m_tolerance_ns;
+        partner_enters.push_back(sent);
+        posted.push_back(enter_of(items[indices[j]].posted.record));
       }
       pairings[wkey] = p;
     }
     std::map<int, std::vector<sync::CollectiveVerdict>> verdicts;
-    for (const auto& v : sync::judge_collectives(std::move(reported), nullptr)) {
+    std::array<std::uint64_t, 2> judged{};
+    for (const auto& v :
+         sync::judge_collectives(std::move(reported), nullptr, &judged, m_tolerance_ns)) {
       verdicts[v.rank].push_back(v);
     }
+    for (std::size_t c = 0; c < 2; ++c) m_violations[c] += judged[c];
     for (const auto& [member, list] : verdicts) asked[member];
     replay::Parcels answers;
     for (const auto& [source, keys] : asked) {
@@ -246,7 +262,7 @@ class WindowAlignment {
         std::int32_t tag = 0;
         std::uint64_t first = 0, pairs = 0;
         if (!r.get(window) || !r.get(comm) || !r.get(tag) || !r.get(first) || !r.get(pairs) ||
-            !r.can_hold(pairs, 8)) {
+            !r.can_hold(pairs, 16)) {
           throw model::TraceError("unreadable window pairs");
         }
         const WindowChannelKey key{window, ChannelKey{comm, m_rank.rank, dest, tag}};
@@ -281,22 +297,29 @@ class WindowAlignment {
     }
   }
 
-  // After separate_windows: what the wait-state analysis needs of the other side
-  // of each paired message and of each collective instance.
-  sync::RankPartners partners() {
+  // After separate_windows, on `clock`: the records' times, and what the wait-state
+  // analysis needs of the other side of each paired message and collective instance.
+  sync::RankPartners partners(int clock) {
+    const auto c = static_cast<std::size_t>(clock);
+    m_rank.synced.resize(2 * m_rank.records.size());
+    for (std::uint64_t i = 0; i < m_rank.records.size(); ++i) {
+      m_rank.synced[2 * i] = enter_of(i)[c];
+      m_rank.synced[2 * i + 1] = exit_of(i)[c];
+    }
     sync::RankPartners p;
     p.items = sync::scan_rank(m_rank, 0);
     auto in_window = [](const WindowChannelKey& key) {
       auto [comm, source, dest, tag] = key.second;
       return ChannelKey{sync::window_comm(comm, key.first), source, dest, tag};
     };
-    for (auto& [key, enters] : m_send_enter) {
-      if (!enters.empty()) p.send_enter[in_window(key)].assign(enters.begin(), enters.end());
+    for (const auto* side : {&m_send_enter, &m_posted_there}) {
+      for (const auto& [key, times] : *side) {
+        if (times.empty()) continue;
+        auto& to = (side == &m_send_enter ? p.send_enter : p.posted_enter)[in_window(key)];
+        for (const auto& t : times) to.push_back(t[c]);
+      }
     }
-    for (auto& [key, posted] : m_posted_there) {
-      if (!posted.empty()) p.posted_enter[in_window(key)].assign(posted.begin(), posted.end());
-    }
-    sync::apply_verdicts(p, m_verdicts);
+    sync::apply_verdicts(p, m_verdicts, clock);
     return p;
   }
 
@@ -338,7 +361,10 @@ class WindowAlignment {
   std::map<WindowChannelKey, std::vector<std::uint64_t>> m_sent;  // call records
   // Receiver side, per channel's paired receives: the partner send call's enter,
   // and the receive's own posting enter (sent back). Sender side: the posting enters.
-  std::map<WindowChannelKey, std::vector<std::int64_t>> m_send_enter, m_posted_here, m_posted_there;
+  std::map<WindowChannelKey, std::vector<sync::BothClocks>> m_send_enter, m_posted_here,
+      m_posted_there;
+  model::LargeArray<std::int64_t> m_reference;  // 2 per record, on the reference clock
+  std::array<std::uint64_t, 2> m_violations{};
   std::map<int, std::vector<sync::CollectiveReport>> m_reports;  // by home process
   std::vector<sync::CollectiveVerdict> m_verdicts;               // for this rank's items
 };
@@ -408,22 +434,40 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   attempt([&] { answers = align->pair_receives(received); });
   const auto answered =
       replay::sparse_exchange(comm, failure.empty() ? answers : replay::Parcels{}, kPairsTag);
-  std::vector<sync::RankPartners> partners(1);
   attempt([&] {
     align->apply_answers(answered);
     align->separate_windows();
-    partners[0] = align->partners();
   });
-  // Whether any rank failed, and what the windows were over all ranks: the ranks
-  // whose buffer filled, the records.
-  std::uint64_t sums[3] = {failure.empty() ? 0u : 1u, counts.cut, own.records.size()};
-  replay::allreduce_yielding(comm, sums, 3, MPI_UINT64_T, MPI_SUM);
+  // Whether any rank failed, what the windows were over all ranks (the ranks whose
+  // buffer filled, the records), and the clock-condition violations on each clock.
+  std::uint64_t sums[5] = {failure.empty() ? 0u : 1u, counts.cut, own.records.size(), 0, 0};
+  if (failure.empty()) {
+    sums[3] = align->violations()[sync::kReferenceClock];
+    sums[4] = align->violations()[sync::kRawClock];
+  }
+  replay::allreduce_yielding(comm, sums, 5, MPI_UINT64_T, MPI_SUM);
   if (sums[0] > 0) {
     if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
     return {};
   }
+  // As the trace's clock plan: offsets that break more clock conditions than the
+  // raw clocks are not used (ranks on one node read one clock).
+  const int clock = sums[4] < sums[3] ? sync::kRawClock : sync::kReferenceClock;
+  std::vector<sync::RankPartners> partners(1);
+  try {
+    partners[0] = align->partners(clock);
+  } catch (const std::exception& e) {
+    warn(std::string("no wait states from this rank's windows: ") + e.what());
+    partners[0] = sync::RankPartners{};
+    own.records.clear();
+    own.synced.clear();
+  }
   memory.sample();
-  progress("alignment and partners");
+  progress((std::string(clock == sync::kRawClock ? "alignment and partners (raw clocks"
+                                                 : "alignment and partners (offset clocks") +
+            ", clock-condition violations " + std::to_string(sums[3]) + " with offsets, " +
+            std::to_string(sums[4]) + " raw)")
+               .c_str());
   model::Calibration calibration;
   replay::CalibrationRequest request;
   request.out = &calibration;

@@ -11,6 +11,7 @@ namespace mpidle::sync {
 using model::CollectiveKind;
 
 std::vector<CollectiveReport> collective_reports(const model::RankTrace& rank,
+                                                 const model::LargeArray<std::int64_t>& reference,
                                                  const RankMatchItems& items) {
   std::vector<CollectiveReport> out;
   out.reserve(items.collectives.size());
@@ -20,7 +21,11 @@ std::vector<CollectiveReport> collective_reports(const model::RankTrace& rank,
     const model::TraceRecord& rec = rank.records[c.member.enter.record];
     CollectiveReport r;
     r.instance = c.instance;
-    r.enter_ns = rank.synced[2 * c.member.enter.record];
+    r.enter_ns = {reference[2 * c.member.enter.record], rec.enter_ns};
+    if (c.member.has_exit) {
+      const std::uint64_t exit = c.member.exit.record;
+      r.exit_ns = {reference[2 * exit + 1], rank.records[exit].exit_ns};
+    }
     r.comm = c.comm;
     r.item = static_cast<std::uint32_t>(i);
     r.rank = c.member.rank;
@@ -47,9 +52,67 @@ int home_of(std::uint32_t comm, std::uint64_t instance, int processes) {
 
 namespace {
 
-// One instance's verdicts, analyze_wait_states' rules (analysis/wait_states.cpp).
-void judge_instance(std::vector<CollectiveReport>& members, std::vector<CollectiveVerdict>& out,
-                    std::uint64_t* complete) {
+// One instance's wait references on one clock, analyze_wait_states' rules
+// (analysis/wait_states.cpp); how many members left less than `latency_ns` after
+// their reference.
+std::uint64_t judge_on_clock(const std::vector<CollectiveReport>& members, int clock,
+                             std::int64_t latency_ns, std::vector<CollectiveVerdict>& out) {
+  const auto kind = static_cast<CollectiveKind>(members.front().kind);
+  const std::int32_t root = members.front().root;
+  auto enter = [&](std::size_t i) { return members[i].enter_ns[clock]; };
+  std::vector<std::int64_t> until(members.size(), kClcNever);
+  switch (kind) {
+    case CollectiveKind::n_to_n: {
+      std::int64_t last = INT64_MIN;
+      for (std::size_t i = 0; i < members.size(); ++i) last = std::max(last, enter(i));
+      std::fill(until.begin(), until.end(), last);
+      break;
+    }
+    case CollectiveKind::one_to_n:
+      for (std::size_t r = 0; r < members.size(); ++r) {
+        if (members[r].rank != root) continue;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          if (members[i].rank != root) until[i] = enter(r);
+        }
+      }
+      break;
+    case CollectiveKind::n_to_one: {
+      std::int64_t first_sender = INT64_MAX;
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        if (members[i].rank != root) first_sender = std::min(first_sender, enter(i));
+      }
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        if (members[i].rank == root) until[i] = first_sender;
+      }
+      break;
+    }
+    case CollectiveKind::scan:
+    case CollectiveKind::exscan: {
+      std::vector<std::size_t> by_order(members.size());
+      for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
+      std::sort(by_order.begin(), by_order.end(),
+                [&](std::size_t a, std::size_t b) { return members[a].order < members[b].order; });
+      std::int64_t latest_before = INT64_MIN;
+      for (std::size_t i : by_order) {
+        if (latest_before != INT64_MIN) until[i] = latest_before;
+        latest_before = std::max(latest_before, enter(i));
+      }
+      break;
+    }
+    case CollectiveKind::none:
+      break;
+  }
+  std::uint64_t violated = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    out[i].until[clock] = until[i];
+    violated += until[i] != kClcNever && members[i].exit_ns[clock] < until[i] + latency_ns;
+  }
+  return violated;
+}
+
+void judge_instance(const std::vector<CollectiveReport>& members,
+                    std::vector<CollectiveVerdict>& out, std::uint64_t& complete,
+                    std::array<std::uint64_t, 2>& violations, std::int64_t latency_ns) {
   // A shape of one member or none (a trace that does not record it): every rank
   // that reported the instance's communicator is a member, as in the replay.
   const std::size_t expected = members.front().members >= 2
@@ -57,65 +120,32 @@ void judge_instance(std::vector<CollectiveReport>& members, std::vector<Collecti
                                    : members.size();
   bool whole = members.size() >= 2 && members.size() == expected;
   for (const auto& m : members) whole = whole && m.whole;
-  std::vector<std::int64_t> until(members.size(), kClcNever);
+  std::vector<CollectiveVerdict> verdicts(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    verdicts[i].rank = members[i].rank;
+    verdicts[i].item = members[i].item;
+    verdicts[i].complete = whole;
+  }
   if (whole) {
-    ++*complete;
-    const auto kind = static_cast<CollectiveKind>(members.front().kind);
-    const std::int32_t root = members.front().root;
-    switch (kind) {
-      case CollectiveKind::n_to_n: {
-        std::int64_t last = INT64_MIN;
-        for (const auto& m : members) last = std::max(last, m.enter_ns);
-        std::fill(until.begin(), until.end(), last);
-        break;
-      }
-      case CollectiveKind::one_to_n:
-        for (const auto& r : members) {
-          if (r.rank != root) continue;
-          for (std::size_t i = 0; i < members.size(); ++i) {
-            if (members[i].rank != root) until[i] = r.enter_ns;
-          }
-        }
-        break;
-      case CollectiveKind::n_to_one: {
-        std::int64_t first_sender = INT64_MAX;
-        for (const auto& m : members) {
-          if (m.rank != root) first_sender = std::min(first_sender, m.enter_ns);
-        }
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          if (members[i].rank == root) until[i] = first_sender;
-        }
-        break;
-      }
-      case CollectiveKind::scan:
-      case CollectiveKind::exscan: {
-        std::vector<std::size_t> by_order(members.size());
-        for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
-        std::sort(by_order.begin(), by_order.end(), [&](std::size_t a, std::size_t b) {
-          return members[a].order < members[b].order;
-        });
-        std::int64_t latest_before = INT64_MIN;
-        for (std::size_t i : by_order) {
-          if (latest_before != INT64_MIN) until[i] = latest_before;
-          latest_before = std::max(latest_before, members[i].enter_ns);
-        }
-        break;
-      }
-      case CollectiveKind::none:
-        break;
+    ++complete;
+    for (int clock : {kReferenceClock, kRawClock}) {
+      violations[static_cast<std::size_t>(clock)] +=
+          judge_on_clock(members, clock, latency_ns, verdicts);
     }
   }
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    out.push_back({members[i].rank, members[i].item, until[i], static_cast<std::uint8_t>(whole)});
-  }
+  out.insert(out.end(), verdicts.begin(), verdicts.end());
 }
 
 }  // namespace
 
 std::vector<CollectiveVerdict> judge_collectives(std::vector<CollectiveReport> reports,
-                                                 std::uint64_t* complete) {
+                                                 std::uint64_t* complete,
+                                                 std::array<std::uint64_t, 2>* violations,
+                                                 std::int64_t latency_ns) {
   std::uint64_t ignored = 0;
+  std::array<std::uint64_t, 2> ignored_violations{};
   if (!complete) complete = &ignored;
+  if (!violations) violations = &ignored_violations;
   std::sort(reports.begin(), reports.end(), [](const auto& a, const auto& b) {
     return std::tie(a.comm, a.instance, a.rank) < std::tie(b.comm, b.instance, b.rank);
   });
@@ -129,19 +159,20 @@ std::vector<CollectiveVerdict> judge_collectives(std::vector<CollectiveReport> r
            reports[j].instance == reports[i].instance) {
       members.push_back(reports[j++]);
     }
-    judge_instance(members, out, complete);
+    judge_instance(members, out, *complete, *violations, latency_ns);
     i = j;
   }
   return out;
 }
 
-void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts) {
+void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts,
+                    int clock) {
   const std::size_t n = partners.items.collectives.size();
   partners.until.assign(n, kClcNever);
   partners.complete.assign(n, 0);
   for (const auto& v : verdicts) {
     if (v.item >= n) continue;
-    partners.until[v.item] = v.until;
+    partners.until[v.item] = v.until[static_cast<std::size_t>(clock)];
     partners.complete[v.item] = v.complete;
   }
 }

@@ -7,8 +7,16 @@
 // instance to the instance's home process, which judges the whole instance by
 // analyze_wait_states' rules and answers every member: two exchanges, whatever
 // the chain. Point-to-point partners come with the window alignment's own two
-// exchanges (profiler/window_calibration). Pure C++, no MPI.
+// exchanges (profiler/window_calibration).
+//
+// Every time is carried on two timelines: the reference clock (rank 0's, by the
+// offsets measured at both ends of the run) and each rank's raw clock. Offsets
+// measured on a busy node can be wrong by more than a small collective lasts; as
+// the trace's clock plan does (sync/clock_plan.hpp), the timeline whose clock
+// conditions hold more often is the one used, which every rank learns from one
+// reduction of the violations counted here. Pure C++, no MPI.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -17,10 +25,15 @@
 
 namespace mpidle::sync {
 
+// A time on both timelines.
+inline constexpr int kReferenceClock = 0, kRawClock = 1;
+using BothClocks = std::array<std::int64_t, 2>;
+
 // One member's part of one collective instance.
 struct CollectiveReport {
   std::uint64_t instance = 0;
-  std::int64_t enter_ns = 0;  // synchronized
+  BothClocks enter_ns{};
+  BothClocks exit_ns{};  // where whole
   std::uint32_t comm = 0;
   std::uint32_t item = 0;  // index in the member's items.collectives, sent back
   std::int32_t rank = -1;  // world rank
@@ -35,12 +48,14 @@ struct CollectiveReport {
 struct CollectiveVerdict {
   std::int32_t rank = -1;
   std::uint32_t item = 0;
-  std::int64_t until = kClcNever;
+  BothClocks until{kClcNever, kClcNever};
   std::uint8_t complete = 0;
 };
 
-// The reports of a rank whose records carry synchronized times.
+// The reports of a rank: `reference` holds its records' times on the reference
+// clock (2 per record, as RankTrace::synced), the records their raw times.
 std::vector<CollectiveReport> collective_reports(const model::RankTrace& rank,
+                                                 const model::LargeArray<std::int64_t>& reference,
                                                  const RankMatchItems& items);
 
 // The process (of `processes`) that judges an instance: spread by instance, so that
@@ -49,12 +64,19 @@ int home_of(std::uint32_t comm, std::uint64_t instance, int processes);
 
 // Every report a home received (all members' parts of its instances, in any order):
 // one verdict per report. An instance is complete when all of its communicator's
-// members reported it whole (two at least); `complete` counts those instances.
+// members reported it whole (two at least); `complete` counts those instances, and
+// `violations` (per timeline) the members that left less than `latency_ns` after
+// the time they waited for (nobody leaves an N-to-N before the last has entered
+// and its message could arrive), as the replay's clock check counts them.
 std::vector<CollectiveVerdict> judge_collectives(std::vector<CollectiveReport> reports,
-                                                 std::uint64_t* complete);
+                                                 std::uint64_t* complete,
+                                                 std::array<std::uint64_t, 2>* violations = nullptr,
+                                                 std::int64_t latency_ns = 0);
 
-// Verdicts for one rank into its partners (until and complete, per collective item).
-void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts);
+// Verdicts for one rank into its partners (until and complete, per collective
+// item), on `clock` (kReferenceClock or kRawClock).
+void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts,
+                    int clock);
 
 // Wire form, inside a larger parcel: a count, then the records. Reading returns
 // false on a short buffer.

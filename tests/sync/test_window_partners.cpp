@@ -28,7 +28,8 @@ CollectiveReport report(std::int32_t rank, std::int64_t enter, CollectiveKind ki
   r.members = members;
   r.kind = static_cast<std::uint8_t>(kind);
   r.whole = 1;
-  r.enter_ns = enter;
+  r.enter_ns = {enter, enter};
+  r.exit_ns = {enter + 10000, enter + 10000};
   return r;
 }
 
@@ -50,7 +51,7 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
         &complete));
     CHECK(complete == 1);
     for (int r = 0; r < 3; ++r) {
-      CHECK(v[r].until == 300);
+      CHECK(v[r].until[0] == 300);
       CHECK(v[r].complete == 1);
     }
   }
@@ -58,17 +59,17 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
     auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::one_to_n, 2, 1),
                                               report(1, 250, CollectiveKind::one_to_n, 2, 1)},
                                              &complete));
-    CHECK(v[0].until == 250);
-    CHECK(v[1].until == sync::kClcNever);
+    CHECK(v[0].until[0] == 250);
+    CHECK(v[1].until[0] == sync::kClcNever);
   }
   SECTION("N to 1: the root until the first sender enters") {
     auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::n_to_one, 3, 0),
                                               report(1, 400, CollectiveKind::n_to_one, 3, 0),
                                               report(2, 250, CollectiveKind::n_to_one, 3, 0)},
                                              &complete));
-    CHECK(v[0].until == 250);
-    CHECK(v[1].until == sync::kClcNever);
-    CHECK(v[2].until == sync::kClcNever);
+    CHECK(v[0].until[0] == 250);
+    CHECK(v[1].until[0] == sync::kClcNever);
+    CHECK(v[2].until[0] == sync::kClcNever);
   }
   SECTION("scan: each member until the latest before it in the communicator's order") {
     auto a = report(5, 300, CollectiveKind::scan, 3), b = report(6, 100, CollectiveKind::scan, 3),
@@ -77,9 +78,9 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
     b.order = 1;
     c.order = 2;
     auto v = by_rank(sync::judge_collectives({c, a, b}, &complete));
-    CHECK(v[5].until == sync::kClcNever);
-    CHECK(v[6].until == 300);
-    CHECK(v[7].until == 300);
+    CHECK(v[5].until[0] == sync::kClcNever);
+    CHECK(v[6].until[0] == 300);
+    CHECK(v[7].until[0] == 300);
   }
   SECTION("a member missing, or one that did not block: nobody is judged") {
     auto partial = by_rank(sync::judge_collectives(
@@ -92,11 +93,32 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
     CHECK(complete == 0);
     for (auto* v : {&partial, &nonblocking}) {
       for (auto& [rank, verdict] : *v) {
-        CHECK(verdict.until == sync::kClcNever);
+        CHECK(verdict.until[0] == sync::kClcNever);
         CHECK(verdict.complete == 0);
       }
     }
   }
+}
+
+TEST_CASE("window partners: each clock is judged apart, and its violations counted", "[sync]") {
+  // On the reference clock rank 1 enters after rank 0 has left (an offset measured
+  // wrong); on the raw clocks it does not.
+  auto a = report(0, 100, CollectiveKind::n_to_n, 2), b = report(1, 150, CollectiveKind::n_to_n, 2);
+  a.exit_ns = {200, 200};
+  b.enter_ns = {260, 150};
+  b.exit_ns = {300, 210};
+  std::uint64_t complete = 0;
+  std::array<std::uint64_t, 2> violations{};
+  auto v = by_rank(sync::judge_collectives({a, b}, &complete, &violations));
+  CHECK(violations[sync::kReferenceClock] == 1);
+  CHECK(violations[sync::kRawClock] == 0);
+  CHECK(v[0].until[sync::kReferenceClock] == 260);
+  CHECK(v[0].until[sync::kRawClock] == 150);
+  sync::RankPartners p;
+  p.items.collectives.resize(1);
+  sync::apply_verdicts(p, {v[0]}, sync::kRawClock);
+  CHECK(p.until[0] == 150);
+  CHECK(p.complete[0] == 1);
 }
 
 TEST_CASE("window partners: home processes give the replay's collective partners", "[sync]") {
@@ -112,7 +134,8 @@ TEST_CASE("window partners: home processes give the replay's collective partners
       // Every rank reports to the homes; each home judges what it got.
       std::map<int, std::vector<CollectiveReport>> at_home;
       for (std::uint32_t r = 0; r < ranks; ++r) {
-        for (const auto& rep : sync::collective_reports(trace.ranks[r], replayed[r].items)) {
+        for (const auto& rep :
+             sync::collective_reports(trace.ranks[r], trace.ranks[r].synced, replayed[r].items)) {
           at_home[sync::home_of(rep.comm, rep.instance, processes)].push_back(rep);
         }
       }
@@ -142,7 +165,7 @@ TEST_CASE("window partners: home processes give the replay's collective partners
         model::ByteReader reader(bytes);
         std::vector<CollectiveVerdict> back;
         REQUIRE(sync::read_verdicts(reader, back));
-        sync::apply_verdicts(mine, back);
+        sync::apply_verdicts(mine, back, sync::kReferenceClock);
         REQUIRE(mine.until.size() == replayed[r].until.size());
         for (std::size_t i = 0; i < mine.until.size(); ++i) {
           INFO("rank " << r << ", collective item " << i);
