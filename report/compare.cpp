@@ -121,8 +121,13 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
                             const ExactWaits* exact_a, const ExactWaits* exact_b) {
   Comparison c;
   const std::string estimated = std::string(estimate_name(estimate)) + " estimate";
-  c.wait_source_a = exact_a ? "trace analysis" : estimated;
-  c.wait_source_b = exact_b ? "trace analysis" : estimated;
+  // A prediction's wait is the replay's, whichever estimate is asked for.
+  auto source = [&](const model::Profile& p, const ExactWaits* exact) -> std::string {
+    if (exact) return "trace analysis";
+    return p.run.mode == "prediction" ? "predicted" : estimated;
+  };
+  c.wait_source_a = source(a, exact_a);
+  c.wait_source_b = source(b, exact_b);
   c.label_a = label_of(a);
   c.label_b = label_of(b);
   const auto exe_a = std::filesystem::path(a.run.executable).filename();

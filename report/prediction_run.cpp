@@ -62,7 +62,8 @@ model::Profile prediction_as_profile(const json& doc, const model::Profile& meas
     r.wall_s = std::max(0.0, outside) + f.get<double>("wall_s");
     r.mpi_s = f.get<double>("mpi_s");
     r.wait_s = r.wait_s_global_min = f.get<double>("wait_s");
-    r.estimates.wait_s_robust = r.estimates.wait_s_minimum = r.wait_s;
+    r.estimates.wait_s_robust = r.estimates.wait_s_minimum = r.estimates.wait_s_calibrated =
+        r.wait_s;
     if (it != measured_rank.end()) r.calls = it->second->calls;
     wall = std::max(wall, r.wall_s);
     p.ranks.push_back(r);
@@ -76,7 +77,8 @@ model::Profile prediction_as_profile(const json& doc, const model::Profile& meas
     r.calls = f.get<std::uint64_t>("calls");
     r.time_s = f.get<double>("mpi_s");
     r.wait_s = r.wait_s_global_min = f.get<double>("wait_s");
-    r.estimates.wait_s_robust = r.estimates.wait_s_minimum = r.wait_s;
+    r.estimates.wait_s_robust = r.estimates.wait_s_minimum = r.estimates.wait_s_calibrated =
+        r.wait_s;
     p.functions.push_back(r);
   }
   // Bytes per callsite from the measured run, so that the comparison can tell
@@ -96,7 +98,8 @@ model::Profile prediction_as_profile(const json& doc, const model::Profile& meas
     c.visits = f.get<std::uint64_t>("calls");
     c.time_s = f.get<double>("mpi_s");
     c.wait_s = c.wait_s_global_min = f.get<double>("wait_s");
-    c.estimates.wait_s_robust = c.estimates.wait_s_minimum = c.wait_s;
+    c.estimates.wait_s_robust = c.estimates.wait_s_minimum = c.estimates.wait_s_calibrated =
+        c.wait_s;
     c.bytes = bytes[{c.function, model::innermost_location(c.frames)}];
     p.callsites.push_back(std::move(c));
   }

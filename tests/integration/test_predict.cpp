@@ -320,6 +320,21 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
   CHECK(compared.status == 0);
   CHECK_THAT(compared.out, Catch::Contains("B predicted on slow"));
   CHECK_THAT(compared.out, Catch::Contains("MPI_Sendrecv"));
+  // The prediction's wait whatever estimate the measured run defaults to (its
+  // calibrated one read 0 for a prediction before 2026-11-27).
+  CHECK_THAT(compared.out, Catch::Contains("(wait: predicted)"));
+  double predicted_wait = 0;
+  for (const auto& t : p.at("targets")) {
+    if (t.at("machine") != "slow") continue;
+    for (const auto& r : t.at("ranks")) predicted_wait += r.at("wait_s").get<double>();
+  }
+  REQUIRE(predicted_wait > 0);
+  const std::regex wait_line(R"(
+  wait +\S+ \S+ +(\S+) (ms|us|s) )");
+  std::smatch m;
+  REQUIRE(std::regex_search(compared.out, m, wait_line));
+  const double unit = m[2] == "ms" ? 1e-3 : m[2] == "us" ? 1e-6 : 1.0;
+  CHECK(std::stod(m[1]) * unit == Approx(predicted_wait).epsilon(0.01));
   CHECK(test::run(
             {MPIDLE_BIN, "compare", run.dir, run.dir + "/prediction.json", "--target", "nowhere"})
             .status == 2);
