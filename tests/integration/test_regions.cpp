@@ -54,7 +54,18 @@ TEST_CASE("each region's POP metrics are what the program observed", "[mpi]") {
   CHECK(
       region(p, "solve")->mpi_s ==
       Approx(region(p, "solve/balanced")->mpi_s + region(p, "solve/skewed")->mpi_s).epsilon(1e-9));
-  CHECK(region(p, "solve/skewed")->wait_s > 10 * region(p, "solve/balanced")->wait_s);
+  // Where the program observed its balanced region balanced (its own clock, parallel
+  // efficiency within 1% of 1), mpidle's wait there is a tenth of skewed's at most.
+  // A rank descheduled on a loaded machine makes the other really wait in balanced's
+  // Allreduce: that run's own observation shows it, and the efficiencies above
+  // still hold it to the truth.
+  const double balanced_observed = truth["solve/balanced"]["parallel"].get<double>();
+  INFO("balanced: observed parallel efficiency "
+       << balanced_observed << ", wait " << region(p, "solve/balanced")->wait_s
+       << " s; skewed wait " << region(p, "solve/skewed")->wait_s << " s");
+  if (balanced_observed >= 0.99) {
+    CHECK(region(p, "solve/skewed")->wait_s > 10 * region(p, "solve/balanced")->wait_s);
+  }
   CHECK(region(p, "solve")->depth == 1);
   CHECK(region(p, "solve/skewed")->depth == 2);
 
