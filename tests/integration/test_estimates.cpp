@@ -52,13 +52,26 @@ TEST_CASE("trace mode: the robust estimate within 10% of the exact wait on the e
            {"imbalance_allreduce", example("imbalance_allreduce")},
            {"nonblocking_halo", example("nonblocking_halo")},
            {"halo_varying", program("halo_varying")}}) {
-    const auto dir = scratch_dir("estimates_" + name);
-    const auto r = run_mpi(2, path, {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
-    INFO(name << "\n" << r.err);
-    REQUIRE(r.status == 0);
-    const Totals t = accuracy_of(dir);
-    INFO("exact " << t.trace << " s, robust " << t.robust << " s (ratio " << t.robust / t.trace
-                  << "), minimum " << t.minimum << " s (ratio " << t.minimum / t.trace << ")");
+    // On a loaded node a descheduled sender stretches receives beyond their exact
+    // wait: the minimum method then overshoots as far as the robust estimate, which
+    // no estimate from durations can tell. Such a run measures the load: run again,
+    // up to 3 times. A robust estimate off where the minimum is not fails at once.
+    Totals t;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const auto dir = scratch_dir("estimates_" + name + "_" + std::to_string(attempt));
+      const auto r = run_mpi(2, path, {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+      INFO(name << "\n" << r.err);
+      REQUIRE(r.status == 0);
+      t = accuracy_of(dir);
+      const double allowed = 0.10 * t.trace + 50e-6;
+      const bool loaded = t.robust - t.trace > allowed && t.minimum - t.trace > allowed;
+      if (!loaded) break;
+      WARN(name << ": both estimates above the exact wait by more than 10% (robust "
+                << t.robust / t.trace << ", minimum " << t.minimum / t.trace << "): again");
+    }
+    INFO(name << ": exact " << t.trace << " s, robust " << t.robust << " s (ratio "
+              << t.robust / t.trace << "), minimum " << t.minimum << " s (ratio "
+              << t.minimum / t.trace << ")");
     REQUIRE(t.trace > 0.05);
     CHECK(std::abs(t.robust - t.trace) <= 0.10 * t.trace + 50e-6);
   }
