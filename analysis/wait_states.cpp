@@ -5,6 +5,8 @@
 #include <unordered_map>
 
 #include "model/function_catalog.hpp"
+#include "sync/collective_waits.hpp"
+#include "sync/controlled_clock.hpp"
 #include "sync/trace_matching.hpp"
 
 namespace mpidle::analysis {
@@ -86,46 +88,31 @@ class Analysis {
       if (record(m.enter).role != TraceRole::collective) return;
     }
     ++m_out.collectives;
-    std::int64_t last = INT64_MIN;
-    for (const auto& m : c.members) last = std::max(last, enter(m.enter));
-    const auto name = m_trace.functions.at(record(c.members.front().enter).function);
+    m_enters.clear();
+    for (const auto& m : c.members) m_enters.push_back({m.rank, m.order, enter(m.enter)});
+    sync::collective_wait_until(c.kind, c.root, m_enters, m_until, m_by_order);
+    Pattern pattern = Pattern::wait_nxn;
     switch (c.kind) {
-      case CollectiveKind::n_to_n: {
-        const Pattern p = model::is_barrier(name) ? Pattern::wait_barrier : Pattern::wait_nxn;
-        for (const auto& m : c.members) wait(p, m.enter, last);
+      case CollectiveKind::n_to_n:
+        pattern = model::is_barrier(m_trace.functions.at(record(c.members.front().enter).function))
+                      ? Pattern::wait_barrier
+                      : Pattern::wait_nxn;
         break;
-      }
       case CollectiveKind::one_to_n:
-        for (const auto& root : c.members) {
-          if (root.rank != c.root) continue;
-          for (const auto& m : c.members) {
-            if (m.rank != c.root) wait(Pattern::late_broadcast, m.enter, enter(root.enter));
-          }
-        }
+        pattern = Pattern::late_broadcast;
         break;
-      case CollectiveKind::n_to_one: {
-        // The root can receive as soon as the first sender has entered.
-        std::int64_t first_sender = INT64_MAX;
-        for (const auto& m : c.members) {
-          if (m.rank != c.root) first_sender = std::min(first_sender, enter(m.enter));
-        }
-        for (const auto& m : c.members) {
-          if (m.rank == c.root) wait(Pattern::early_reduce, m.enter, first_sender);
-        }
+      case CollectiveKind::n_to_one:
+        pattern = Pattern::early_reduce;
         break;
-      }
       case CollectiveKind::scan:
-      case CollectiveKind::exscan: {
-        // Members come by rank in the communicator: wait for the latest before.
-        std::int64_t latest_before = INT64_MIN;
-        for (const auto& m : c.members) {
-          if (latest_before != INT64_MIN) wait(Pattern::early_scan, m.enter, latest_before);
-          latest_before = std::max(latest_before, enter(m.enter));
-        }
+      case CollectiveKind::exscan:
+        pattern = Pattern::early_scan;
         break;
-      }
       case CollectiveKind::none:
-        break;
+        return;
+    }
+    for (std::size_t i = 0; i < c.members.size(); ++i) {
+      if (m_until[i] != sync::kClcNever) wait(pattern, c.members[i].enter, m_until[i]);
     }
   }
 
@@ -164,6 +151,10 @@ class Analysis {
   std::vector<std::uint64_t> m_first_record;  // per rank, in the whole trace
   WaitStates m_out;
   SiteWaitsBuilder m_sites{m_out};
+  // Scratch room of collective(), kept across instances.
+  std::vector<sync::CollectiveEnter> m_enters;
+  std::vector<std::int64_t> m_until;
+  std::vector<std::size_t> m_by_order;
   // Receiving call → (its record, the latest start of a send it received).
   std::unordered_map<std::uint64_t, std::pair<RecordRef, std::int64_t>> m_latest_send;
   std::map<std::pair<std::uint32_t, std::int32_t>, std::int64_t> m_fastest_send;

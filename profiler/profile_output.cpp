@@ -132,14 +132,14 @@ nlohmann::json job_section(const Context& context, const model::ProfileSummary& 
   return model::job_json(job, hosts, context.start_iso(), iso_utc(std::time(nullptr)), mpi_library);
 }
 
-// In trace mode: the trace's sections of profile.json (rank 0), or none when the
-// trace could not be written.
 // Rank 0's time for profile mode's windows at finalize, and the part of it that
 // measured the clocks' offsets.
 struct WindowsCost {
   double seconds = 0, offsets_seconds = 0;
 };
 
+// In trace mode: the trace's sections of profile.json (rank 0), or none when the
+// trace could not be written.
 struct TraceSections {
   std::optional<FinishedTrace> finished;
   double seconds = 0;

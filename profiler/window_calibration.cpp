@@ -312,13 +312,15 @@ class WindowAlignment {
       auto [comm, source, dest, tag] = key.second;
       return ChannelKey{sync::window_comm(comm, key.first), source, dest, tag};
     };
-    for (const auto* side : {&m_send_enter, &m_posted_there}) {
-      for (const auto& [key, times] : *side) {
+    auto on_clock = [&](const auto& from, auto& to) {
+      for (const auto& [key, times] : from) {
         if (times.empty()) continue;
-        auto& to = (side == &m_send_enter ? p.send_enter : p.posted_enter)[in_window(key)];
-        for (const auto& t : times) to.push_back(t[c]);
+        auto& list = to[in_window(key)];
+        for (const auto& t : times) list.push_back(t[c]);
       }
-    }
+    };
+    on_clock(m_send_enter, p.send_enter);
+    on_clock(m_posted_there, p.posted_enter);
     sync::apply_verdicts(p, m_verdicts, clock);
     return p;
   }

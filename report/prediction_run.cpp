@@ -20,6 +20,17 @@ bool is_prediction_file(const fs::path& path) {
   return doc.is_object() && doc.value("schema", "") == "mpidle-prediction/1";
 }
 
+namespace {
+
+// A prediction has one wait, the replay's: it is every estimate's.
+model::WaitColumns every_estimate(double wait_s) {
+  model::WaitColumns e;
+  e.wait_s_robust = e.wait_s_minimum = e.wait_s_calibrated = wait_s;
+  return e;
+}
+
+}  // namespace
+
 model::Profile read_prediction_as_profile(const fs::path& path, const std::string& machine) {
   std::ifstream in(path);
   const json doc = model::read_json(in);
@@ -62,8 +73,7 @@ model::Profile prediction_as_profile(const json& doc, const model::Profile& meas
     r.wall_s = std::max(0.0, outside) + f.get<double>("wall_s");
     r.mpi_s = f.get<double>("mpi_s");
     r.wait_s = r.wait_s_global_min = f.get<double>("wait_s");
-    r.estimates.wait_s_robust = r.estimates.wait_s_minimum = r.estimates.wait_s_calibrated =
-        r.wait_s;
+    r.estimates = every_estimate(r.wait_s);
     if (it != measured_rank.end()) r.calls = it->second->calls;
     wall = std::max(wall, r.wall_s);
     p.ranks.push_back(r);
@@ -77,8 +87,7 @@ model::Profile prediction_as_profile(const json& doc, const model::Profile& meas
     r.calls = f.get<std::uint64_t>("calls");
     r.time_s = f.get<double>("mpi_s");
     r.wait_s = r.wait_s_global_min = f.get<double>("wait_s");
-    r.estimates.wait_s_robust = r.estimates.wait_s_minimum = r.estimates.wait_s_calibrated =
-        r.wait_s;
+    r.estimates = every_estimate(r.wait_s);
     p.functions.push_back(r);
   }
   // Bytes per callsite from the measured run, so that the comparison can tell
@@ -98,8 +107,7 @@ model::Profile prediction_as_profile(const json& doc, const model::Profile& meas
     c.visits = f.get<std::uint64_t>("calls");
     c.time_s = f.get<double>("mpi_s");
     c.wait_s = c.wait_s_global_min = f.get<double>("wait_s");
-    c.estimates.wait_s_robust = c.estimates.wait_s_minimum = c.estimates.wait_s_calibrated =
-        c.wait_s;
+    c.estimates = every_estimate(c.wait_s);
     c.bytes = bytes[{c.function, model::innermost_location(c.frames)}];
     p.callsites.push_back(std::move(c));
   }

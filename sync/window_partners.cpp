@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "collective_waits.hpp"
 #include "model/profile_tables.hpp"
 
 namespace mpidle::sync {
@@ -52,56 +53,18 @@ int home_of(std::uint32_t comm, std::uint64_t instance, int processes) {
 
 namespace {
 
-// One instance's wait references on one clock, analyze_wait_states' rules
-// (analysis/wait_states.cpp); how many members left less than `latency_ns` after
-// their reference.
+// One instance's wait references on one clock (sync/collective_waits); how many
+// members left less than `latency_ns` after their reference.
 std::uint64_t judge_on_clock(const std::vector<CollectiveReport>& members, int clock,
                              std::int64_t latency_ns, std::vector<CollectiveVerdict>& out) {
-  const auto kind = static_cast<CollectiveKind>(members.front().kind);
-  const std::int32_t root = members.front().root;
-  auto enter = [&](std::size_t i) { return members[i].enter_ns[clock]; };
-  std::vector<std::int64_t> until(members.size(), kClcNever);
-  switch (kind) {
-    case CollectiveKind::n_to_n: {
-      std::int64_t last = INT64_MIN;
-      for (std::size_t i = 0; i < members.size(); ++i) last = std::max(last, enter(i));
-      std::fill(until.begin(), until.end(), last);
-      break;
-    }
-    case CollectiveKind::one_to_n:
-      for (std::size_t r = 0; r < members.size(); ++r) {
-        if (members[r].rank != root) continue;
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          if (members[i].rank != root) until[i] = enter(r);
-        }
-      }
-      break;
-    case CollectiveKind::n_to_one: {
-      std::int64_t first_sender = INT64_MAX;
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        if (members[i].rank != root) first_sender = std::min(first_sender, enter(i));
-      }
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        if (members[i].rank == root) until[i] = first_sender;
-      }
-      break;
-    }
-    case CollectiveKind::scan:
-    case CollectiveKind::exscan: {
-      std::vector<std::size_t> by_order(members.size());
-      for (std::size_t i = 0; i < by_order.size(); ++i) by_order[i] = i;
-      std::sort(by_order.begin(), by_order.end(),
-                [&](std::size_t a, std::size_t b) { return members[a].order < members[b].order; });
-      std::int64_t latest_before = INT64_MIN;
-      for (std::size_t i : by_order) {
-        if (latest_before != INT64_MIN) until[i] = latest_before;
-        latest_before = std::max(latest_before, enter(i));
-      }
-      break;
-    }
-    case CollectiveKind::none:
-      break;
+  std::vector<CollectiveEnter> enters(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    enters[i] = {members[i].rank, members[i].order, members[i].enter_ns[clock]};
   }
+  std::vector<std::int64_t> until;
+  std::vector<std::size_t> by_order;
+  collective_wait_until(static_cast<CollectiveKind>(members.front().kind), members.front().root,
+                        enters, until, by_order);
   std::uint64_t violated = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
     out[i].until[clock] = until[i];
