@@ -1,6 +1,7 @@
 #include "window_schedule.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace mpidle::model {
 namespace {
@@ -23,6 +24,14 @@ WindowSchedule::WindowSchedule(std::int64_t length_ns, std::int64_t period_ns)
   }
   m_doubling = k;
   m_periodic_from_ns = at;
+}
+
+WindowSchedule WindowSchedule::scaled(double factor) const {
+  if (!enabled()) return *this;
+  auto scale = [&](std::int64_t ns) {
+    return static_cast<std::int64_t>(std::llround(static_cast<double>(ns) * factor));
+  };
+  return WindowSchedule(scale(m_length_ns), scale(m_period_ns));
 }
 
 std::int64_t WindowSchedule::open_ns(std::uint32_t k) const {

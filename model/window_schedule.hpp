@@ -23,6 +23,9 @@ class WindowSchedule {
   // The window whose opening is the latest at or before `since_reference_ns`
   // (0 before the first): the window a record taken then belongs to.
   std::uint32_t window_at(std::int64_t since_reference_ns) const;
+  // The same windows on a clock that runs `factor` times as fast (the trace clock's
+  // rate refined at finalize; the edges were placed on the rate measured at start).
+  WindowSchedule scaled(double factor) const;
 
  private:
   std::int64_t m_length_ns = 0;

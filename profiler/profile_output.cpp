@@ -403,6 +403,7 @@ void finalize_profile(Context& context) {
   }
   // The trace (or profile mode's windows) first: its exact analysis calibrates the
   // baselines every rank's summary is measured against.
+  context.trace_clock().refine();
   TraceSections trace;
   WindowsCost windows_cost;
   model::Calibration calibration, window_check;

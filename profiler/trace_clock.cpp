@@ -46,6 +46,19 @@ void TraceClock::calibrate() {
     m_ns_per_tick =
         static_cast<double>(last.ns - first.ns) / static_cast<double>(last.ticks - first.ticks);
   }
+  m_calibrated_ns_per_tick = m_ns_per_tick;
+  m_calibrated = true;
+}
+
+void TraceClock::refine() {
+  if (m_refined || !m_calibrated || selected_timer() != TimerKind::tsc) return;
+  m_refined = true;
+  const Pair last = tight_pair();
+  // Over less than the calibration's span the calibration is as good.
+  constexpr std::uint64_t kMinSpanNs = 5'000'000;
+  if (last.ticks <= m_tick0 || last.ns < static_cast<std::uint64_t>(m_ns0) + kMinSpanNs) return;
+  m_ns_per_tick =
+      (static_cast<double>(last.ns) - m_ns0) / static_cast<double>(last.ticks - m_tick0);
 }
 
 void TraceClock::set_test_skew(int rank, std::int64_t offset_us_per_rank,

@@ -14,6 +14,7 @@
 #include "replay/yielding.hpp"
 #include "sync/offset_model.hpp"
 #include "sync/trace_matching.hpp"
+#include "sync/trace_sync.hpp"
 #include "sync/window_alignment.hpp"
 #include "sync/window_partners.hpp"
 #include "trace_output.hpp"
@@ -65,9 +66,9 @@ class WindowAlignment {
         m_schedule(schedule),
         m_reference_ns(reference_ns),
         m_tolerance_ns(tolerance_ns),
-        m_clock(
-            sync::OffsetModel::from({rank.init.offset_ns, rank.init.rtt_ns, rank.init.at_ns},
-                                    {rank.final.offset_ns, rank.final.rtt_ns, rank.final.at_ns})),
+        // As the trace's: a rank whose measurements allow offset 0 reads rank 0's
+        // clock (one host), and correcting it by their noise would only add error.
+        m_clock(sync::offset_model_of(rank)),
         m_items(sync::scan_rank(rank, 0)) {
     // The records' times on the reference clock; the raw ones are the records'.
     m_reference.resize(2 * m_rank.records.size());
@@ -211,8 +212,10 @@ class WindowAlignment {
         }
         const sync::BothClocks sent = call_enters.at(wkey).at(p.first_send + (j - p.first_receive));
         const sync::BothClocks done = exit_of(items[indices[j]].complete.record);
-        // As the replay's clock check: a receive ends a latency after its send began.
-        for (std::size_t c = 0; c < 2; ++c) m_violations[c] += done[c] < sent[c] + m_tolerance_ns;
+        // As the trace's clock check: a receive cannot end before its send began. The
+        // measured latency is no bound here: the offset protocol's round trips take
+        // longer than a shared-memory message or a two-rank Allreduce.
+        for (std::size_t c = 0; c < 2; ++c) m_violations[c] += done[c] < sent[c];
         partner_enters.push_back(sent);
         posted.push_back(enter_of(items[indices[j]].posted.record));
       }
@@ -220,8 +223,7 @@ class WindowAlignment {
     }
     std::map<int, std::vector<sync::CollectiveVerdict>> verdicts;
     std::array<std::uint64_t, 2> judged{};
-    for (const auto& v :
-         sync::judge_collectives(std::move(reported), nullptr, &judged, m_tolerance_ns)) {
+    for (const auto& v : sync::judge_collectives(std::move(reported), nullptr, &judged, 0)) {
       verdicts[v.rank].push_back(v);
     }
     for (std::size_t c = 0; c < 2; ++c) m_violations[c] += judged[c];
@@ -427,7 +429,8 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     }
   };
   attempt([&] {
-    align.emplace(mine, own, windows.schedule(),
+    align.emplace(mine, own,
+                  windows.schedule().scaled(context.trace_clock().refined_over_calibrated()),
                   context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns, size);
     sends = align->sends_by_destination();
   });

@@ -57,4 +57,52 @@ void collective_wait_until(CollectiveKind kind, std::int32_t root,
   }
 }
 
+void collective_clock_causes(CollectiveKind kind, std::int32_t root,
+                             const std::vector<CollectiveEnter>& members,
+                             std::vector<std::int64_t>& cause, std::vector<std::size_t>& by_order) {
+  cause.assign(members.size(), kClcNever);
+  auto latest_of_others = [&](std::size_t i) {
+    std::int64_t latest = kClcNever;
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      if (j != i)
+        latest = latest == kClcNever ? members[j].enter_ns : std::max(latest, members[j].enter_ns);
+    }
+    return latest;
+  };
+  switch (kind) {
+    case CollectiveKind::n_to_n: {
+      // The last to enter is every other member's cause; its own is the one before.
+      if (members.size() < 2) break;
+      std::size_t last = 0;
+      for (std::size_t i = 1; i < members.size(); ++i) {
+        if (members[i].enter_ns > members[last].enter_ns) last = i;
+      }
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        cause[i] = i == last ? latest_of_others(last) : members[last].enter_ns;
+      }
+      break;
+    }
+    case CollectiveKind::one_to_n:
+      for (const auto& r : members) {
+        if (r.rank != root) continue;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+          if (members[i].rank != root) cause[i] = r.enter_ns;
+        }
+      }
+      break;
+    case CollectiveKind::n_to_one:
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        if (members[i].rank == root) cause[i] = latest_of_others(i);
+      }
+      break;
+    case CollectiveKind::scan:
+    case CollectiveKind::exscan:
+      // The same references as the wait: the latest enter of the members before.
+      collective_wait_until(kind, root, members, cause, by_order);
+      break;
+    case CollectiveKind::none:
+      break;
+  }
+}
+
 }  // namespace mpidle::sync

@@ -25,4 +25,13 @@ void collective_wait_until(model::CollectiveKind kind, std::int32_t root,
                            const std::vector<CollectiveEnter>& members,
                            std::vector<std::int64_t>& until, std::vector<std::size_t>& by_order);
 
+// cause[i] for members[i]: the latest enter of the members whose data it cannot
+// leave without (the clock condition: it leaves at least a latency after that).
+// N-to-N, the others; 1-to-N, the root for the others; N-to-1, the others for the
+// root; scans, the members before it. Unlike `until`, a member is never its own
+// cause: the last to enter an Allreduce may leave at once. kClcNever where none.
+void collective_clock_causes(model::CollectiveKind kind, std::int32_t root,
+                             const std::vector<CollectiveEnter>& members,
+                             std::vector<std::int64_t>& cause, std::vector<std::size_t>& by_order);
+
 }  // namespace mpidle::sync

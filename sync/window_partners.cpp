@@ -54,21 +54,22 @@ int home_of(std::uint32_t comm, std::uint64_t instance, int processes) {
 namespace {
 
 // One instance's wait references on one clock (sync/collective_waits); how many
-// members left less than `latency_ns` after their reference.
+// members left less than `latency_ns` after the enter they needed (their cause).
 std::uint64_t judge_on_clock(const std::vector<CollectiveReport>& members, int clock,
                              std::int64_t latency_ns, std::vector<CollectiveVerdict>& out) {
   std::vector<CollectiveEnter> enters(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     enters[i] = {members[i].rank, members[i].order, members[i].enter_ns[clock]};
   }
-  std::vector<std::int64_t> until;
+  std::vector<std::int64_t> until, cause;
   std::vector<std::size_t> by_order;
-  collective_wait_until(static_cast<CollectiveKind>(members.front().kind), members.front().root,
-                        enters, until, by_order);
+  const auto kind = static_cast<CollectiveKind>(members.front().kind);
+  collective_wait_until(kind, members.front().root, enters, until, by_order);
+  collective_clock_causes(kind, members.front().root, enters, cause, by_order);
   std::uint64_t violated = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
     out[i].until[clock] = until[i];
-    violated += until[i] != kClcNever && members[i].exit_ns[clock] < until[i] + latency_ns;
+    violated += cause[i] != kClcNever && members[i].exit_ns[clock] < cause[i] + latency_ns;
   }
   return violated;
 }

@@ -121,6 +121,38 @@ TEST_CASE("window partners: each clock is judged apart, and its violations count
   CHECK(p.complete[0] == 1);
 }
 
+TEST_CASE(
+    "window partners: the last to enter may leave at once, the others only a latency after it",
+    "[sync]") {
+  // Rank 1 enters last and leaves 5 ns later (the others' data had arrived): no
+  // condition broken. Rank 0 leaves 10 ns after rank 1 entered, under the 20 ns
+  // latency on the reference clock only.
+  auto a = report(0, 100, CollectiveKind::n_to_n, 2), b = report(1, 150, CollectiveKind::n_to_n, 2);
+  a.exit_ns = {160, 175};
+  b.exit_ns = {155, 155};
+  std::uint64_t complete = 0;
+  std::array<std::uint64_t, 2> violations{};
+  sync::judge_collectives({a, b}, &complete, &violations, 20);
+  CHECK(violations[sync::kReferenceClock] == 1);
+  CHECK(violations[sync::kRawClock] == 0);
+  // The root of a Reduce needs every sender's data; a Bcast's root needs nobody's.
+  auto root = report(0, 100, CollectiveKind::n_to_one, 3, 0);
+  root.exit_ns = {140, 140};
+  auto s1 = report(1, 130, CollectiveKind::n_to_one, 3, 0),
+       s2 = report(2, 90, CollectiveKind::n_to_one, 3, 0);
+  s1.exit_ns = s2.exit_ns = {131, 131};
+  violations = {};
+  sync::judge_collectives({root, s1, s2}, &complete, &violations, 20);
+  CHECK(violations[sync::kRawClock] == 1);
+  auto bcast_root = report(0, 100, CollectiveKind::one_to_n, 2, 0);
+  bcast_root.exit_ns = {101, 101};
+  auto leaf = report(1, 50, CollectiveKind::one_to_n, 2, 0);
+  leaf.exit_ns = {125, 125};
+  violations = {};
+  sync::judge_collectives({bcast_root, leaf}, &complete, &violations, 20);
+  CHECK(violations[sync::kRawClock] == 0);
+}
+
 TEST_CASE("window partners: home processes give the replay's collective partners", "[sync]") {
   for (const std::uint32_t ranks : {2u, 3u, 5u, 16u}) {
     model::Trace trace = test::generated(ranks, 41 + ranks, 40);
