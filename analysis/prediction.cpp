@@ -16,7 +16,7 @@ using model::CollectiveKind;
 using model::TraceRecord;
 using model::TraceRole;
 
-constexpr std::int64_t kUnknown = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kNotYetPredicted = std::numeric_limits<std::int64_t>::min();
 constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
 
 std::int64_t to_ns(double seconds) {
@@ -93,9 +93,9 @@ class Replay {
  private:
   struct RankState {
     std::uint64_t next = 0;          // the next call's main record
-    std::int64_t clock = kUnknown;   // predicted exit of the previous call
+    std::int64_t clock = kNotYetPredicted;   // predicted exit of the previous call
     std::int64_t measured_exit = 0;  // its measured exit
-    std::int64_t enter = kUnknown;   // predicted enter of the call in progress
+    std::int64_t enter = kNotYetPredicted;   // predicted enter of the call in progress
     std::int64_t burst = 0;          // the compute burst before it, predicted
     bool entered = false;            // that call's enter is published
   };
@@ -113,10 +113,10 @@ class Replay {
       m_as_receive[r].assign(records, kNone);
     }
     const auto& messages = m_matching.messages;
-    m_send_enter.assign(messages.size(), kUnknown);
-    m_posted.assign(messages.size(), kUnknown);
-    m_send_done.assign(messages.size(), kUnknown);
-    m_receive_done.assign(messages.size(), kUnknown);
+    m_send_enter.assign(messages.size(), kNotYetPredicted);
+    m_posted.assign(messages.size(), kNotYetPredicted);
+    m_send_done.assign(messages.size(), kNotYetPredicted);
+    m_receive_done.assign(messages.size(), kNotYetPredicted);
     m_blocking_ends.assign(messages.size(), 0);
     m_bytes.assign(messages.size(), 0);
     m_waiter.assign(messages.size(), -1);
@@ -156,7 +156,7 @@ class Replay {
     for (std::uint64_t c = 0; c < m_matching.collectives.size(); ++c) {
       const auto& match = m_matching.collectives[c];
       if (!match.complete()) continue;  // constrains nothing: its calls keep their time
-      m_instances[c].enters.assign(match.members.size(), kUnknown);
+      m_instances[c].enters.assign(match.members.size(), kNotYetPredicted);
       for (std::uint32_t k = 0; k < match.members.size(); ++k) {
         const auto& member = match.members[k];
         for (const auto& ref : {member.enter, member.exit}) {
@@ -233,7 +233,7 @@ class Replay {
   // is known (the callers park until then).
   std::int64_t transfer_start(std::uint64_t m, const Protocol& p) const {
     if (p.held()) return std::max(m_send_done[m], m_receive_done[m]);
-    if (p.rendezvous && m_posted[m] != kUnknown) return std::max(m_send_enter[m], m_posted[m]);
+    if (p.rendezvous && m_posted[m] != kNotYetPredicted) return std::max(m_send_enter[m], m_posted[m]);
     return m_send_enter[m];
   }
 
@@ -262,7 +262,7 @@ class Replay {
   // A member entered instance `c`; the last one to enter fixes every member's exit.
   void enter_instance(std::uint64_t c, std::uint32_t member, std::int64_t at) {
     Instance& inst = m_instances[c];
-    if (inst.enters[member] != kUnknown) return;
+    if (inst.enters[member] != kNotYetPredicted) return;
     inst.enters[member] = at;
     if (++inst.entered < inst.enters.size()) return;
     const auto& match = m_matching.collectives[c];
@@ -286,7 +286,7 @@ class Replay {
     const std::int64_t cost = inst.cost_ns;
     const std::int64_t last = *std::max_element(inst.enters.begin(), inst.enters.end());
     inst.exits.assign(inst.enters.size(), 0);
-    std::int64_t root_enter = kUnknown;
+    std::int64_t root_enter = kNotYetPredicted;
     std::size_t root = inst.enters.size();
     for (std::size_t k = 0; k < match.members.size(); ++k) {
       if (match.members[k].rank == match.root) {
@@ -298,7 +298,7 @@ class Replay {
                                                      match.kind == CollectiveKind::n_to_one)
                           ? CollectiveKind::n_to_n
                           : match.kind;
-    std::int64_t prefix = kUnknown;  // scans: latest enter of the members before
+    std::int64_t prefix = kNotYetPredicted;  // scans: latest enter of the members before
     for (std::size_t k = 0; k < inst.enters.size(); ++k) {
       const std::int64_t own = inst.enters[k];
       std::int64_t& exit = inst.exits[k];
@@ -342,7 +342,7 @@ class Replay {
       if (!s.entered) {
         // The compute burst before the call, at the target's speed.
         s.burst = 0;
-        if (s.clock == kUnknown) {
+        if (s.clock == kNotYetPredicted) {
           s.enter = measured_enter;
         } else {
           s.burst = std::llround(
@@ -367,7 +367,7 @@ class Replay {
           modelled = true;
           const Cost t = transfer(m_recv);
           const Protocol p = protocol(m_recv);
-          if (m_send_enter[m_recv] == kUnknown || (p.held() && m_send_done[m_recv] == kUnknown)) {
+          if (m_send_enter[m_recv] == kNotYetPredicted || (p.held() && m_send_done[m_recv] == kNotYetPredicted)) {
             if (!force) return park(r, m_recv);
             force = false;
             continue;
@@ -383,7 +383,7 @@ class Replay {
           const Protocol p = protocol(m_send);
           modelled = true;
           if (p.rendezvous) {
-            if (m_posted[m_send] == kUnknown || (p.held() && m_receive_done[m_send] == kUnknown)) {
+            if (m_posted[m_send] == kNotYetPredicted || (p.held() && m_receive_done[m_send] == kNotYetPredicted)) {
               if (!force) return park(r, m_send);
               force = false;
               continue;
@@ -478,26 +478,26 @@ class Replay {
     if (progresses) {
       for (const auto& [m, sender] : std::exchange(m_progress_pending[r], {})) {
         auto& done = sender ? m_send_done[m] : m_receive_done[m];
-        if (done == kUnknown) {
+        if (done == kNotYetPredicted) {
           done = enter;
           wake(std::exchange(m_waiter[m], -1));
         }
       }
     }
     const std::uint64_t m_send = m_as_send[r][i];
-    if (m_send != kNone && rec.role != TraceRole::completion && m_send_enter[m_send] == kUnknown) {
+    if (m_send != kNone && rec.role != TraceRole::completion && m_send_enter[m_send] == kNotYetPredicted) {
       m_send_enter[m_send] = enter;
       wake(std::exchange(m_waiter[m_send], -1));
     }
     // The call that completes a send (a blocking send, or the Wait of an Isend).
     if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion) &&
-        m_send_done[m_send] == kUnknown) {
+        m_send_done[m_send] == kNotYetPredicted) {
       m_send_done[m_send] = enter;
       wake(std::exchange(m_waiter[m_send], -1));
     }
     const std::uint64_t m_recv = m_as_receive[r][i];
     if (m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::irecv) &&
-        m_posted[m_recv] == kUnknown) {
+        m_posted[m_recv] == kNotYetPredicted) {
       m_posted[m_recv] = enter;
       wake(std::exchange(m_waiter[m_recv], -1));
     }
@@ -508,7 +508,7 @@ class Replay {
       m_progress_pending[r].push_back({m_send, true});
     }
     if (m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::completion) &&
-        m_receive_done[m_recv] == kUnknown) {
+        m_receive_done[m_recv] == kNotYetPredicted) {
       m_receive_done[m_recv] = enter;
       wake(std::exchange(m_waiter[m_recv], -1));
     }

@@ -211,12 +211,6 @@ std::size_t top_option(const std::string& text) {
   return n;
 }
 
-std::filesystem::path run_directory(const std::string& run) {
-  namespace fs = std::filesystem;
-  if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
-  return fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
-}
-
 double number_option(const std::string& name, const std::string& text) {
   double v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);

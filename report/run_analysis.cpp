@@ -7,6 +7,14 @@
 
 namespace mpidle::report {
 
+// Here, not with the other option helpers in command.cpp: run_document, which the
+// report library's pages use, needs it.
+std::filesystem::path run_directory(const std::string& run) {
+  namespace fs = std::filesystem;
+  if (!fs::exists(run)) throw UsageError("no such run directory: " + run);
+  return fs::is_directory(run) ? fs::path(run) : fs::path(run).parent_path();
+}
+
 nlohmann::json run_document(const std::string& run, const char* file, const char* schema,
                             const char* older_schema) {
   std::ifstream in(run_directory(run) / file);

@@ -7,11 +7,14 @@
 #   minimal_build.sh SOURCE_DIR MPI (mpich or openmpi)
 set -eu
 source=$1 mpi=$2
-dir=$(mktemp -d "${TMPDIR:-/tmp}/mpidle-minimal.XXXXXX")
+# Beside the source's own build/ where it can (the same depth below the source): its
+# files then compile as there, and ccache has most of them from `make`.
+dir=$(mktemp -d "$source/build-minimal.XXXXXX" 2>/dev/null ||
+  mktemp -d "${TMPDIR:-/tmp}/mpidle-minimal.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "minimal build: $*" >&2; exit 1; }
 
-cmake -S "$source" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DMPIDLE_MPI="$mpi" \
+cmake -S "$source" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DMPIDLE_MPI="$mpi" \
   -DMPIDLE_WITH_OTF2=OFF -DMPIDLE_WITH_PAPI=OFF -DMPIDLE_WITH_LIBUNWIND=OFF -DMPIDLE_WITH_LIBDW=OFF \
   -DMPIDLE_ENABLE_TESTS=OFF -DMPIDLE_ENABLE_BENCH=OFF >"$dir/configure.log" ||
   { cat "$dir/configure.log" >&2; fail "configure failed"; }
@@ -19,15 +22,15 @@ for line in "OTF2 export       OFF" "PAPI counters     OFF" "libunwind         O
   "libdw             OFF"; do
   grep -q -- "$line" "$dir/configure.log" || fail "the configuration does not say: $line"
 done
-cmake --build "$dir/build" -j 2 --target mpidle mpidle_profiler loop_nest >"$dir/build.log" 2>&1 ||
+cmake --build "$dir" -j 2 --target mpidle mpidle_profiler loop_nest >"$dir/build.log" 2>&1 ||
   { tail -30 "$dir/build.log" >&2; fail "build failed"; }
-if nm -D "$dir/build/lib/libmpidle.so" | grep -q -E " U (PAPI_|_?U?unw_|dwfl_|dwarf_)"; then
+if nm -D "$dir/lib/libmpidle.so" | grep -q -E " U (PAPI_|_?U?unw_|dwfl_|dwarf_)"; then
   fail "libmpidle.so still needs PAPI, libunwind or libdw"
 fi
 
 mpiexec=$(command -v "mpiexec.$mpi")
-"$dir/build/bin/mpidle" run --trace --callsite-depth 3 --output "$dir/run" -- \
-  env MPIDLE_PAPI_EVENTS=PAPI_TOT_INS "$mpiexec" -n 2 "$dir/build/examples/loop_nest" \
+"$dir/bin/mpidle" run --trace --callsite-depth 3 --output "$dir/run" -- \
+  env MPIDLE_PAPI_EVENTS=PAPI_TOT_INS "$mpiexec" -n 2 "$dir/examples/loop_nest" \
   --outer 3 --inner 2 >/dev/null 2>"$dir/run.log" || { cat "$dir/run.log" >&2; fail "run failed"; }
 grep -q '"reason": "this libmpidle was built without PAPI"' "$dir/run/profile.json" ||
   fail "profile.json does not say PAPI was left out"
@@ -40,7 +43,7 @@ assert callsites and all(len(c["frames"]) == 3 for c in callsites), callsites
 assert all(c["frames"][0]["module"].endswith("loop_nest") for c in callsites)
 PY
 
-if "$dir/build/bin/mpidle" export "$dir/run" --otf2 "$dir/otf2" 2>"$dir/export.err"; then
+if "$dir/bin/mpidle" export "$dir/run" --otf2 "$dir/otf2" 2>"$dir/export.err"; then
   fail "export --otf2 succeeded without OTF2"
 fi
 grep -q "built without the OTF2 library" "$dir/export.err" || fail "export --otf2 did not say why"

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "build_paths.hpp"
 #include "model/profile_reader.hpp"
 
 namespace mpidle::test {

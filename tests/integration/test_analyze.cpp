@@ -24,7 +24,7 @@ std::string location_of(const nlohmann::json& frames) {
 }
 
 nlohmann::json analyze(const std::string& dir) {
-  const auto a = run({MPIDLE_BIN, "analyze", dir});
+  const auto a = run({build_tree::mpidle_bin, "analyze", dir});
   INFO(a.err);
   REQUIRE(a.status == 0);
   CHECK(a.out.find("accuracy of the profile's wait estimates") != std::string::npos);
@@ -89,7 +89,7 @@ TEST_CASE("analyze: late sender within 5% of the waiting the program measured", 
   CHECK(late_sender == Approx(a["totals"]["late_sender"].get<double>()));
   check_accuracy_columns(dir, a);
   // mpidle report shows the analysis from now on.
-  const auto report = run({MPIDLE_BIN, "report", dir});
+  const auto report = run({build_tree::mpidle_bin, "report", dir});
   CHECK(report.out.find("wait states from the synchronized trace") != std::string::npos);
 }
 
@@ -128,10 +128,10 @@ TEST_CASE("analyze: wait at NxN within 5% of the imbalance the program measured"
 }
 
 TEST_CASE("analyze: bad input", "[mpi]") {
-  CHECK(run({MPIDLE_BIN, "analyze", "/nonexistent"}).status == 2);
+  CHECK(run({build_tree::mpidle_bin, "analyze", "/nonexistent"}).status == 2);
   const auto dir = scratch_dir("analyze_profile_only");
   REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", dir}}).status == 0);
-  const auto a = run({MPIDLE_BIN, "analyze", dir});
+  const auto a = run({build_tree::mpidle_bin, "analyze", dir});
   CHECK(a.status == 2);
   CHECK(a.err.find("not a trace run") != std::string::npos);
 }

@@ -30,7 +30,7 @@ TEST_CASE("stdout and exit status are those of the bare program", "[mpi]") {
 
 TEST_CASE("mpidle run returns the program's exit status and writes the run directory", "[mpi]") {
   const auto dir = scratch_dir("run_cmd");
-  const auto r = run({MPIDLE_BIN, "run", "--output", dir, "--global-min", "--", MPIEXEC, "-n", "2",
+  const auto r = run({build_tree::mpidle_bin, "run", "--output", dir, "--global-min", "--", build_tree::mpiexec, "-n", "2",
                       program("exit_code")});
   CHECK(r.status == 3);
   CHECK(r.out == "sum 1.0\n");

@@ -24,13 +24,13 @@ TEST_CASE("MPI_THREAD_MULTIPLE: every thread's calls are merged into its process
 }
 
 TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
-  if (!HAVE_FORTRAN) {
+  if (!build_tree::have_fortran) {
     WARN("skipped: no Fortran MPI compiler was found at configure time");
     return;
   }
   // libmpidle preloaded itself, and loaded by the preload shim at the first call.
   std::vector<std::string> loaders = {""};
-  if (!std::string(MPIDLE_PRELOAD_LIB).empty()) loaders.push_back(MPIDLE_PRELOAD_LIB);
+  if (!std::string(build_tree::mpidle_preload_lib).empty()) loaders.push_back(build_tree::mpidle_preload_lib);
   for (const auto& loader : loaders)
     for (const char* name : {"fortran_mpif", "fortran_use_mpi", "fortran_mpi_f08"}) {
       INFO(name << (loader.empty() ? "" : " through the preload shim"));
@@ -78,7 +78,7 @@ TEST_CASE("NetPIPE from Debian runs unmodified with exact call counts", "[mpi]")
   const int repeats = 40;
   const auto dir = scratch_dir("netpipe");
   const auto r =
-      run({MPIDLE_BIN, "run", "--output", dir, "--", MPIEXEC, "-n", "2", NETPIPE, "-l", "1", "-u",
+      run({build_tree::mpidle_bin, "run", "--output", dir, "--", build_tree::mpiexec, "-n", "2", build_tree::netpipe, "-l", "1", "-u",
            "1", "-p", "0", "-n", std::to_string(repeats), "-o", dir + ".np.out"});
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -95,6 +95,6 @@ TEST_CASE("NetPIPE from Debian runs unmodified with exact call counts", "[mpi]")
   CHECK(p.functions.size() == 5);
   // Callsites are in the NetPIPE binary, found by module and offset.
   for (const auto& c : p.callsites)
-    CHECK_THAT(c.frames.at(0).module, Catch::EndsWith(std::string("/") + NETPIPE));
+    CHECK_THAT(c.frames.at(0).module, Catch::EndsWith(std::string("/") + build_tree::netpipe));
   std::filesystem::remove(dir + ".np.out");
 }

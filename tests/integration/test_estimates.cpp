@@ -127,7 +127,7 @@ TEST_CASE("LAMMPS over shared memory and TCP: compare tells the transfer from wa
   // estimate, no MPI_Wait is called waiting for a late partner.
   for (const auto& extra :
        {std::vector<std::string>{}, std::vector<std::string>{"--estimate", "robust"}}) {
-    std::vector<std::string> argv = {MPIDLE_BIN, "compare", dirs["vader"], dirs["tcp"]};
+    std::vector<std::string> argv = {build_tree::mpidle_bin, "compare", dirs["vader"], dirs["tcp"]};
     argv.insert(argv.end(), extra.begin(), extra.end());
     const auto c = run(argv);
     INFO(c.out << c.err);

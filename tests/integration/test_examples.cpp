@@ -215,7 +215,7 @@ TEST_CASE("compare: the callsite whose injected delay changed is flagged, with t
   const Band a = band_of(ra, dir_a), b = band_of(rb, dir_b);
   const double truth = truth_of(rb.out)["receiver_wait_s"].get<double>() /
                        truth_of(ra.out)["receiver_wait_s"].get<double>();
-  const auto c = run({MPIDLE_BIN, "compare", dir_a, dir_b});
+  const auto c = run({build_tree::mpidle_bin, "compare", dir_a, dir_b});
   INFO(c.out << c.err);
   REQUIRE(c.status == 0);
   CHECK(c.out.find("note: same program, different arguments") != std::string::npos);
@@ -246,12 +246,12 @@ TEST_CASE("compare: the callsite whose injected delay changed is flagged, with t
   const auto dir_c = scratch_dir("compare_c");
   REQUIRE(run_mpi(2, example("loop_nest"), {"--outer", "3"}, {{"MPIDLE_OUTPUT", dir_c}}).status ==
           0);
-  const auto other = run({MPIDLE_BIN, "compare", dir_a, dir_c});
+  const auto other = run({build_tree::mpidle_bin, "compare", dir_a, dir_c});
   CHECK(other.status == 0);
   CHECK(other.out.find("different programs: A runs late_sender, B runs loop_nest") !=
         std::string::npos);
-  CHECK(run({MPIDLE_BIN, "compare", dir_a}).status == 2);
-  CHECK(run({MPIDLE_BIN, "compare", dir_a, "/nonexistent"}).status == 2);
+  CHECK(run({build_tree::mpidle_bin, "compare", dir_a}).status == 2);
+  CHECK(run({build_tree::mpidle_bin, "compare", dir_a, "/nonexistent"}).status == 2);
 }
 
 TEST_CASE("statuses: the fields libmpidle reads give the portable calls' bytes and flags",

@@ -48,7 +48,7 @@ TEST_CASE("export: Chrome trace of a loop nest, one track per rank, one arrow pe
   CHECK(profile["sync"]["violations_after"] == 0);
 
   const std::string out = dir + "/timeline.json";
-  const auto e = run({MPIDLE_BIN, "export", dir, "--chrome", out});
+  const auto e = run({build_tree::mpidle_bin, "export", dir, "--chrome", out});
   REQUIRE(e.status == 0);
   const auto doc = nlohmann::json::parse(read_text(out));
   REQUIRE(doc.contains("traceEvents"));
@@ -123,7 +123,7 @@ TEST_CASE("export: Send and Recv of the late sender, and bad input", "[mpi]") {
                   {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
               .status == 0);
   const std::string out = dir + "/timeline.json";
-  REQUIRE(run({MPIDLE_BIN, "export", dir, "--chrome", out}).status == 0);
+  REQUIRE(run({build_tree::mpidle_bin, "export", dir, "--chrome", out}).status == 0);
   const auto doc = nlohmann::json::parse(read_text(out));
   std::map<int, std::vector<Slice>> mpi_slices;
   std::vector<nlohmann::json> flows_from, flows_to;
@@ -147,11 +147,11 @@ TEST_CASE("export: Send and Recv of the late sender, and bad input", "[mpi]") {
 
   const auto profile_only = scratch_dir("export_profile_only");
   REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", profile_only}}).status == 0);
-  const auto not_trace = run({MPIDLE_BIN, "export", profile_only, "--chrome", out});
+  const auto not_trace = run({build_tree::mpidle_bin, "export", profile_only, "--chrome", out});
   CHECK(not_trace.status == 2);
   CHECK(not_trace.err.find("not a trace run") != std::string::npos);
-  CHECK(run({MPIDLE_BIN, "export", dir}).status == 2);
-  CHECK(run({MPIDLE_BIN, "export", "/nonexistent", "--chrome", out}).status == 2);
+  CHECK(run({build_tree::mpidle_bin, "export", dir}).status == 2);
+  CHECK(run({build_tree::mpidle_bin, "export", "/nonexistent", "--chrome", out}).status == 2);
 }
 
 TEST_CASE("export: --ranks and --window keep the Chrome file to what is selected", "[mpi]") {
@@ -167,7 +167,7 @@ TEST_CASE("export: --ranks and --window keep the Chrome file to what is selected
   const double from = (zero[2 * (zero.size() / 6)] - t0) * 1e-9;
   const double to = (zero[2 * (zero.size() / 3)] - t0) * 1e-9;
   const std::string out = dir + "/window.json";
-  const auto e = run({MPIDLE_BIN, "export", dir, "--chrome", out, "--ranks", "0-1", "--window",
+  const auto e = run({build_tree::mpidle_bin, "export", dir, "--chrome", out, "--ranks", "0-1", "--window",
                       std::to_string(from) + ":" + std::to_string(to)});
   INFO(e.err);
   REQUIRE(e.status == 0);
@@ -218,7 +218,7 @@ TEST_CASE("export: --ranks and --window keep the Chrome file to what is selected
         {"--chrome", out + "2", "--window", "2:1"},
         {"--chrome", out + "2", "--window", "abc"},
         {"--otf2", dir + "/otf2", "--ranks", "0"}}) {
-    std::vector<std::string> argv = {MPIDLE_BIN, "export", dir};
+    std::vector<std::string> argv = {build_tree::mpidle_bin, "export", dir};
     argv.insert(argv.end(), bad.begin(), bad.end());
     const auto r = run(argv);
     INFO(r.err);

@@ -90,7 +90,7 @@ TEST_CASE("html: a profile run's page has every section, the JSON's numbers, and
   const auto dir = scratch_dir("html_profile");
   REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", dir}}).status == 0);
   const std::string page_file = dir + "/report.html";
-  const auto r = run({MPIDLE_BIN, "report", dir, "--html", page_file});
+  const auto r = run({build_tree::mpidle_bin, "report", dir, "--html", page_file});
   REQUIRE(r.status == 0);
   const std::string page = read_text(page_file);
   check_self_contained(page);
@@ -127,7 +127,7 @@ TEST_CASE("html: a trace run adds the loop summary and synchronization, and comp
                   {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
               .status == 0);
   const std::string page_file = dir + "/report.html";
-  REQUIRE(run({MPIDLE_BIN, "report", dir, "--html", page_file}).status == 0);
+  REQUIRE(run({build_tree::mpidle_bin, "report", dir, "--html", page_file}).status == 0);
   const std::string page = read_text(page_file);
   check_self_contained(page);
   CHECK(page.find("<section id=\"summary\">") != std::string::npos);
@@ -182,7 +182,7 @@ TEST_CASE("html: a trace run adds the loop summary and synchronization, and comp
     auto doc = nlohmann::json::parse(read_text(big + "/profile.json"));
     doc["trace"]["events_by_rank"] = {rank0_calls, 2'000'000};
     std::ofstream(big + "/profile.json") << doc.dump();
-    REQUIRE(run({MPIDLE_BIN, "report", big, "--html", big + "/report.html"}).status == 0);
+    REQUIRE(run({build_tree::mpidle_bin, "report", big, "--html", big + "/report.html"}).status == 0);
     const std::string limited = read_text(big + "/report.html");
     if (rank0_calls < 8'000'000) {
       CHECK(count_of(limited, "<g class=\"lane\"") == 1);
@@ -200,7 +200,7 @@ TEST_CASE("html: a trace run adds the loop summary and synchronization, and comp
                   {{"MPIDLE_OUTPUT", dir_b}})
               .status == 0);
   const std::string compare_file = dir + "/compare.html";
-  REQUIRE(run({MPIDLE_BIN, "compare", dir, dir_b, "--html", compare_file}).status == 0);
+  REQUIRE(run({build_tree::mpidle_bin, "compare", dir, dir_b, "--html", compare_file}).status == 0);
   const std::string compared = read_text(compare_file);
   check_self_contained(compared);
   for (const char* id : {"runs", "totals", "callsites"}) {
@@ -289,7 +289,7 @@ TEST_CASE("html: 1,024 ranks are binned into 64 rows", "[mpi]") {
   CHECK(visiting > 0);
   CHECK(wide_profile.callsites.at(0).by_rank.size() == 512 * visiting);
   const std::string page_file = wide + "/report.html";
-  REQUIRE(run({MPIDLE_BIN, "report", wide, "--html", page_file}).status == 0);
+  REQUIRE(run({build_tree::mpidle_bin, "report", wide, "--html", page_file}).status == 0);
   const std::string page = read_text(page_file);
   CHECK(count_of(page, "data-first-rank=") == 64);
   CHECK(page.find("1024 ranks in 64 rows") != std::string::npos);
@@ -323,7 +323,7 @@ TEST_CASE(
   REQUIRE(truth.contains("pairs"));
   const long steps = truth["steps"].get<long>();
   const std::string page_file = dir + "/report.html";
-  REQUIRE(run({MPIDLE_BIN, "report", dir, "--html", page_file}).status == 0);
+  REQUIRE(run({build_tree::mpidle_bin, "report", dir, "--html", page_file}).status == 0);
   const std::string page = read_text(page_file);
   check_self_contained(page);
   REQUIRE(page.find("<section id=\"matrix\">") != std::string::npos);

@@ -237,7 +237,7 @@ void check_export(const std::string& name, const std::string& program, int ranks
   const auto r = run_mpi(ranks, program, args, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
   REQUIRE(r.status == 0);
   const std::string out = dir + "/otf2";
-  const auto e = run({MPIDLE_BIN, "export", dir, "--otf2", out});
+  const auto e = run({build_tree::mpidle_bin, "export", dir, "--otf2", out});
   INFO(e.err);
   REQUIRE(e.status == 0);
   CHECK_THAT(e.err, Catch::Contains("traces.otf2"));
@@ -298,8 +298,8 @@ TEST_CASE("export: --otf2 refuses to overwrite an archive, one line, exit 2", "[
   REQUIRE(run_mpi(2, example("loop_nest"), {"--outer", "2", "--inner", "2"},
                   {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}})
               .status == 0);
-  REQUIRE(run({MPIDLE_BIN, "export", dir, "--otf2", dir + "/otf2"}).status == 0);
-  const auto again = run({MPIDLE_BIN, "export", dir, "--otf2", dir + "/otf2"});
+  REQUIRE(run({build_tree::mpidle_bin, "export", dir, "--otf2", dir + "/otf2"}).status == 0);
+  const auto again = run({build_tree::mpidle_bin, "export", dir, "--otf2", dir + "/otf2"});
   CHECK(again.status == 2);
   CHECK_THAT(again.err, Catch::Contains("already holds an OTF2 archive"));
   CHECK(std::count(again.err.begin(), again.err.end(), '\n') == 1);

@@ -57,9 +57,9 @@ Observed observed(const std::string& out) {
 std::string probe(const std::string& name, int ranks, bool quick = true,
                   const std::map<std::string, std::string>& env = {}) {
   const std::string file = scratch_dir(name) + ".json";
-  std::vector<std::string> argv = {MPIDLE_BIN, "probe", "-o", file};
+  std::vector<std::string> argv = {build_tree::mpidle_bin, "probe", "-o", file};
   if (quick) argv.push_back("--quick");
-  argv.insert(argv.end(), {"--", MPIEXEC, "-n", std::to_string(ranks)});
+  argv.insert(argv.end(), {"--", build_tree::mpiexec, "-n", std::to_string(ranks)});
   if (testing_open_mpi() && ranks > 2) argv.push_back("--oversubscribe");
   const auto r = run(argv, env, 120);
   INFO(r.out << r.err);
@@ -100,7 +100,7 @@ Traced traced_workload(const std::string& name, const std::vector<std::string>& 
 }
 
 nlohmann::json predict(const std::string& dir, const std::vector<std::string>& options) {
-  std::vector<std::string> argv = {MPIDLE_BIN, "predict", dir};
+  std::vector<std::string> argv = {build_tree::mpidle_bin, "predict", dir};
   argv.insert(argv.end(), options.begin(), options.end());
   const auto r = run(argv);
   INFO(r.out << r.err);
@@ -217,7 +217,7 @@ TEST_CASE("predict: a network slower by L matches a run whose sends were held L"
     const auto base = traced_workload("predict_net_base", work);
     // The same program with every send held 500 us, for real.
     const auto delayed = traced_workload("predict_net_delayed", work,
-                                         {{"LD_PRELOAD", std::string(MPIDLE_LIB) + ":" + DELAY_LIB},
+                                         {{"LD_PRELOAD", std::string(build_tree::mpidle_lib) + ":" + build_tree::delay_lib},
                                           {"MPIDLE_TEST_DELAY_US", "500"}});
     if (!undisturbed(base, ideal) || !undisturbed(delayed, ideal + 1000 * 500e-6)) {
       return false;
@@ -288,7 +288,7 @@ TEST_CASE("predict: a probe's spread gives an interval, and a curve stretched fa
   const auto big = scratch_dir("predict_big_messages");
   REQUIRE(run_mpi(2, program("big_buffer"), {}, {{"MPIDLE_OUTPUT", big}, {"MPIDLE_TRACE", "1"}})
               .status == 0);
-  const auto r = mpidle::test::run({MPIDLE_BIN, "predict", big, "--machine", small_file});
+  const auto r = mpidle::test::run({build_tree::mpidle_bin, "predict", big, "--machine", small_file});
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.err, Catch::Contains("messages of up to 1048576 bytes, beyond 4 x the largest size "
@@ -315,7 +315,7 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
   CHECK(p.at("schema") == "mpidle-prediction/1");
   // Measured here against predicted there, with the existing comparison.
   const auto compared =
-      test::run({MPIDLE_BIN, "compare", run.dir, run.dir + "/prediction.json", "--target", "slow"});
+      test::run({build_tree::mpidle_bin, "compare", run.dir, run.dir + "/prediction.json", "--target", "slow"});
   INFO(compared.err);
   CHECK(compared.status == 0);
   CHECK_THAT(compared.out, Catch::Contains("B predicted on slow"));
@@ -336,11 +336,11 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
   const double unit = m[2] == "ms" ? 1e-3 : m[2] == "us" ? 1e-6 : 1.0;
   CHECK(std::stod(m[1]) * unit == Approx(predicted_wait).epsilon(0.01));
   CHECK(test::run(
-            {MPIDLE_BIN, "compare", run.dir, run.dir + "/prediction.json", "--target", "nowhere"})
+            {build_tree::mpidle_bin, "compare", run.dir, run.dir + "/prediction.json", "--target", "nowhere"})
             .status == 2);
   // The HTML report shows the predictions next to the measured run.
   const std::string page = run.dir + "/report.html";
-  REQUIRE(test::run({MPIDLE_BIN, "report", run.dir, "--html", page}).status == 0);
+  REQUIRE(test::run({build_tree::mpidle_bin, "report", run.dir, "--html", page}).status == 0);
   const std::string html = read_text(page);
   CHECK_THAT(html, Catch::Contains("<section id=\"prediction\">"));
   CHECK_THAT(html, Catch::Contains("data-machine=\"slow\""));
@@ -353,12 +353,12 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
     return r.err;
   };
   // A profile instead of a machine model.
-  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir, "--machine", run.dir + "/profile.json"}),
+  CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", run.dir + "/profile.json"}),
              Catch::Contains("not a machine model"));
   // A profile-only run.
   const auto plain = scratch_dir("predict_plain");
   REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", plain}}).status == 0);
-  CHECK_THAT(refused({MPIDLE_BIN, "predict", plain, "--machine", here}),
+  CHECK_THAT(refused({build_tree::mpidle_bin, "predict", plain, "--machine", here}),
              Catch::Contains("not a trace run"));
   // A trace whose synchronized timestamps were removed.
   {
@@ -366,10 +366,10 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
     for (auto& r : trace.ranks) r.synced.clear();
     model::write_trace(run.dir + "/trace.mpidle", trace);
   }
-  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir, "--machine", here}),
+  CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", here}),
              Catch::Contains("no synchronized timestamps"));
-  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir}), Catch::Contains("--machine"));
-  CHECK_THAT(refused({MPIDLE_BIN, "predict", run.dir, "--machine", here, "--cpu-scale", "-1"}),
+  CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir}), Catch::Contains("--machine"));
+  CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", here, "--cpu-scale", "-1"}),
              Catch::Contains("--cpu-scale"));
 }
 
@@ -473,11 +473,11 @@ TEST_CASE("predict: NetPIPE, a packaged program, within the range two probes pre
       return true;
     }
     const auto dir = scratch_dir("predict_netpipe");
-    const auto r = run({MPIDLE_BIN, "run",
+    const auto r = run({build_tree::mpidle_bin, "run",
                         "--trace",  "--output",
                         dir,        "--",
-                        MPIEXEC,    "-n",
-                        "2",        NETPIPE,
+                        build_tree::mpiexec,    "-n",
+                        "2",        build_tree::netpipe,
                         "-l",       std::to_string(bytes),
                         "-u",       std::to_string(bytes),
                         "-n",       std::to_string(reps),
@@ -621,7 +621,7 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
     return argv;
   };
   auto launcher = [&](std::map<std::string, std::string> env) {
-    std::vector<std::string> argv = {MPIEXEC};
+    std::vector<std::string> argv = {build_tree::mpiexec};
     if (testing_open_mpi()) {
       if (geteuid() == 0) argv.push_back("--allow-run-as-root");
       for (const auto& [key, value] : env) argv.insert(argv.end(), {"-x", key});
@@ -645,7 +645,7 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
     return r;
   };
   const std::string machine = scratch_dir("predict_200m") + ".json";
-  auto probe_argv = launch({MPIDLE_BIN, "probe", "-o", machine, "--quick", "--"});
+  auto probe_argv = launch({build_tree::mpidle_bin, "probe", "-o", machine, "--quick", "--"});
   for (const auto& a : launcher({})) probe_argv.push_back(a);
   const auto probed = on_link(probe_argv, {}, 25);
   INFO(probed.out << probed.err);
@@ -660,7 +660,7 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
                                          "--allreduce-every", "10"};
   const auto traced = traced_workload("predict_stream_200m_shm", ring, transport("shm"));
   const double predicted = predicted_wall(predict(traced.dir, {"--machine", machine}));
-  std::map<std::string, std::string> env = {{"LD_PRELOAD", MPIDLE_LIB},
+  std::map<std::string, std::string> env = {{"LD_PRELOAD", build_tree::mpidle_lib},
                                             {"MPIDLE_TRACE", "1"},
                                             {"MPIDLE_OUTPUT", scratch_dir("predict_stream_200m")}};
   auto real_argv = launch(launcher(env));
@@ -689,7 +689,7 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
   // the model holds the send until its transfer is done; Open MPI's TCP send returns
   // once its data is in the socket's buffer, and the time moves to the wait for the
   // reply. Time in MPI, the categories summed, is the same either way.
-  const auto against = run({MPIDLE_BIN, "predict", traced.dir, "--machine", machine, "--against",
+  const auto against = run({build_tree::mpidle_bin, "predict", traced.dir, "--machine", machine, "--against",
                             env.at("MPIDLE_OUTPUT")});
   INFO(against.out << against.err);
   REQUIRE(against.status == 0);
@@ -725,7 +725,7 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
   REQUIRE(run_mpi(2, example("late_sender"), {}, other_env).status == 0);
   for (const std::string& target : {other, other + "-missing"}) {
     const auto refused =
-        run({MPIDLE_BIN, "predict", traced.dir, "--machine", machine, "--against", target});
+        run({build_tree::mpidle_bin, "predict", traced.dir, "--machine", machine, "--against", target});
     INFO(refused.out << refused.err);
     CHECK(refused.status == 2);
     CHECK(count_lines_with(refused.err, "mpidle predict: ") == 1);

@@ -69,9 +69,9 @@ TEST_CASE("each region's POP metrics are what the program observed", "[mpi]") {
   CHECK(region(p, "solve")->depth == 1);
   CHECK(region(p, "solve/skewed")->depth == 2);
 
-  const auto text = run({MPIDLE_BIN, "report", dir});
+  const auto text = run({build_tree::mpidle_bin, "report", dir});
   CHECK_THAT(text.out, Catch::Contains("Regions") && Catch::Contains("    skewed"));
-  const auto html = run({MPIDLE_BIN, "report", dir, "--html", dir + "/report.html"});
+  const auto html = run({build_tree::mpidle_bin, "report", dir, "--html", dir + "/report.html"});
   REQUIRE(html.status == 0);
   CHECK_THAT(read_text(dir + "/report.html"), Catch::Contains("data-region=\"solve/skewed\""));
 }
@@ -97,7 +97,7 @@ TEST_CASE(
 }
 
 TEST_CASE("regions from Fortran, whose MPI_Pcontrol has no name to read", "[mpi]") {
-  if (!HAVE_FORTRAN) {
+  if (!build_tree::have_fortran) {
     WARN("skipped: no Fortran MPI compiler was found at configure time");
     return;
   }

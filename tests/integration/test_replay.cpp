@@ -22,7 +22,7 @@ using namespace mpidle::test;
 namespace {
 
 Outcome replay(int processes, const std::vector<std::string>& args) {
-  return run_mpi(processes, MPIDLE_REPLAY_BIN, args, {}, /*preload=*/false);
+  return run_mpi(processes, build_tree::mpidle_replay_bin, args, {}, /*preload=*/false);
 }
 
 std::string traced(const std::string& name, const std::string& binary,
@@ -87,7 +87,7 @@ void same_json(const nlohmann::json& a, const nlohmann::json& b, const std::stri
 // (sequential, post-mortem). Callsites of equal wait may come in either order:
 // compared by function and location.
 void same_analysis(const std::string& parallel_dir, const std::string& sequential_dir) {
-  const auto r = run({MPIDLE_BIN, "analyze", sequential_dir});
+  const auto r = run({build_tree::mpidle_bin, "analyze", sequential_dir});
   INFO(r.err);
   REQUIRE(r.status == 0);
   auto sorted = [](nlohmann::json doc) {
@@ -132,7 +132,7 @@ void check_program(const std::string& name, const std::string& binary,
     const std::string dir = traced(name, binary, args, ranks);
     const std::string sequential = scratch_dir("replay_" + name + "_sequential");
     std::filesystem::copy(dir, sequential, std::filesystem::copy_options::recursive);
-    const auto synced = run({MPIDLE_BIN, "sync", sequential});
+    const auto synced = run({build_tree::mpidle_bin, "sync", sequential});
     INFO(synced.err);
     REQUIRE(synced.status == 0);
     const model::Trace reference = model::read_trace(sequential + "/trace.mpidle");
@@ -223,7 +223,7 @@ TEST_CASE(
   // both must have honoured the option.
   const std::string copy = scratch_dir("replay_in_place_sequential");
   std::filesystem::copy(dir, copy, std::filesystem::copy_options::recursive);
-  REQUIRE(run({MPIDLE_BIN, "sync", copy, "--latency", "2e-6"}).status == 0);
+  REQUIRE(run({build_tree::mpidle_bin, "sync", copy, "--latency", "2e-6"}).status == 0);
   std::filesystem::remove(dir + "/analysis.json");  // the run's: the replay must write it
   const auto r = replay(3, {dir, "--latency", "2e-6"});
   INFO(r.out << r.err);

@@ -85,10 +85,10 @@ TEST_CASE("summary: irregular polls fold within the budget, every call still cou
   CHECK(std::count(text.begin(), text.end(), '\n') < 2 * 2048 + 40);
   CHECK(text.find("{irregular: ") != std::string::npos);
   // mpidle summary and the HTML report read it back.
-  const auto shown = run({MPIDLE_BIN, "summary", dir});
+  const auto shown = run({build_tree::mpidle_bin, "summary", dir});
   CHECK(shown.status == 0);
   CHECK(shown.out.find("{irregular: ") != std::string::npos);
-  CHECK(run({MPIDLE_BIN, "report", dir, "--html", dir + "/report.html"}).status == 0);
+  CHECK(run({build_tree::mpidle_bin, "report", dir, "--html", dir + "/report.html"}).status == 0);
 }
 
 TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
@@ -141,11 +141,11 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
 
   // mpidle summary prints the same lines; --symbols peer re-summarizes the trace,
   // and in a ring of two the right neighbour is +1 for rank 0 and −1 for rank 1.
-  const auto shown = run({MPIDLE_BIN, "summary", dir, "--detail", "high", "--rank", "1"});
+  const auto shown = run({build_tree::mpidle_bin, "summary", dir, "--detail", "high", "--rank", "1"});
   CHECK(shown.status == 0);
   CHECK(std::regex_search(shown.out, nest));
   CHECK(shown.out.find("count/rank") != std::string::npos);
-  const auto by_peer = run({MPIDLE_BIN, "summary", dir, "--symbols", "peer"});
+  const auto by_peer = run({build_tree::mpidle_bin, "summary", dir, "--symbols", "peer"});
   CHECK(by_peer.status == 0);
   CHECK(by_peer.out.find("## rank 0:") != std::string::npos);
   CHECK(by_peer.out.find("@+1)[" + std::to_string(inner) + "]") != std::string::npos);
@@ -153,16 +153,16 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
 }
 
 TEST_CASE("summary: bad input gets one line and status 2, and settings", "[mpi]") {
-  const auto missing = run({MPIDLE_BIN, "summary", "/nonexistent/run"});
+  const auto missing = run({build_tree::mpidle_bin, "summary", "/nonexistent/run"});
   CHECK(missing.status == 2);
   CHECK(missing.err.rfind("mpidle summary: no such run directory", 0) == 0);
   // A profile-mode run has no summary.
   const auto dir = scratch_dir("summary_profile_only");
   REQUIRE(run_mpi(2, example("loop_nest"), {"--outer", "2"}, {{"MPIDLE_OUTPUT", dir}}).status == 0);
-  const auto no_summary = run({MPIDLE_BIN, "summary", dir});
+  const auto no_summary = run({build_tree::mpidle_bin, "summary", dir});
   CHECK(no_summary.status == 2);
   CHECK(no_summary.err.find("not a trace run") != std::string::npos);
-  const auto bad_detail = run({MPIDLE_BIN, "summary", dir, "--detail", "medium"});
+  const auto bad_detail = run({build_tree::mpidle_bin, "summary", dir, "--detail", "medium"});
   CHECK(bad_detail.status == 2);
   // A garbage MPIDLE_SUMMARY_SYMBOLS warns once and keeps the default;
   // MPIDLE_SUMMARY_DETAIL=high puts per-symbol timings into summary.txt.
@@ -185,7 +185,7 @@ TEST_CASE("summary: bad input gets one line and status 2, and settings", "[mpi]"
   for (const std::vector<std::string>& command :
        {std::vector<std::string>{"summary", dir2, "--symbols", "peer"},
         std::vector<std::string>{"sync", dir2}, std::vector<std::string>{"analyze", dir2}}) {
-    std::vector<std::string> argv{MPIDLE_BIN};
+    std::vector<std::string> argv{build_tree::mpidle_bin};
     argv.insert(argv.end(), command.begin(), command.end());
     const auto cut = run(argv);
     INFO(command.front() << ": " << cut.err);
@@ -193,5 +193,5 @@ TEST_CASE("summary: bad input gets one line and status 2, and settings", "[mpi]"
     CHECK(count_lines_with(cut.err, "") == 1);
     CHECK(cut.err.find("truncated trace") != std::string::npos);
   }
-  CHECK(run({MPIDLE_BIN, "summary", dir2}).status == 0);
+  CHECK(run({build_tree::mpidle_bin, "summary", dir2}).status == 0);
 }

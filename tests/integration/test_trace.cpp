@@ -153,7 +153,7 @@ TEST_CASE("trace: PAPI events that cannot be counted: the run goes on and says w
     return;
   }
   CHECK_FALSE(p.trace->papi_reason.empty());
-  const auto report = run({MPIDLE_BIN, "report", dir});
+  const auto report = run({build_tree::mpidle_bin, "report", dir});
   CHECK_THAT(report.out, Catch::Contains("no PAPI counters: " + p.trace->papi_reason));
   const auto t = model::read_trace(std::filesystem::path(dir) / p.trace->file);
   CHECK(t.counter_names.empty());
@@ -360,7 +360,7 @@ TEST_CASE("trace: a full call table: the trace has every call, the report says h
     CHECK(p.ranks[rank].dropped_calls > 0);
     CHECK(p.trace->events_by_rank[rank] == p.ranks[rank].calls + p.ranks[rank].dropped_calls);
   }
-  const auto report = run({MPIDLE_BIN, "report", dir});
+  const auto report = run({build_tree::mpidle_bin, "report", dir});
   CHECK_THAT(report.out,
              Catch::Contains("the trace also holds the " +
                              std::to_string(p.ranks[0].dropped_calls + p.ranks[1].dropped_calls) +
@@ -374,7 +374,7 @@ TEST_CASE("mpidle sync re-synchronizes a trace run post-mortem", "[mpi]") {
           2, example("late_sender"), {},
           {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TEST_CLOCK_OFFSET_US", "-300"}})
           .status == 0);
-  const auto r = run({MPIDLE_BIN, "sync", dir, "--gamma", "0.99", "--latency", "0.000002"});
+  const auto r = run({build_tree::mpidle_bin, "sync", dir, "--gamma", "0.99", "--latency", "0.000002"});
   INFO(r.err);
   CHECK(r.status == 0);
   const auto p = model::read_profile(dir);
@@ -388,8 +388,8 @@ TEST_CASE("mpidle sync re-synchronizes a trace run post-mortem", "[mpi]") {
   // A profile-only run has nothing to synchronize; bad options are refused.
   const auto plain = scratch_dir("trace_none");
   REQUIRE(run_mpi(2, program("exit_code"), {}, {{"MPIDLE_OUTPUT", plain}}).status == 3);
-  CHECK(run({MPIDLE_BIN, "sync", plain}).status == 2);
-  CHECK(run({MPIDLE_BIN, "sync", dir, "--gamma", "1.5"}).status == 2);
+  CHECK(run({build_tree::mpidle_bin, "sync", plain}).status == 2);
+  CHECK(run({build_tree::mpidle_bin, "sync", dir, "--gamma", "1.5"}).status == 2);
 }
 
 TEST_CASE("trace: the profiler's set-up in MPI_Init is profiler time, not the application's",
@@ -424,7 +424,7 @@ TEST_CASE("trace: the profiler's set-up in MPI_Init is profiler time, not the ap
   CHECK_FALSE(p.sync->latency_reason.empty());
 
   // Which mpidle wrote it, and for which MPI, as `mpidle --version` says.
-  const auto version = run({MPIDLE_BIN, "--version"});
+  const auto version = run({build_tree::mpidle_bin, "--version"});
   REQUIRE(version.status == 0);
   const auto doc = nlohmann::json::parse(read_text(dir + "/profile.json"));
   const std::string v = doc["run"]["mpidle"]["version"],

@@ -23,7 +23,7 @@ double function_wait(const model::Profile& p, const std::string& name) {
 
 // Trace mode's late-sender total from `mpidle analyze`.
 double analyzed_late_sender(const std::string& dir) {
-  const auto a = run({MPIDLE_BIN, "analyze", dir});
+  const auto a = run({build_tree::mpidle_bin, "analyze", dir});
   INFO(a.err);
   REQUIRE(a.status == 0);
   const auto doc = nlohmann::json::parse(read_text(dir + "/analysis.json"));
@@ -378,7 +378,7 @@ TEST_CASE("POP efficiencies of transfers without imbalance: serialization 1, tra
                          {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
   REQUIRE(r.status == 0);
   const auto truth = truth_of(r.out);
-  const auto a = run({MPIDLE_BIN, "analyze", dir});
+  const auto a = run({build_tree::mpidle_bin, "analyze", dir});
   INFO(a.out << a.err);
   REQUIRE(a.status == 0);
   CHECK_THAT(a.out, Catch::Contains("serialization"));
@@ -396,6 +396,6 @@ TEST_CASE("POP efficiencies of transfers without imbalance: serialization 1, tra
   CHECK(e["communication"].get<double>() ==
         Approx(e["serialization"].get<double>() * e["transfer"].get<double>()).epsilon(1e-6));
   // The text report shows the split from the analysis.
-  const auto report = run({MPIDLE_BIN, "report", dir});
+  const auto report = run({build_tree::mpidle_bin, "report", dir});
   CHECK_THAT(report.out, Catch::Contains("serialization"));
 }
