@@ -92,12 +92,12 @@ class Replay {
 
  private:
   struct RankState {
-    std::uint64_t next = 0;          // the next call's main record
-    std::int64_t clock = kNotYetPredicted;   // predicted exit of the previous call
-    std::int64_t measured_exit = 0;  // its measured exit
-    std::int64_t enter = kNotYetPredicted;   // predicted enter of the call in progress
-    std::int64_t burst = 0;          // the compute burst before it, predicted
-    bool entered = false;            // that call's enter is published
+    std::uint64_t next = 0;                 // the next call's main record
+    std::int64_t clock = kNotYetPredicted;  // predicted exit of the previous call
+    std::int64_t measured_exit = 0;         // its measured exit
+    std::int64_t enter = kNotYetPredicted;  // predicted enter of the call in progress
+    std::int64_t burst = 0;                 // the compute burst before it, predicted
+    bool entered = false;                   // that call's enter is published
   };
 
   // Which message or collective instance each record takes part in.
@@ -233,7 +233,8 @@ class Replay {
   // is known (the callers park until then).
   std::int64_t transfer_start(std::uint64_t m, const Protocol& p) const {
     if (p.held()) return std::max(m_send_done[m], m_receive_done[m]);
-    if (p.rendezvous && m_posted[m] != kNotYetPredicted) return std::max(m_send_enter[m], m_posted[m]);
+    if (p.rendezvous && m_posted[m] != kNotYetPredicted)
+      return std::max(m_send_enter[m], m_posted[m]);
     return m_send_enter[m];
   }
 
@@ -367,7 +368,8 @@ class Replay {
           modelled = true;
           const Cost t = transfer(m_recv);
           const Protocol p = protocol(m_recv);
-          if (m_send_enter[m_recv] == kNotYetPredicted || (p.held() && m_send_done[m_recv] == kNotYetPredicted)) {
+          if (m_send_enter[m_recv] == kNotYetPredicted ||
+              (p.held() && m_send_done[m_recv] == kNotYetPredicted)) {
             if (!force) return park(r, m_recv);
             force = false;
             continue;
@@ -383,7 +385,8 @@ class Replay {
           const Protocol p = protocol(m_send);
           modelled = true;
           if (p.rendezvous) {
-            if (m_posted[m_send] == kNotYetPredicted || (p.held() && m_receive_done[m_send] == kNotYetPredicted)) {
+            if (m_posted[m_send] == kNotYetPredicted ||
+                (p.held() && m_receive_done[m_send] == kNotYetPredicted)) {
               if (!force) return park(r, m_send);
               force = false;
               continue;
@@ -485,7 +488,8 @@ class Replay {
       }
     }
     const std::uint64_t m_send = m_as_send[r][i];
-    if (m_send != kNone && rec.role != TraceRole::completion && m_send_enter[m_send] == kNotYetPredicted) {
+    if (m_send != kNone && rec.role != TraceRole::completion &&
+        m_send_enter[m_send] == kNotYetPredicted) {
       m_send_enter[m_send] = enter;
       wake(std::exchange(m_waiter[m_send], -1));
     }

@@ -30,8 +30,8 @@ TEST_CASE("stdout and exit status are those of the bare program", "[mpi]") {
 
 TEST_CASE("mpidle run returns the program's exit status and writes the run directory", "[mpi]") {
   const auto dir = scratch_dir("run_cmd");
-  const auto r = run({build_tree::mpidle_bin, "run", "--output", dir, "--global-min", "--", build_tree::mpiexec, "-n", "2",
-                      program("exit_code")});
+  const auto r = run({build_tree::mpidle_bin, "run", "--output", dir, "--global-min", "--",
+                      build_tree::mpiexec, "-n", "2", program("exit_code")});
   CHECK(r.status == 3);
   CHECK(r.out == "sum 1.0\n");
   CHECK_THAT(r.err, Catch::Contains("mpidle: profile in " + dir));

@@ -30,7 +30,8 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
   }
   // libmpidle preloaded itself, and loaded by the preload shim at the first call.
   std::vector<std::string> loaders = {""};
-  if (!std::string(build_tree::mpidle_preload_lib).empty()) loaders.push_back(build_tree::mpidle_preload_lib);
+  if (!std::string(build_tree::mpidle_preload_lib).empty())
+    loaders.push_back(build_tree::mpidle_preload_lib);
   for (const auto& loader : loaders)
     for (const char* name : {"fortran_mpif", "fortran_use_mpi", "fortran_mpi_f08"}) {
       INFO(name << (loader.empty() ? "" : " through the preload shim"));
@@ -77,9 +78,9 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
 TEST_CASE("NetPIPE from Debian runs unmodified with exact call counts", "[mpi]") {
   const int repeats = 40;
   const auto dir = scratch_dir("netpipe");
-  const auto r =
-      run({build_tree::mpidle_bin, "run", "--output", dir, "--", build_tree::mpiexec, "-n", "2", build_tree::netpipe, "-l", "1", "-u",
-           "1", "-p", "0", "-n", std::to_string(repeats), "-o", dir + ".np.out"});
+  const auto r = run({build_tree::mpidle_bin, "run", "--output", dir, "--", build_tree::mpiexec,
+                      "-n", "2", build_tree::netpipe, "-l", "1", "-u", "1", "-p", "0", "-n",
+                      std::to_string(repeats), "-o", dir + ".np.out"});
   INFO(r.err);
   REQUIRE(r.status == 0);
   // NetPIPE itself reports the repeat count it used.

@@ -167,8 +167,8 @@ TEST_CASE("export: --ranks and --window keep the Chrome file to what is selected
   const double from = (zero[2 * (zero.size() / 6)] - t0) * 1e-9;
   const double to = (zero[2 * (zero.size() / 3)] - t0) * 1e-9;
   const std::string out = dir + "/window.json";
-  const auto e = run({build_tree::mpidle_bin, "export", dir, "--chrome", out, "--ranks", "0-1", "--window",
-                      std::to_string(from) + ":" + std::to_string(to)});
+  const auto e = run({build_tree::mpidle_bin, "export", dir, "--chrome", out, "--ranks", "0-1",
+                      "--window", std::to_string(from) + ":" + std::to_string(to)});
   INFO(e.err);
   REQUIRE(e.status == 0);
   const auto doc = nlohmann::json::parse(read_text(out));

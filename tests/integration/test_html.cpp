@@ -182,7 +182,8 @@ TEST_CASE("html: a trace run adds the loop summary and synchronization, and comp
     auto doc = nlohmann::json::parse(read_text(big + "/profile.json"));
     doc["trace"]["events_by_rank"] = {rank0_calls, 2'000'000};
     std::ofstream(big + "/profile.json") << doc.dump();
-    REQUIRE(run({build_tree::mpidle_bin, "report", big, "--html", big + "/report.html"}).status == 0);
+    REQUIRE(run({build_tree::mpidle_bin, "report", big, "--html", big + "/report.html"}).status ==
+            0);
     const std::string limited = read_text(big + "/report.html");
     if (rank0_calls < 8'000'000) {
       CHECK(count_of(limited, "<g class=\"lane\"") == 1);

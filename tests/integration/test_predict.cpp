@@ -216,9 +216,10 @@ TEST_CASE("predict: a network slower by L matches a run whose sends were held L"
   on_a_quiet_node([&] {
     const auto base = traced_workload("predict_net_base", work);
     // The same program with every send held 500 us, for real.
-    const auto delayed = traced_workload("predict_net_delayed", work,
-                                         {{"LD_PRELOAD", std::string(build_tree::mpidle_lib) + ":" + build_tree::delay_lib},
-                                          {"MPIDLE_TEST_DELAY_US", "500"}});
+    const auto delayed = traced_workload(
+        "predict_net_delayed", work,
+        {{"LD_PRELOAD", std::string(build_tree::mpidle_lib) + ":" + build_tree::delay_lib},
+         {"MPIDLE_TEST_DELAY_US", "500"}});
     if (!undisturbed(base, ideal) || !undisturbed(delayed, ideal + 1000 * 500e-6)) {
       return false;
     }
@@ -288,7 +289,8 @@ TEST_CASE("predict: a probe's spread gives an interval, and a curve stretched fa
   const auto big = scratch_dir("predict_big_messages");
   REQUIRE(run_mpi(2, program("big_buffer"), {}, {{"MPIDLE_OUTPUT", big}, {"MPIDLE_TRACE", "1"}})
               .status == 0);
-  const auto r = mpidle::test::run({build_tree::mpidle_bin, "predict", big, "--machine", small_file});
+  const auto r =
+      mpidle::test::run({build_tree::mpidle_bin, "predict", big, "--machine", small_file});
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.err, Catch::Contains("messages of up to 1048576 bytes, beyond 4 x the largest size "
@@ -314,8 +316,8 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
   CHECK(p.at("targets").at(0).at("cpu_scale").get<double>() == Approx(2));
   CHECK(p.at("schema") == "mpidle-prediction/1");
   // Measured here against predicted there, with the existing comparison.
-  const auto compared =
-      test::run({build_tree::mpidle_bin, "compare", run.dir, run.dir + "/prediction.json", "--target", "slow"});
+  const auto compared = test::run({build_tree::mpidle_bin, "compare", run.dir,
+                                   run.dir + "/prediction.json", "--target", "slow"});
   INFO(compared.err);
   CHECK(compared.status == 0);
   CHECK_THAT(compared.out, Catch::Contains("B predicted on slow"));
@@ -335,8 +337,8 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
   REQUIRE(std::regex_search(compared.out, m, wait_line));
   const double unit = m[2] == "ms" ? 1e-3 : m[2] == "us" ? 1e-6 : 1.0;
   CHECK(std::stod(m[1]) * unit == Approx(predicted_wait).epsilon(0.01));
-  CHECK(test::run(
-            {build_tree::mpidle_bin, "compare", run.dir, run.dir + "/prediction.json", "--target", "nowhere"})
+  CHECK(test::run({build_tree::mpidle_bin, "compare", run.dir, run.dir + "/prediction.json",
+                   "--target", "nowhere"})
             .status == 2);
   // The HTML report shows the predictions next to the measured run.
   const std::string page = run.dir + "/report.html";
@@ -353,8 +355,9 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
     return r.err;
   };
   // A profile instead of a machine model.
-  CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", run.dir + "/profile.json"}),
-             Catch::Contains("not a machine model"));
+  CHECK_THAT(
+      refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", run.dir + "/profile.json"}),
+      Catch::Contains("not a machine model"));
   // A profile-only run.
   const auto plain = scratch_dir("predict_plain");
   REQUIRE(run_mpi(2, example("late_sender"), {}, {{"MPIDLE_OUTPUT", plain}}).status == 0);
@@ -369,8 +372,9 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
   CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", here}),
              Catch::Contains("no synchronized timestamps"));
   CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir}), Catch::Contains("--machine"));
-  CHECK_THAT(refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", here, "--cpu-scale", "-1"}),
-             Catch::Contains("--cpu-scale"));
+  CHECK_THAT(
+      refused({build_tree::mpidle_bin, "predict", run.dir, "--machine", here, "--cpu-scale", "-1"}),
+      Catch::Contains("--cpu-scale"));
 }
 
 namespace {
@@ -473,16 +477,26 @@ TEST_CASE("predict: NetPIPE, a packaged program, within the range two probes pre
       return true;
     }
     const auto dir = scratch_dir("predict_netpipe");
-    const auto r = run({build_tree::mpidle_bin, "run",
-                        "--trace",  "--output",
-                        dir,        "--",
-                        build_tree::mpiexec,    "-n",
-                        "2",        build_tree::netpipe,
-                        "-l",       std::to_string(bytes),
-                        "-u",       std::to_string(bytes),
-                        "-n",       std::to_string(reps),
-                        "-p",       "0",
-                        "-o",       dir + ".np.out"});
+    const auto r = run({build_tree::mpidle_bin,
+                        "run",
+                        "--trace",
+                        "--output",
+                        dir,
+                        "--",
+                        build_tree::mpiexec,
+                        "-n",
+                        "2",
+                        build_tree::netpipe,
+                        "-l",
+                        std::to_string(bytes),
+                        "-u",
+                        std::to_string(bytes),
+                        "-n",
+                        std::to_string(reps),
+                        "-p",
+                        "0",
+                        "-o",
+                        dir + ".np.out"});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     std::filesystem::remove(dir + ".np.out");
@@ -689,8 +703,8 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
   // the model holds the send until its transfer is done; Open MPI's TCP send returns
   // once its data is in the socket's buffer, and the time moves to the wait for the
   // reply. Time in MPI, the categories summed, is the same either way.
-  const auto against = run({build_tree::mpidle_bin, "predict", traced.dir, "--machine", machine, "--against",
-                            env.at("MPIDLE_OUTPUT")});
+  const auto against = run({build_tree::mpidle_bin, "predict", traced.dir, "--machine", machine,
+                            "--against", env.at("MPIDLE_OUTPUT")});
   INFO(against.out << against.err);
   REQUIRE(against.status == 0);
   CHECK(against.out.find("largest miss: ") != std::string::npos);
@@ -724,8 +738,8 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
   std::map<std::string, std::string> other_env = {{"MPIDLE_OUTPUT", other}};
   REQUIRE(run_mpi(2, example("late_sender"), {}, other_env).status == 0);
   for (const std::string& target : {other, other + "-missing"}) {
-    const auto refused =
-        run({build_tree::mpidle_bin, "predict", traced.dir, "--machine", machine, "--against", target});
+    const auto refused = run(
+        {build_tree::mpidle_bin, "predict", traced.dir, "--machine", machine, "--against", target});
     INFO(refused.out << refused.err);
     CHECK(refused.status == 2);
     CHECK(count_lines_with(refused.err, "mpidle predict: ") == 1);

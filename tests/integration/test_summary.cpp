@@ -141,7 +141,8 @@ TEST_CASE("summary: a known loop nest shows its iteration counts", "[mpi]") {
 
   // mpidle summary prints the same lines; --symbols peer re-summarizes the trace,
   // and in a ring of two the right neighbour is +1 for rank 0 and −1 for rank 1.
-  const auto shown = run({build_tree::mpidle_bin, "summary", dir, "--detail", "high", "--rank", "1"});
+  const auto shown =
+      run({build_tree::mpidle_bin, "summary", dir, "--detail", "high", "--rank", "1"});
   CHECK(shown.status == 0);
   CHECK(std::regex_search(shown.out, nest));
   CHECK(shown.out.find("count/rank") != std::string::npos);

@@ -374,7 +374,8 @@ TEST_CASE("mpidle sync re-synchronizes a trace run post-mortem", "[mpi]") {
           2, example("late_sender"), {},
           {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_TEST_CLOCK_OFFSET_US", "-300"}})
           .status == 0);
-  const auto r = run({build_tree::mpidle_bin, "sync", dir, "--gamma", "0.99", "--latency", "0.000002"});
+  const auto r =
+      run({build_tree::mpidle_bin, "sync", dir, "--gamma", "0.99", "--latency", "0.000002"});
   INFO(r.err);
   CHECK(r.status == 0);
   const auto p = model::read_profile(dir);
