@@ -82,22 +82,16 @@ void collective_clock_causes(CollectiveKind kind, std::int32_t root,
       }
       break;
     }
-    case CollectiveKind::one_to_n:
-      for (const auto& r : members) {
-        if (r.rank != root) continue;
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          if (members[i].rank != root) cause[i] = r.enter_ns;
-        }
-      }
-      break;
     case CollectiveKind::n_to_one:
       for (std::size_t i = 0; i < members.size(); ++i) {
         if (members[i].rank == root) cause[i] = latest_of_others(i);
       }
       break;
+    case CollectiveKind::one_to_n:
     case CollectiveKind::scan:
     case CollectiveKind::exscan:
-      // The same references as the wait: the latest enter of the members before.
+      // The same references as the wait: the root's enter for the others; the latest
+      // enter of the members before.
       collective_wait_until(kind, root, members, cause, by_order);
       break;
     case CollectiveKind::none:
