@@ -20,6 +20,7 @@
 #include "log_location.hpp"
 #include "model/settings.hpp"
 #include "model/trace_file.hpp"
+#include "offset_tree.hpp"
 #include "own_world.hpp"
 #include "papi_probe.hpp"
 #include "regions.hpp"
@@ -78,6 +79,8 @@ class Context {
   // at MPI_Init.
   TraceClock& trace_clock() { return m_trace_clock; }
   model::ClockMeasurement& init_offset() { return m_init_offset; }
+  // Which of this rank's offset-tree edges stay within its node (offset_tree.hpp).
+  NodeLocality& node_locality() { return m_node_locality; }
   PapiStatus& papi() { return m_papi; }
 
   // Slow path of the first recorded call of a thread.
@@ -133,6 +136,7 @@ class Context {
   TickRate m_tick_rate;
   TraceClock m_trace_clock;
   model::ClockMeasurement m_init_offset;
+  NodeLocality m_node_locality;
   PapiStatus m_papi;
   std::uint32_t m_threads_made = 0;
   CommTable m_comms;

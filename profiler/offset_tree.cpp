@@ -30,12 +30,56 @@ void receive_yielding(void* data, int count, MPI_Datatype type, int source, int 
 }
 }  // namespace
 
-model::ClockMeasurement measure_offset_to_parent(MPI_Comm comm, const TraceClock& clock) {
+NodeLocality node_locality(MPI_Comm comm) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  MPI_Comm node = MPI_COMM_NULL;
+  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
+      node == MPI_COMM_NULL) {
+    return {};
+  }
+  NodeLocality locality;
+  int on_node = 0;
+  PMPI_Comm_size(node, &on_node);
+  locality.one_node = on_node == size;
+  MPI_Group all = MPI_GROUP_NULL, local = MPI_GROUP_NULL;
+  PMPI_Comm_group(comm, &all);
+  PMPI_Comm_group(node, &local);
+  int k = 0;
+  for (int step = 1; step < size && k < 64; step <<= 1, ++k) {
+    int other = -1;
+    if (rank % (2 * step) == step) {
+      other = rank - step;
+    } else if (rank % (2 * step) == 0 && rank + step < size) {
+      other = rank + step;
+    }
+    if (other < 0) continue;
+    int there = MPI_UNDEFINED;
+    PMPI_Group_translate_ranks(all, 1, &other, local, &there);
+    if (there != MPI_UNDEFINED) locality.edges |= std::uint64_t{1} << k;
+  }
+  PMPI_Group_free(&all);
+  PMPI_Group_free(&local);
+  PMPI_Comm_free(&node);
+  return locality;
+}
+
+model::ClockMeasurement measure_offset_to_parent(MPI_Comm comm, const TraceClock& clock,
+                                                 std::uint64_t node_local,
+                                                 const model::ClockMeasurement* at_init) {
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
   model::ClockMeasurement mine;
-  for (int step = 1; step < size; step <<= 1) {
+  int k = 0;
+  for (int step = 1; step < size; step <<= 1, ++k) {
+    const bool one_node = k < 64 && (node_local >> k & 1) != 0;
+    if (one_node && at_init != nullptr) {
+      // Nothing to learn: the offset is 0 and the round trip was measured at MPI_Init.
+      if (rank % (2 * step) == step) mine = {0, at_init->rtt_ns, clock.now_ns()};
+      continue;
+    }
     if (rank % (2 * step) == step) {
       // Child: answer the parent's questions with the local time until it sends the result.
       const int parent = rank - step;
@@ -44,7 +88,7 @@ model::ClockMeasurement measure_offset_to_parent(MPI_Comm comm, const TraceClock
         MPI_Status status;
         receive_yielding(result, 3, MPI_INT64_T, parent, MPI_ANY_TAG, comm, status);
         if (status.MPI_TAG == kResultTag) {
-          mine = model::ClockMeasurement{result[0], result[1], result[2]};
+          mine = model::ClockMeasurement{one_node ? 0 : result[0], result[1], result[2]};
           break;
         }
         const std::int64_t t = clock.now_ns();

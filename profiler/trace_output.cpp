@@ -175,7 +175,8 @@ model::Trace common_tables(Context& context, model::Trace& mine) {
 
 }  // namespace
 
-void compose_offsets(MPI_Comm comm, model::RankTrace& mine) {
+void compose_offsets(MPI_Comm comm, model::RankTrace& mine, bool one_node) {
+  if (one_node) return;
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
@@ -275,7 +276,8 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  const auto final = measure_offset_to_parent(comm, context.trace_clock());
+  const auto final = measure_offset_to_parent(
+      comm, context.trace_clock(), context.node_locality().edges, &context.init_offset());
 
   // Everything up to the replay is this rank's own work, or collective steps that
   // cannot fail halfway; the ranks agree on going on before the replay.
@@ -312,7 +314,7 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
   PMPI_Allreduce(MPI_IN_PLACE, &events, 1, MPI_UINT64_T, MPI_SUM, comm);
   const model::StageLog progress("mpidle(0): finalize", rank == 0 ? events : 0);
   progress("synchronizing the clocks of");
-  compose_offsets(comm, own);
+  compose_offsets(comm, own, context.node_locality().one_node);
   // Half the shortest round trip a rank measured to its parent bounds the one-way
   // latency; rank 0 measured none.
   std::int64_t latency = rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2;

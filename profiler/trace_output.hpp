@@ -61,7 +61,9 @@ std::optional<FinishedTrace> finish_trace(Context& context, const std::filesyste
 // Parts of the trace finalize that profile mode's windows share (trace_windows_finalize).
 // This rank's records, out of its buffers, and its tables.
 model::Trace own_trace(Context& context, const model::ClockMeasurement& final);
-// Offsets to rank 0, composed down the measurement tree (depth ceil(log2 P)).
-void compose_offsets(MPI_Comm comm, model::RankTrace& mine);
+// Offsets to rank 0, composed down the measurement tree (depth ceil(log2 P)). On
+// `one_node` every offset is 0 already and nothing is sent: each round trip stays
+// the one to the rank's parent, the latency bound the finalize takes from it.
+void compose_offsets(MPI_Comm comm, model::RankTrace& mine, bool one_node);
 
 }  // namespace mpidle::profiler

@@ -1,5 +1,6 @@
 #include "window_calibration.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -32,13 +33,14 @@ constexpr int kPairsTag = 7322;
 
 // Records numbered by the function table (kMpiFnNames), the same on every rank.
 void number_functions_as_the_table(model::Trace& mine) {
-  std::unordered_map<std::string, std::uint32_t> index;
-  for (std::uint32_t i = 0; i < kMpiFnCount; ++i) index.emplace(kMpiFnNames[i], i);
+  // The rank's table holds the functions it called, a few: looked up one by one.
   std::vector<std::uint32_t> to(mine.functions.size(), 0);
   for (std::size_t i = 0; i < mine.functions.size(); ++i) {
-    auto it = index.find(mine.functions[i]);
-    if (it == index.end()) throw model::TraceError("unknown function " + mine.functions[i]);
-    to[i] = it->second;
+    const auto* it = std::find(kMpiFnNames, kMpiFnNames + kMpiFnCount, mine.functions[i]);
+    if (it == kMpiFnNames + kMpiFnCount) {
+      throw model::TraceError("unknown function " + mine.functions[i]);
+    }
+    to[i] = static_cast<std::uint32_t>(it - kMpiFnNames);
   }
   for (auto& rec : mine.ranks.at(0).records) rec.function = to.at(rec.function);
   mine.functions.assign(kMpiFnNames, kMpiFnNames + kMpiFnCount);
@@ -400,7 +402,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   if (mine.ranks.empty()) mine.ranks.emplace_back();  // failed: still takes part
   model::RankTrace& own = mine.ranks.at(0);
   own.rank = rank;
-  compose_offsets(comm, own);
+  compose_offsets(comm, own, context.node_locality().one_node);
   // One reduction for what the exchanges need every rank to agree on: the smallest
   // latency, whether every rank has its records, and (negated) the most windows a
   // rank opened.
@@ -499,7 +501,9 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
 model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memory,
                                           double* offsets_s) {
   const std::uint64_t start_ns = monotonic_ns();
-  const auto final = measure_offset_to_parent(context.own_comm(), context.trace_clock());
+  const auto final =
+      measure_offset_to_parent(context.own_comm(), context.trace_clock(),
+                               context.node_locality().edges, &context.init_offset());
   if (offsets_s) *offsets_s = static_cast<double>(monotonic_ns() - start_ns) * 1e-9;
   model::Trace mine;
   std::string failure;

@@ -49,6 +49,31 @@ std::vector<std::byte> recv_bytes(int source, MPI_Comm comm) {
   return bytes;
 }
 
+std::vector<std::byte> exchange_bytes(const std::vector<std::byte>& bytes, int partner,
+                                      MPI_Comm comm) {
+  std::uint64_t size = bytes.size(), theirs = 0;
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  PMPI_Irecv(&theirs, 1, MPI_UINT64_T, partner, kSizeTag, comm, &requests[0]);
+  PMPI_Isend(&size, 1, MPI_UINT64_T, partner, kSizeTag, comm, &requests[1]);
+  wait_yielding(requests[0]);
+  wait_yielding(requests[1]);
+  std::vector<std::byte> received(theirs);
+  const std::size_t longer = std::max(bytes.size(), received.size());
+  for (std::size_t done = 0; done < longer; done += kChunk) {
+    if (done < received.size()) {
+      const int n = static_cast<int>(std::min(kChunk, received.size() - done));
+      PMPI_Irecv(received.data() + done, n, MPI_BYTE, partner, kDataTag, comm, &requests[0]);
+    }
+    if (done < bytes.size()) {
+      const int n = static_cast<int>(std::min(kChunk, bytes.size() - done));
+      PMPI_Isend(bytes.data() + done, n, MPI_BYTE, partner, kDataTag, comm, &requests[1]);
+    }
+    wait_yielding(requests[0]);
+    wait_yielding(requests[1]);
+  }
+  return received;
+}
+
 std::vector<std::byte> tree_broadcast(std::vector<std::byte> bytes, MPI_Comm comm,
                                       TreeTraffic& traffic) {
   int rank = 0, size = 1;

@@ -16,6 +16,10 @@ namespace mpidle::replay {
 
 void send_bytes(const std::vector<std::byte>& bytes, int dest, MPI_Comm comm);
 std::vector<std::byte> recv_bytes(int source, MPI_Comm comm);
+// Sends `bytes` to `partner` and receives its bytes at the same time (a pair of
+// blocking sends of large parts would wait for each other).
+std::vector<std::byte> exchange_bytes(const std::vector<std::byte>& bytes, int partner,
+                                      MPI_Comm comm);
 // The codecs that encode to a string, on the wire as bytes and back.
 std::vector<std::byte> bytes_of(const std::string& text);
 std::string text_of(const std::vector<std::byte>& bytes);
@@ -58,6 +62,62 @@ std::optional<T> tree_reduce(T local, MPI_Comm comm, Encode encode, Decode decod
         ++traffic.undecodable;
       }
     }
+  }
+  return local;
+}
+
+// Every rank gets every rank's part merged, by recursive doubling: ceil(log2 P)
+// rounds where P is a power of two, two more otherwise (the ranks beyond the largest
+// power of two hand their part to a partner first and get the result last), where a
+// reduction and a broadcast take twice the rounds. Two partners merge the lower
+// ranks' part first, so every rank ends with the same result even where `merge` is
+// not exactly associative (sums of doubles). Subtrees whose bytes `decode` cannot
+// read are left out and counted; a rank beyond the power of two that cannot read
+// the result gets nothing.
+template <typename T, typename Encode, typename Decode, typename Merge>
+std::optional<T> tree_allreduce(T local, MPI_Comm comm, Encode encode, Decode decode, Merge merge,
+                                TreeTraffic& traffic) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  int power = 1;
+  while (power * 2 <= size) power *= 2;
+  auto take = [&](const std::vector<std::byte>& bytes, bool from_lower) {
+    traffic.received(bytes.size());
+    auto other = decode(bytes);
+    if (!other) {
+      ++traffic.undecodable;
+      return;
+    }
+    if (from_lower) {
+      merge(*other, std::move(local));
+      local = std::move(*other);
+    } else {
+      merge(local, std::move(*other));
+    }
+  };
+  if (rank >= power) {
+    ++traffic.rounds;
+    send_bytes(encode(local), rank - power, comm);
+    const std::vector<std::byte> bytes = recv_bytes(rank - power, comm);
+    ++traffic.rounds;
+    traffic.received(bytes.size());
+    auto result = decode(bytes);
+    if (!result) ++traffic.undecodable;
+    return result;
+  }
+  if (rank + power < size) {
+    ++traffic.rounds;
+    take(recv_bytes(rank + power, comm), false);
+  }
+  for (int step = 1; step < power; step <<= 1) {
+    ++traffic.rounds;
+    const int partner = rank ^ step;
+    take(exchange_bytes(encode(local), partner, comm), partner < rank);
+  }
+  if (rank + power < size) {
+    ++traffic.rounds;
+    send_bytes(encode(local), rank + power, comm);
   }
   return local;
 }

@@ -17,15 +17,14 @@ std::optional<analysis::WaitStates> gather_wait_states(
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     analysis::merge_fastest_sends(mine, analysis::fastest_sends(*ranks[i], partners.at(i)));
   }
-  auto fastest = tree_reduce(
-      std::move(mine), comm, analysis::encode_fastest_sends, analysis::decode_fastest_sends,
-      [](analysis::FastestSends& into, analysis::FastestSends&& from) {
-        analysis::merge_fastest_sends(into, from);
-      },
-      traffic);
-  const auto bytes = tree_broadcast(
-      fastest ? analysis::encode_fastest_sends(*fastest) : std::vector<std::byte>{}, comm, traffic);
-  const auto everyone = analysis::decode_fastest_sends(bytes).value_or(analysis::FastestSends{});
+  const auto everyone =
+      tree_allreduce(
+          std::move(mine), comm, analysis::encode_fastest_sends, analysis::decode_fastest_sends,
+          [](analysis::FastestSends& into, analysis::FastestSends&& from) {
+            analysis::merge_fastest_sends(into, from);
+          },
+          traffic)
+          .value_or(analysis::FastestSends{});
 
   analysis::WaitStates waits;
   model::Calibration calibrated;
@@ -46,15 +45,14 @@ std::optional<analysis::WaitStates> gather_wait_states(
   if (calibration.out) {
     // One rank per process (a finalize): its own calls stay with it as well.
     auto own = ranks.size() == 1 ? calibrated.sites : decltype(calibrated.sites){};
-    auto all = tree_reduce(
-        std::move(calibrated), comm, model::encode_calibration, model::decode_calibration,
-        [](model::Calibration& into, model::Calibration&& from) {
-          model::merge_calibration(into, from);
-        },
-        traffic);
-    const auto down = tree_broadcast(
-        all ? model::encode_calibration(*all) : std::vector<std::byte>{}, comm, traffic);
-    *calibration.out = model::decode_calibration(down).value_or(model::Calibration{});
+    *calibration.out =
+        tree_allreduce(
+            std::move(calibrated), comm, model::encode_calibration, model::decode_calibration,
+            [](model::Calibration& into, model::Calibration&& from) {
+              model::merge_calibration(into, from);
+            },
+            traffic)
+            .value_or(model::Calibration{});
     calibration.out->own_sites = std::move(own);
   }
   if (calibration.calibration_only) return std::nullopt;

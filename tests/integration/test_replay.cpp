@@ -273,3 +273,16 @@ TEST_CASE("replay: bad input gives one line and exit status 2", "[mpi]") {
   one_line(replay(2, {run_dir, "--gamma", "7"}));
   one_line(replay(1, {}));
 }
+
+TEST_CASE(
+    "replay: the finalize's byte trees give every rank every part, the allreduce the same "
+    "bits everywhere, at 2-5 and 8 ranks",
+    "[mpi]") {
+  // 3 and 5: ranks beyond the largest power of two hand over and get the result last.
+  for (int ranks : {2, 3, 4, 5, 8}) {
+    const auto r = run_mpi(ranks, program("byte_trees"), {}, {}, /*preload=*/false);
+    INFO(ranks << " ranks: " << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out == "byte trees: " + std::to_string(ranks) + " ranks ok\n");
+  }
+}
