@@ -26,12 +26,20 @@ WindowSchedule::WindowSchedule(std::int64_t length_ns, std::int64_t period_ns)
   m_periodic_from_ns = at;
 }
 
-WindowSchedule WindowSchedule::scaled(double factor) const {
-  if (!enabled()) return *this;
-  auto scale = [&](std::int64_t ns) {
-    return static_cast<std::int64_t>(std::llround(static_cast<double>(ns) * factor));
-  };
-  return WindowSchedule(scale(m_length_ns), scale(m_period_ns));
+WindowOpenings WindowSchedule::openings(std::int64_t reference_ns, std::int64_t until_ns) const {
+  WindowOpenings out;
+  if (!enabled()) return out;
+  for (std::uint32_t k = 0;; ++k) {
+    const std::int64_t at = reference_ns + open_ns(k);
+    if (k > 0 && at > until_ns) break;
+    out.ns.push_back(at);
+  }
+  return out;
+}
+
+std::uint32_t WindowOpenings::window_at(std::int64_t t) const {
+  const auto after = std::upper_bound(ns.begin(), ns.end(), t);
+  return after == ns.begin() ? 0 : static_cast<std::uint32_t>(after - ns.begin() - 1);
 }
 
 std::int64_t WindowSchedule::open_ns(std::uint32_t k) const {

@@ -7,8 +7,18 @@
 // same moment (a barrier at MPI_Init). No MPI.
 
 #include <cstdint>
+#include <vector>
 
 namespace mpidle::model {
+
+// Where each window opened, in ns on one rank's clock, window k at ns[k]: the edges
+// the rank placed (profile mode) or the schedule's (trace mode's window check). A
+// record belongs to the window whose opening is the latest at or before it.
+struct WindowOpenings {
+  std::vector<std::int64_t> ns;
+  // 0 before the first opening.
+  std::uint32_t window_at(std::int64_t t) const;
+};
 
 class WindowSchedule {
  public:
@@ -23,9 +33,8 @@ class WindowSchedule {
   // The window whose opening is the latest at or before `since_reference_ns`
   // (0 before the first): the window a record taken then belongs to.
   std::uint32_t window_at(std::int64_t since_reference_ns) const;
-  // The same windows on a clock that runs `factor` times as fast (the trace clock's
-  // rate refined at finalize; the edges were placed on the rate measured at start).
-  WindowSchedule scaled(double factor) const;
+  // The openings of the windows placed at `reference_ns`, up to `until_ns`.
+  WindowOpenings openings(std::int64_t reference_ns, std::int64_t until_ns) const;
 
  private:
   std::int64_t m_length_ns = 0;

@@ -86,7 +86,9 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
     const model::Settings& c = context->config();
     const model::WindowSchedule schedule(c.window_ms * 1000000, c.window_period * 1000000000);
     if (windows) {
-      trace_windows().start(schedule, now(), context->trace_clock().ns_per_tick());
+      // The clock goes by copy: a call may still cross an edge while the Context ends.
+      trace_windows().start(schedule, now(), context->trace_clock().ns_per_tick(),
+                            [clock = context->trace_clock()] { return clock.ns_per_tick_now(); });
     } else {
       trace_windows().place(schedule, now());
     }

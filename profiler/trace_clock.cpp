@@ -46,19 +46,24 @@ void TraceClock::calibrate() {
     m_ns_per_tick =
         static_cast<double>(last.ns - first.ns) / static_cast<double>(last.ticks - first.ticks);
   }
-  m_calibrated_ns_per_tick = m_ns_per_tick;
   m_calibrated = true;
 }
 
-void TraceClock::refine() {
-  if (m_refined || !m_calibrated || selected_timer() != TimerKind::tsc) return;
-  m_refined = true;
+double TraceClock::ns_per_tick_now() const {
+  if (!m_calibrated || selected_timer() != TimerKind::tsc) return m_ns_per_tick;
   const Pair last = tight_pair();
   // Over less than the calibration's span the calibration is as good.
   constexpr std::uint64_t kMinSpanNs = 5'000'000;
-  if (last.ticks <= m_tick0 || last.ns < static_cast<std::uint64_t>(m_ns0) + kMinSpanNs) return;
-  m_ns_per_tick =
-      (static_cast<double>(last.ns) - m_ns0) / static_cast<double>(last.ticks - m_tick0);
+  if (last.ticks <= m_tick0 || last.ns < static_cast<std::uint64_t>(m_ns0) + kMinSpanNs) {
+    return m_ns_per_tick;
+  }
+  return (static_cast<double>(last.ns) - m_ns0) / static_cast<double>(last.ticks - m_tick0);
+}
+
+void TraceClock::refine() {
+  if (m_refined) return;
+  m_refined = true;
+  m_ns_per_tick = ns_per_tick_now();
 }
 
 void TraceClock::set_test_skew(int rank, std::int64_t offset_us_per_rank,

@@ -18,8 +18,9 @@ class TraceClock {
   // on one host then agree to a fraction of a microsecond on their raw clocks, where
   // 5 ms of calibration left them microseconds apart after a second.
   void refine();
-  // How much faster the refined clock runs than the one the windows were placed by.
-  double refined_over_calibrated() const { return m_ns_per_tick / m_calibrated_ns_per_tick; }
+  // The tick's rate over the run so far (one tight clock pair, about a microsecond):
+  // the calibrated one until the run is longer than the calibration.
+  double ns_per_tick_now() const;
   void set_test_skew(int rank, std::int64_t offset_us_per_rank, std::int64_t drift_ppm_per_rank);
 
   std::int64_t local_ns(Ticks ticks) const {
@@ -35,7 +36,6 @@ class TraceClock {
   Ticks m_tick0 = 0;
   double m_ns0 = 0;
   double m_ns_per_tick = 1;
-  double m_calibrated_ns_per_tick = 1;
   bool m_calibrated = false;
   bool m_refined = false;
   double m_rate = 1;  // 1 + drift

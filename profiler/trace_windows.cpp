@@ -15,21 +15,29 @@ void window_buffer_full() {
   trace_windows().buffer_full();
 }
 
-Ticks TraceWindows::edge_of(std::int64_t ns) const {
-  return m_reference + static_cast<Ticks>(static_cast<double>(ns) * m_ticks_per_ns);
+Ticks TraceWindows::opening(std::uint32_t k) {
+  while (m_openings.size() <= k) {
+    const auto ns =
+        static_cast<double>(m_schedule.open_ns(static_cast<std::uint32_t>(m_openings.size())));
+    m_openings.push_back(m_reference + static_cast<Ticks>(ns * m_ticks_per_ns));
+  }
+  return m_openings[k];
 }
 
-void TraceWindows::start(const model::WindowSchedule& schedule, Ticks reference,
-                         double ns_per_tick) {
+void TraceWindows::start(const model::WindowSchedule& schedule, Ticks reference, double ns_per_tick,
+                         std::function<double()> ns_per_tick_now) {
   std::lock_guard lock(m_mutex);
   m_schedule = schedule;
   m_reference = reference;
   m_ticks_per_ns = ns_per_tick > 0 ? 1.0 / ns_per_tick : 1.0;
+  m_ns_per_tick_now = std::move(ns_per_tick_now);
+  m_openings.clear();
+  m_openings.reserve(64);
   m_next = 0;
   m_full = false;
   m_counts = {};
   detail::g_trace_open.store(false, std::memory_order_relaxed);
-  detail::g_window_edge.store(schedule.enabled() ? edge_of(schedule.open_ns(0)) : ~Ticks{0},
+  detail::g_window_edge.store(schedule.enabled() ? opening(0) : ~Ticks{0},
                               std::memory_order_release);
 }
 
@@ -44,6 +52,10 @@ void TraceWindows::cross(Ticks now) {
   std::unique_lock lock(m_mutex, std::try_to_lock);
   if (!lock.owns_lock() || m_full || !m_schedule.enabled()) return;
   if (now < detail::g_window_edge.load(std::memory_order_relaxed)) return;
+  if (m_ns_per_tick_now) {
+    const double ns_per_tick = m_ns_per_tick_now();
+    if (ns_per_tick > 0) m_ticks_per_ns = 1.0 / ns_per_tick;
+  }
   const bool open = detail::g_trace_open.load(std::memory_order_relaxed);
   if (open) {
     detail::g_trace_open.store(false, std::memory_order_relaxed);
@@ -51,8 +63,9 @@ void TraceWindows::cross(Ticks now) {
   }
   // The next window that has not ended yet opens now if it has begun.
   for (;;) {
-    const Ticks opens = edge_of(m_schedule.open_ns(m_next));
-    const Ticks closes = edge_of(m_schedule.open_ns(m_next) + m_schedule.length_ns());
+    const Ticks opens = opening(m_next);
+    const Ticks closes =
+        opens + static_cast<Ticks>(static_cast<double>(m_schedule.length_ns()) * m_ticks_per_ns);
     if (now >= closes) {
       ++m_counts.missed;
       ++m_next;
@@ -74,6 +87,11 @@ void TraceWindows::buffer_full() {
   detail::g_window_edge.store(~Ticks{0}, std::memory_order_release);
   if (detail::g_trace_open.exchange(false, std::memory_order_relaxed) && !m_full) ++m_counts.cut;
   m_full = true;
+}
+
+std::vector<Ticks> TraceWindows::openings() const {
+  std::lock_guard lock(m_mutex);
+  return m_openings;
 }
 
 WindowCounts TraceWindows::counts() const {

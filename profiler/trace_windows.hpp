@@ -7,7 +7,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <vector>
 
 #include "clock.hpp"
 #include "model/window_schedule.hpp"
@@ -39,8 +41,12 @@ struct WindowCounts {
 class TraceWindows {
  public:
   // Starts the schedule at `reference` (ticks), with `ns_per_tick` to place its
-  // edges; sets the first edge.
-  void start(const model::WindowSchedule& schedule, Ticks reference, double ns_per_tick);
+  // edges; sets the first edge. `ns_per_tick_now`, if given, measures the tick's
+  // rate again over the run so far: each edge is placed with the rate measured when
+  // it is placed. A rate calibrated over 5 ms at MPI_Init errs by about 1e-6, and
+  // ranks would drift apart by that share of the run (a 50 ms window after 14 h).
+  void start(const model::WindowSchedule& schedule, Ticks reference, double ns_per_tick,
+             std::function<double()> ns_per_tick_now = {});
   // Trace mode's window check (MPIDLE_WINDOW_CHECK): the schedule and its reference
   // only, to cut the whole trace as the windows would have; nothing opens or closes.
   void place(const model::WindowSchedule& schedule, Ticks reference);
@@ -49,13 +55,19 @@ class TraceWindows {
   WindowCounts counts() const;
   const model::WindowSchedule& schedule() const { return m_schedule; }
   Ticks reference() const { return m_reference; }
+  // Where windows 0, 1, ... opened (or would have, for those no call ended inside),
+  // in ticks, as placed: what the finalize takes the windows' bounds from.
+  std::vector<Ticks> openings() const;
 
  private:
-  Ticks edge_of(std::int64_t ns) const;
+  // Window k's opening, placed with the current rate when first asked for.
+  Ticks opening(std::uint32_t k);
   mutable std::mutex m_mutex;
   model::WindowSchedule m_schedule;
   Ticks m_reference = 0;
   double m_ticks_per_ns = 1;
+  std::function<double()> m_ns_per_tick_now;
+  std::vector<Ticks> m_openings;
   std::uint32_t m_next = 0;  // the window that opens next, or is open
   bool m_full = false;
   WindowCounts m_counts;

@@ -61,12 +61,10 @@ bool is_sendrecv(const model::Trace& tables, const model::TraceRecord& rec) {
 class WindowAlignment {
  public:
   WindowAlignment(const model::Trace& tables, model::RankTrace& rank,
-                  const model::WindowSchedule& schedule, std::int64_t reference_ns,
-                  std::int64_t tolerance_ns, int size)
+                  model::WindowOpenings openings, std::int64_t tolerance_ns, int size)
       : m_tables(tables),
         m_rank(rank),
-        m_schedule(schedule),
-        m_reference_ns(reference_ns),
+        m_openings(std::move(openings)),
         m_tolerance_ns(tolerance_ns),
         // As the trace's: a rank whose measurements allow offset 0 reads rank 0's
         // clock (one host), and correcting it by their noise would only add error.
@@ -97,7 +95,7 @@ class WindowAlignment {
   const std::array<std::uint64_t, 2>& violations() const { return m_violations; }
 
   std::uint32_t window_of(std::uint64_t record) const {
-    return m_schedule.window_at(m_rank.records[record].enter_ns - m_reference_ns);
+    return m_openings.window_at(m_rank.records[record].enter_ns);
   }
 
   // Per destination: (window, channel) → its sends, encoded; then this rank's part
@@ -359,8 +357,7 @@ class WindowAlignment {
 
   const model::Trace& m_tables;
   model::RankTrace& m_rank;
-  const model::WindowSchedule& m_schedule;
-  std::int64_t m_reference_ns;
+  model::WindowOpenings m_openings;  // on this rank's clock, as its records
   std::int64_t m_tolerance_ns;
   sync::OffsetModel m_clock;
   sync::RankMatchItems m_items;
@@ -376,14 +373,15 @@ class WindowAlignment {
 };
 
 // Steps 2 to 4 on this rank's window records `mine` (its function table still its
-// own); `failure` says why this rank has none. Collective.
+// own), whose windows opened at `openings`; `failure` says why this rank has none.
+// Collective.
 model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Trace& mine,
-                             std::string failure, const WindowCounts& counts) {
+                             model::WindowOpenings openings, std::string failure,
+                             const WindowCounts& counts) {
   MPI_Comm comm = context.own_comm();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
-  const TraceWindows& windows = trace_windows();
   // MPIDLE_VERBOSE=2: each step's time on rank 0, to see where the finalize goes.
   const std::uint64_t start_ns = monotonic_ns();
   auto progress = [&](const char* step) {
@@ -431,9 +429,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     }
   };
   attempt([&] {
-    align.emplace(mine, own,
-                  windows.schedule().scaled(context.trace_clock().refined_over_calibrated()),
-                  context.trace_clock().local_ns(windows.reference()), mine.min_latency_ns, size);
+    align.emplace(mine, own, std::move(openings), mine.min_latency_ns, size);
     sends = align->sends_by_destination();
   });
   const auto received =
@@ -506,19 +502,24 @@ model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memo
                                context.node_locality().edges, &context.init_offset());
   if (offsets_s) *offsets_s = static_cast<double>(monotonic_ns() - start_ns) * 1e-9;
   model::Trace mine;
+  model::WindowOpenings openings;
   std::string failure;
   try {
     mine = own_trace(context, final);
+    // The edges as this rank placed them, on the clock its records are now on.
+    for (Ticks t : trace_windows().openings())
+      openings.ns.push_back(context.trace_clock().local_ns(t));
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  return calibrate(context, memory, mine, failure, trace_windows().counts());
+  return calibrate(context, memory, mine, std::move(openings), failure, trace_windows().counts());
 }
 
 model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& memory,
                                               const model::Trace& tables,
                                               const model::RankTrace& own) {
   model::Trace mine;
+  model::WindowOpenings openings;
   std::string failure;
   WindowCounts counts;
   try {
@@ -527,11 +528,15 @@ model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& 
     const TraceWindows& windows = trace_windows();
     const std::int64_t reference = context.trace_clock().local_ns(windows.reference());
     mine.ranks.push_back(sync::window_part(own, windows.schedule(), reference));
+    const auto& part = mine.ranks.back().records;
+    std::int64_t until = reference;
+    for (const auto& rec : part) until = std::max(until, rec.enter_ns);
+    openings = windows.schedule().openings(reference, until);
     // The windows that held calls: as many as profile mode would have opened.
     std::uint32_t last = 0;
     bool any = false;
-    for (const auto& rec : mine.ranks.back().records) {
-      const std::uint32_t w = windows.schedule().window_at(rec.enter_ns - reference);
+    for (const auto& rec : part) {
+      const std::uint32_t w = openings.window_at(rec.enter_ns);
       if (!any || w != last) ++counts.opened;
       any = true;
       last = w;
@@ -539,7 +544,7 @@ model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& 
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  model::Calibration c = calibrate(context, memory, mine, failure, counts);
+  model::Calibration c = calibrate(context, memory, mine, std::move(openings), failure, counts);
   if (!c.source.empty()) c.source = "window check";
   return c;
 }

@@ -35,6 +35,14 @@ TEST_CASE("windows open at the start, after doubling gaps, then once per period"
   // A period shorter than two windows is stretched: windows never overlap.
   const model::WindowSchedule tight(50 * ms, 10 * ms);
   CHECK(tight.open_ns(1) - tight.open_ns(0) >= 100 * ms);
+  // The openings from a reference up to an instant, and the window of a time among them.
+  const auto openings = s.openings(1'000 * ms, 1'000 * ms + 700 * ms);
+  CHECK(openings.ns == std::vector<std::int64_t>{1'000 * ms, 1'100 * ms, 1'300 * ms, 1'700 * ms});
+  CHECK(openings.window_at(0) == 0);
+  CHECK(openings.window_at(1'299 * ms) == 1);
+  CHECK(openings.window_at(1'300 * ms) == 2);
+  CHECK(openings.window_at(5'000 * ms) == 3);
+  CHECK(model::WindowOpenings{}.window_at(7) == 0);
 }
 
 TEST_CASE("calibration: baselines from enough judged calls, merged, and read back", "[model]") {
