@@ -64,15 +64,20 @@ class ThreadState {
   }
 
   // Trace mode: one record (times in ticks and the callsite key, converted at finalize).
-  void trace(MpiFn fn, std::uintptr_t site, Ticks start, Ticks stop, std::int32_t peer,
-             std::uint64_t bytes, const TraceInfo& info, bool extra, std::int16_t size_class) {
+  // Inlined into the Call's own out-of-line tracing functions (call.hpp), which take
+  // few arguments; never into a wrapper, where it would cost profile mode's path
+  // registers it never uses.
+  [[gnu::always_inline]] void trace(MpiFn fn, std::uintptr_t site, Ticks start, Ticks stop,
+                                    std::int32_t peer, std::uint64_t bytes, const TraceInfo& info,
+                                    bool extra, std::int16_t size_class) {
     if (!m_trace) return;
-    if (m_trace->bounded() && m_trace->full()) {
+    model::TraceRecord* room = m_trace->next_or_null();
+    if (room == nullptr) {
       window_buffer_full();
       return;
     }
     // Written in place: every field, so nothing is built aside and copied.
-    model::TraceRecord& r = *m_trace->next();
+    model::TraceRecord& r = *room;
     r.enter_ns = static_cast<std::int64_t>(start);
     r.exit_ns = static_cast<std::int64_t>(stop);
     r.callsite = site;
@@ -88,15 +93,17 @@ class ThreadState {
     r.extra = extra ? 1 : 0;
     r.flags = info.flags;
     r.profile_size_class = static_cast<std::int8_t>(size_class);
-    if (m_papi && !extra) {
-      // The burst read when the call began belongs to the call's own record.
-      if (m_pending_burst.size() == m_papi->count()) {
-        m_counters.insert(m_counters.end(), m_pending_burst.begin(), m_pending_burst.end());
-      } else {
-        m_counters.insert(m_counters.end(), m_papi->count(), -1);
-      }
-      m_pending_burst.clear();
+    if (__builtin_expect(m_papi != nullptr, 0) && !extra) keep_pending_burst();
+  }
+  // PAPI: the burst read when the call began belongs to the call's own record. Out
+  // of line, so that a record without counters saves no registers for it.
+  [[gnu::noinline]] void keep_pending_burst() {
+    if (m_pending_burst.size() == m_papi->count()) {
+      m_counters.insert(m_counters.end(), m_pending_burst.begin(), m_pending_burst.end());
+    } else {
+      m_counters.insert(m_counters.end(), m_papi->count(), -1);
     }
+    m_pending_burst.clear();
   }
   // PAPI: around every call (only when counting).
   void papi_call_start() {

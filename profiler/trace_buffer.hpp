@@ -34,6 +34,15 @@ class TraceBuffer {
     if (m_used == kChunkRecords) next_chunk();
     return &m_current[m_used++];
   }
+  // The same, or null where a bounded buffer is full: one comparison while the
+  // current chunk has room.
+  model::TraceRecord* next_or_null() {
+    if (__builtin_expect(m_used == kChunkRecords, 0)) {
+      if (bounded() && full()) return nullptr;
+      next_chunk();
+    }
+    return &m_current[m_used++];
+  }
 
   // The next chunk of records in order (empty at the end), valid until the next
   // call. Chunks in memory are freed once handed out; spilled ones come back

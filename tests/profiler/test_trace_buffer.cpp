@@ -84,3 +84,29 @@ TEST_CASE("trace buffer: chunks that cannot be spilled are counted and reported,
   CHECK_THAT(error, Catch::Contains(std::to_string(3 * TraceBuffer::kChunkRecords) +
                                     " trace records lost"));
 }
+
+TEST_CASE("trace buffer: a bounded buffer (the windows') gives room until its cap, then none") {
+  TraceBuffer bounded(4, "");  // MiB: two chunks, no spill file
+  REQUIRE(bounded.bounded());
+  const std::uint64_t cap = 2 * TraceBuffer::kChunkRecords;
+  for (std::uint64_t i = 0; i < cap; ++i) {
+    TraceRecord* room = bounded.next_or_null();
+    REQUIRE(room != nullptr);
+    room->bytes = i;
+  }
+  CHECK(bounded.next_or_null() == nullptr);
+  CHECK(bounded.next_or_null() == nullptr);  // and stays full
+  CHECK(bounded.records() == cap);
+  std::string error;
+  std::uint64_t expected = 0;
+  for (auto chunk = bounded.drain_next(error); !chunk.empty(); chunk = bounded.drain_next(error)) {
+    for (const auto& r : chunk) CHECK(r.bytes == expected++);
+  }
+  CHECK(expected == cap);
+  CHECK(error.empty());
+  // A buffer that spills never refuses.
+  TraceBuffer spilling(2, spill_path("spill-unbounded"));
+  for (std::uint64_t i = 0; i <= TraceBuffer::kChunkRecords; ++i) {
+    REQUIRE(spilling.next_or_null() != nullptr);
+  }
+}
