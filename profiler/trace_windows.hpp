@@ -43,8 +43,8 @@ class TraceWindows {
   // Starts the schedule at `reference` (ticks), with `ns_per_tick` to place its
   // edges; sets the first edge. `ns_per_tick_now`, if given, measures the tick's
   // rate again over the run so far: each edge is placed with the rate measured when
-  // it is placed. A rate calibrated over 5 ms at MPI_Init errs by about 1e-6, and
-  // ranks would drift apart by that share of the run (a 50 ms window after 14 h).
+  // it is placed. A rate calibrated over 5 ms at MPI_Init errs by 1e-6 to 1e-5, and
+  // ranks would drift apart by that share of the run (a 50 ms window in 1.4-14 h).
   void start(const model::WindowSchedule& schedule, Ticks reference, double ns_per_tick,
              std::function<double()> ns_per_tick_now = {});
   // Trace mode's window check (MPIDLE_WINDOW_CHECK): the schedule and its reference
