@@ -48,12 +48,7 @@ NodeLocality node_locality(MPI_Comm comm) {
   PMPI_Comm_group(node, &local);
   int k = 0;
   for (int step = 1; step < size && k < 64; step <<= 1, ++k) {
-    int other = -1;
-    if (rank % (2 * step) == step) {
-      other = rank - step;
-    } else if (rank % (2 * step) == 0 && rank + step < size) {
-      other = rank + step;
-    }
+    int other = offset_tree_partner(rank, step, size);
     if (other < 0) continue;
     int there = MPI_UNDEFINED;
     PMPI_Group_translate_ranks(all, 1, &other, local, &there);
@@ -74,15 +69,17 @@ model::ClockMeasurement measure_offset_to_parent(MPI_Comm comm, const TraceClock
   model::ClockMeasurement mine;
   int k = 0;
   for (int step = 1; step < size; step <<= 1, ++k) {
+    const int partner = offset_tree_partner(rank, step, size);
+    if (partner < 0) continue;
     const bool one_node = k < 64 && (node_local >> k & 1) != 0;
     if (one_node && at_init != nullptr) {
       // Nothing to learn: the offset is 0 and the round trip was measured at MPI_Init.
-      if (rank % (2 * step) == step) mine = {0, at_init->rtt_ns, clock.now_ns()};
+      if (partner < rank) mine = {0, at_init->rtt_ns, clock.now_ns()};
       continue;
     }
-    if (rank % (2 * step) == step) {
+    if (partner < rank) {
       // Child: answer the parent's questions with the local time until it sends the result.
-      const int parent = rank - step;
+      const int parent = partner;
       for (;;) {
         std::int64_t result[3] = {0, 0, 0};
         MPI_Status status;
@@ -94,9 +91,9 @@ model::ClockMeasurement measure_offset_to_parent(MPI_Comm comm, const TraceClock
         const std::int64_t t = clock.now_ns();
         PMPI_Send(&t, 1, MPI_INT64_T, parent, kTimeTag, comm);
       }
-    } else if (rank % (2 * step) == 0 && rank + step < size) {
+    } else {
       // Parent: ask the child, keep the reading with the shortest round trip.
-      const int child = rank + step;
+      const int child = partner;
       std::vector<sync::ClockSample> samples;
       const std::int64_t begin = clock.now_ns();
       std::int64_t best = INT64_MAX;

@@ -41,4 +41,12 @@ inline int offset_tree_parent(int rank) {
   return rank & (rank - 1);
 }
 
+// The rank that `rank` is measured by (below it) or measures (above it) in the round
+// of `step` (2^k), or −1 where it has no edge in that round.
+inline int offset_tree_partner(int rank, int step, int size) {
+  if (rank % (2 * step) == step) return rank - step;
+  if (rank % (2 * step) == 0 && rank + step < size) return rank + step;
+  return -1;
+}
+
 }  // namespace mpidle::profiler
