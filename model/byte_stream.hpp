@@ -107,6 +107,13 @@ class BasicByteWriter {
     put<std::uint32_t>(static_cast<std::uint32_t>(s.size()));
     m_sink.write(s.data(), s.size());
   }
+  // Its length and its items, as get_array reads them.
+  template <typename T>
+  void put_array(std::span<const T> items) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put<std::uint64_t>(items.size());
+    m_sink.write(items.data(), items.size_bytes());
+  }
   std::vector<std::byte> take() requires std::is_same_v<Sink, MemorySink> { return m_sink.take(); }
 
  private:

@@ -81,6 +81,9 @@ class Context {
   model::ClockMeasurement& init_offset() { return m_init_offset; }
   // Which of this rank's offset-tree edges stay within its node (offset_tree.hpp).
   NodeLocality& node_locality() { return m_node_locality; }
+  // The windows (and trace mode's window check): the smallest one-way latency any
+  // rank measured at MPI_Init, agreed on there; 0 where none was measured.
+  std::int64_t& window_latency_ns() { return m_window_latency_ns; }
   PapiStatus& papi() { return m_papi; }
 
   // Slow path of the first recorded call of a thread.
@@ -137,6 +140,7 @@ class Context {
   TraceClock m_trace_clock;
   model::ClockMeasurement m_init_offset;
   NodeLocality m_node_locality;
+  std::int64_t m_window_latency_ns = 0;
   PapiStatus m_papi;
   std::uint32_t m_threads_made = 0;
   CommTable m_comms;

@@ -440,8 +440,15 @@ void finalize_profile(Context& context) {
   FinalizeCost cost;
   cost.started_ns = finalize_start;
   const std::uint64_t tree_start = monotonic_ns();
-  const model::GlobalMinima global =
-      allreduce_minima(model::minima_of(local), context.own_comm(), cost.minima);
+  // The windows' calibration is summed in the same rounds as the minima.
+  const bool windows = context.trace_windows_on();
+  const model::GlobalMinima global = allreduce_minima(
+      model::minima_of(local), windows ? &calibration : nullptr, context.own_comm(), cost.minima);
+  if (windows && context.rank() == 0 && calibration.windows_cut > 0) {
+    warn(std::to_string(calibration.windows_cut) +
+         " ranks filled their trace window buffer (MPIDLE_WINDOW_MEM); their later windows were "
+         "not recorded");
+  }
   auto merged = reduce_summary(model::summarize_rank(local, global, &calibration),
                                context.own_comm(), cost.summary);
   cost.seconds = static_cast<double>(monotonic_ns() - tree_start) * 1e-9;

@@ -80,9 +80,15 @@ void start(model::Settings config, OwnWorld own, int rank, int size) {
   }
   profiler::detail::g_trace_open.store(trace, std::memory_order_relaxed);
   if (windows || context->window_check_on()) {
-    // Every rank leaves the barrier at about the same moment (microseconds apart):
-    // the reference the windows are placed from.
-    PMPI_Barrier(own.comm());
+    // Every rank leaves the reduction at about the same moment (microseconds apart),
+    // as it would a barrier: the reference the windows are placed from. It also
+    // agrees on the latency the windows' messages are paired with, which the
+    // finalize would otherwise spend a round of its own on.
+    const model::ClockMeasurement& measured = context->init_offset();
+    std::int64_t half_rtt = rank == 0 || measured.rtt_ns <= 0 ? INT64_MAX : measured.rtt_ns / 2;
+    std::int64_t latency = INT64_MAX;
+    PMPI_Allreduce(&half_rtt, &latency, 1, MPI_INT64_T, MPI_MIN, own.comm());
+    context->window_latency_ns() = latency == INT64_MAX ? 0 : latency;
     const model::Settings& c = context->config();
     const model::WindowSchedule schedule(c.window_ms * 1000000, c.window_period * 1000000000);
     if (windows) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/calibration.hpp"
 #include "model/profile_summary.hpp"
 #include "replay/byte_tree.hpp"
 
@@ -20,14 +21,19 @@ using replay::bytes_of;
 using replay::recv_bytes;
 using replay::send_bytes;
 using replay::text_of;
+using replay::tree_allreduce;
 using replay::tree_broadcast;
 using replay::tree_reduce;
 using replay::TreeTraffic;
 
-// The global minima of every (function, size class, communicator shape): reduced
-// up the tree, then broadcast down, so that every rank can compute its own wait
-// against them. Its size depends on the keys, not on the number of ranks.
-model::GlobalMinima allreduce_minima(const model::GlobalMinima& local, MPI_Comm comm,
+// The global minima of every (function, size class, communicator shape), on every
+// rank (recursive doubling: replay::tree_allreduce), so that each can compute its
+// own wait against them. Its size depends on the keys, not on the number of ranks.
+// With `calibration`, this rank's part of the windows' calibration, the run's
+// calibration travels in the same rounds and replaces the part (which stays as the
+// rank's own sites), so that the windows need no reduction of their own.
+model::GlobalMinima allreduce_minima(const model::GlobalMinima& local,
+                                     model::Calibration* calibration, MPI_Comm comm,
                                      TreeTraffic& traffic);
 
 std::optional<model::ProfileSummary> reduce_summary(model::ProfileSummary local, MPI_Comm comm,

@@ -4,15 +4,17 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
+#include "analysis/calibration_calls.hpp"
+#include "analysis/rank_waits.hpp"
 #include "log.hpp"
 #include "model/byte_stream.hpp"
 #include "model/function_catalog.hpp"
 #include "offset_tree.hpp"
+#include "replay/byte_tree.hpp"
 #include "replay/sparse_exchange.hpp"
-#include "replay/wait_states_tree.hpp"
-#include "replay/yielding.hpp"
 #include "sync/offset_model.hpp"
 #include "sync/trace_matching.hpp"
 #include "sync/trace_sync.hpp"
@@ -146,6 +148,7 @@ class WindowAlignment {
     std::map<int, std::vector<WindowChannelKey>> asked;  // per source, in its order
     std::vector<sync::CollectiveReport> reported;
     for (const auto& [source, bytes] : incoming) {
+      asked[source];  // every rank that told this one something awaits one answer
       model::ByteReader r(bytes);
       std::uint64_t n = 0;
       if (!r.get(n)) throw model::TraceError("unreadable window sends");
@@ -227,7 +230,7 @@ class WindowAlignment {
       verdicts[v.rank].push_back(v);
     }
     for (std::size_t c = 0; c < 2; ++c) m_violations[c] += judged[c];
-    for (const auto& [member, list] : verdicts) asked[member];
+    // The members of an instance judged here reported it here: all are in `asked`.
     replay::Parcels answers;
     for (const auto& [source, keys] : asked) {
       model::ByteWriter w;
@@ -372,12 +375,71 @@ class WindowAlignment {
   std::vector<sync::CollectiveVerdict> m_verdicts;               // for this rank's items
 };
 
+// What every rank must agree on after the exchanges, in one reduction: whether any
+// rank failed, the clock-condition violations on each clock (they choose it), and
+// the fastest sends on each.
+struct WindowAgreement {
+  std::uint64_t failed = 0;
+  std::array<std::uint64_t, 2> violations{};
+  std::array<analysis::FastestSends, 2> fastest;
+};
+
+// What a rank that cannot read the reduction's result holds.
+WindowAgreement failed_agreement() {
+  WindowAgreement a;
+  a.failed = 1;
+  return a;
+}
+
+std::vector<std::byte> encode_agreement(const WindowAgreement& a) {
+  model::ByteWriter w;
+  for (std::uint64_t n : {a.failed, a.violations[0], a.violations[1]}) w.put(n);
+  for (const auto& fastest : a.fastest) {
+    w.put<std::uint64_t>(fastest.size());
+    for (const auto& [key, d] : fastest) {
+      w.put(key.first);
+      w.put(key.second);
+      w.put(d);
+    }
+  }
+  return w.take();
+}
+
+std::optional<WindowAgreement> decode_agreement(std::span<const std::byte> bytes) {
+  model::ByteReader r(bytes);
+  WindowAgreement a;
+  for (std::uint64_t* n : {&a.failed, &a.violations[0], &a.violations[1]}) {
+    if (!r.get(*n)) return std::nullopt;
+  }
+  for (auto& fastest : a.fastest) {
+    std::uint64_t count = 0;
+    if (!r.get(count) || !r.can_hold(count, 16)) return std::nullopt;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::pair<std::uint32_t, std::int32_t> key;
+      std::int64_t d = 0;
+      if (!r.get(key.first) || !r.get(key.second) || !r.get(d)) return std::nullopt;
+      fastest[key] = d;
+    }
+  }
+  if (!r.at_end()) return std::nullopt;
+  return a;
+}
+
+void merge_agreement(WindowAgreement& into, WindowAgreement&& from) {
+  into.failed += from.failed;
+  for (std::size_t c = 0; c < 2; ++c) {
+    into.violations[c] += from.violations[c];
+    analysis::merge_fastest_sends(into.fastest[c], from.fastest[c]);
+  }
+}
+
 // Steps 2 to 4 on this rank's window records `mine` (its function table still its
 // own), whose windows opened at `openings`; `failure` says why this rank has none.
-// Collective.
+// Collective. Returns this rank's part of the calibration (an empty one on every
+// rank where any failed), or with `reduce` the run's.
 model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Trace& mine,
                              model::WindowOpenings openings, std::string failure,
-                             const WindowCounts& counts) {
+                             const WindowCounts& counts, bool reduce) {
   MPI_Comm comm = context.own_comm();
   int rank = 0, size = 1;
   PMPI_Comm_rank(comm, &rank);
@@ -401,23 +463,14 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   model::RankTrace& own = mine.ranks.at(0);
   own.rank = rank;
   compose_offsets(comm, own, context.node_locality().one_node);
-  // One reduction for what the exchanges need every rank to agree on: the smallest
-  // latency, whether every rank has its records, and (negated) the most windows a
-  // rank opened.
-  std::int64_t agreed[3] = {rank == 0 ? INT64_MAX : std::min(own.init.rtt_ns, own.final.rtt_ns) / 2,
-                            failure.empty() ? 1 : 0, -static_cast<std::int64_t>(counts.opened)};
-  replay::allreduce_yielding(comm, agreed, 3, MPI_INT64_T, MPI_MIN);
-  if (!agreed[1]) {
-    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
-    return {};
-  }
-  mine.min_latency_ns = agreed[0] == INT64_MAX ? 0 : agreed[0];
+  mine.min_latency_ns = context.window_latency_ns();
   progress("offsets");
 
   // Steps 3 and 4 in two exchanges: the windows' messages are paired and each learns
   // its other side, and each collective instance is judged at its home process
   // (sync/window_partners). A rank that fails still takes part in both (with nothing
-  // to say), so that no other rank waits for it.
+  // to say, and an empty answer to every rank that told it something), so that no
+  // other rank waits for it.
   std::optional<WindowAlignment> align;
   replay::Parcels sends, answers;
   auto attempt = [&](auto step) {
@@ -432,63 +485,107 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     align.emplace(mine, own, std::move(openings), mine.min_latency_ns, size);
     sends = align->sends_by_destination();
   });
-  const auto received =
-      replay::sparse_exchange(comm, failure.empty() ? sends : replay::Parcels{}, kSendsTag);
+  if (!failure.empty()) sends.clear();
+  const auto received = replay::sparse_exchange(comm, sends, kSendsTag);
   attempt([&] { answers = align->pair_receives(received); });
-  const auto answered =
-      replay::sparse_exchange(comm, failure.empty() ? answers : replay::Parcels{}, kPairsTag);
+  if (!failure.empty()) {
+    answers.clear();
+    for (const auto& [source, bytes] : received)
+      answers.emplace_back(source, std::vector<std::byte>{});
+  }
+  const auto expected =
+      static_cast<std::size_t>(std::count_if(sends.begin(), sends.end(), [](const auto& p) {
+        return replay::fits_one_message(p.second);
+      }));
+  const auto answered = replay::answer_exchange(comm, answers, expected, kPairsTag);
   attempt([&] {
     align->apply_answers(answered);
     align->separate_windows();
   });
-  // Whether any rank failed, what the windows were over all ranks (the ranks whose
-  // buffer filled, the records), and the clock-condition violations on each clock.
-  std::uint64_t sums[5] = {failure.empty() ? 0u : 1u, counts.cut, own.records.size(), 0, 0};
+  // Both clocks' partners and fastest sends, so that one reduction can both choose
+  // the clock and agree on the fastest sends for it.
+  std::array<sync::RankPartners, 2> partners_on;
+  std::string unpaired;  // why this rank's windows have no partners, if so
+  WindowAgreement agreement;
+  agreement.failed = failure.empty() ? 0 : 1;
+  const std::uint64_t records = own.records.size();
   if (failure.empty()) {
-    sums[3] = align->violations()[sync::kReferenceClock];
-    sums[4] = align->violations()[sync::kRawClock];
+    for (int clock : {sync::kReferenceClock, sync::kRawClock}) {
+      const auto c = static_cast<std::size_t>(clock);
+      agreement.violations[c] = align->violations()[c];
+      try {
+        partners_on[c] = align->partners(clock);
+        agreement.fastest[c] = analysis::fastest_sends(own, partners_on[c]);
+      } catch (const std::exception& e) {
+        unpaired = e.what();
+      }
+    }
   }
-  replay::allreduce_yielding(comm, sums, 5, MPI_UINT64_T, MPI_SUM);
-  if (sums[0] > 0) {
+  replay::TreeTraffic traffic;
+  agreement = replay::tree_allreduce(std::move(agreement), comm, encode_agreement, decode_agreement,
+                                     merge_agreement, traffic)
+                  .value_or(failed_agreement());
+  if (agreement.failed > 0) {
     if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
     return {};
   }
   // As the trace's clock plan: offsets that break more clock conditions than the
   // raw clocks are not used (ranks on one node read one clock).
-  const int clock = sums[4] < sums[3] ? sync::kRawClock : sync::kReferenceClock;
+  const int clock =
+      agreement.violations[sync::kRawClock] < agreement.violations[sync::kReferenceClock]
+          ? sync::kRawClock
+          : sync::kReferenceClock;
   std::vector<sync::RankPartners> partners(1);
-  try {
-    partners[0] = align->partners(clock);
-  } catch (const std::exception& e) {
-    warn(std::string("no wait states from this rank's windows: ") + e.what());
-    partners[0] = sync::RankPartners{};
+  if (!unpaired.empty()) {
+    warn("no wait states from this rank's windows: " + unpaired);
     own.records.clear();
     own.synced.clear();
+  } else {
+    partners[0] = std::move(partners_on[static_cast<std::size_t>(clock)]);
+    if (clock != sync::kRawClock) align->partners(clock);  // the records' times on it again
   }
   memory.sample();
   progress((std::string(clock == sync::kRawClock ? "alignment and partners (raw clocks"
                                                  : "alignment and partners (offset clocks") +
-            ", clock-condition violations " + std::to_string(sums[3]) + " with offsets, " +
-            std::to_string(sums[4]) + " raw)")
+            ", clock-condition violations " +
+            std::to_string(agreement.violations[sync::kReferenceClock]) + " with offsets, " +
+            std::to_string(agreement.violations[sync::kRawClock]) + " raw)")
                .c_str());
+  // This rank's calls' costs from its exact waits (no MPI): summed over the ranks
+  // by the caller, or here with `reduce`.
   model::Calibration calibration;
-  replay::CalibrationRequest request;
-  request.out = &calibration;
-  request.calibration_only = true;
-  // Only the calibration is asked for: the count of complete instances is not needed.
-  replay::gather_wait_states(
-      comm, mine, {&own}, {static_cast<std::uint32_t>(rank)}, partners, 0,
-      [](const std::string& what) { warn(what); }, request);
-  progress("wait states");
-  calibration.source = "windows";
-  calibration.windows = static_cast<std::uint32_t>(-agreed[2]);
-  calibration.windows_cut = static_cast<std::uint32_t>(sums[1]);
-  calibration.records = sums[2];
-  if (rank == 0 && calibration.windows_cut > 0) {
-    warn(std::to_string(calibration.windows_cut) +
-         " ranks filled their trace window buffer (MPIDLE_WINDOW_MEM); their later windows were "
-         "not recorded");
+  try {
+    if (!own.records.empty()) {
+      analysis::CallWaits call_waits;
+      analysis::rank_wait_states(mine, own, static_cast<std::uint32_t>(rank), partners[0],
+                                 agreement.fastest[static_cast<std::size_t>(clock)], &call_waits);
+      calibration = analysis::calibrate_rank(mine, own, partners[0], call_waits);
+    }
+  } catch (const std::exception& e) {
+    warn(std::string("no wait states from this rank's windows: ") + e.what());
+    calibration = model::Calibration{};
   }
+  // This rank's figures: summed over the ranks with its calls (the most windows
+  // any rank opened, the ranks whose buffer filled, the records).
+  calibration.source = "windows";
+  calibration.windows = counts.opened;
+  calibration.windows_cut = counts.cut;
+  calibration.records = records;
+  if (reduce) {
+    replay::TreeTraffic sums;
+    auto own_sites = calibration.sites;
+    const model::Calibration part = calibration;
+    calibration =
+        replay::tree_allreduce(
+            std::move(calibration), comm, model::encode_calibration, model::decode_calibration,
+            [](model::Calibration& into, model::Calibration&& from) {
+              model::merge_calibration(into, from);
+            },
+            sums)
+            .value_or(part);
+    calibration.own_sites = std::move(own_sites);
+  }
+  progress("wait states");
   return calibration;
 }
 
@@ -512,7 +609,8 @@ model::Calibration calibrate_from_windows(Context& context, FinalizeMemory& memo
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  return calibrate(context, memory, mine, std::move(openings), failure, trace_windows().counts());
+  return calibrate(context, memory, mine, std::move(openings), failure, trace_windows().counts(),
+                   false);
 }
 
 model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& memory,
@@ -544,7 +642,8 @@ model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& 
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  model::Calibration c = calibrate(context, memory, mine, std::move(openings), failure, counts);
+  model::Calibration c =
+      calibrate(context, memory, mine, std::move(openings), failure, counts, true);
   if (!c.source.empty()) c.source = "window check";
   return c;
 }

@@ -2,8 +2,6 @@
 
 #include <sched.h>
 
-#include <climits>
-
 namespace mpidle::replay {
 
 Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
@@ -11,7 +9,7 @@ Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
   std::vector<MPI_Request> sends(outgoing.size(), MPI_REQUEST_NULL);
   for (std::size_t i = 0; i < outgoing.size(); ++i) {
     const auto& [to, bytes] = outgoing[i];
-    if (bytes.size() > static_cast<std::size_t>(INT_MAX)) continue;  // left out: see header
+    if (!fits_one_message(bytes)) continue;  // left out: see header
     PMPI_Issend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm, &sends[i]);
   }
   Parcels incoming;
@@ -45,6 +43,33 @@ Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
     // replay does while it waits.
     sched_yield();
   }
+  return incoming;
+}
+
+Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expected, int tag) {
+  std::vector<MPI_Request> sends(replies.size(), MPI_REQUEST_NULL);
+  for (std::size_t i = 0; i < replies.size(); ++i) {
+    const auto& [to, bytes] = replies[i];
+    // An answer too large for one message goes as none: its receiver reads an empty one.
+    const int count = fits_one_message(bytes) ? static_cast<int>(bytes.size()) : 0;
+    PMPI_Isend(bytes.data(), count, MPI_BYTE, to, tag, comm, &sends[i]);
+  }
+  Parcels incoming;
+  while (incoming.size() < expected) {
+    int arrived = 0;
+    MPI_Status status;
+    PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &status);
+    if (!arrived) {
+      sched_yield();  // as sparse_exchange
+      continue;
+    }
+    int count = 0;
+    PMPI_Get_count(&status, MPI_BYTE, &count);
+    std::vector<std::byte> bytes(static_cast<std::size_t>(count));
+    PMPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
+    incoming.emplace_back(status.MPI_SOURCE, std::move(bytes));
+  }
+  PMPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
   return incoming;
 }
 
