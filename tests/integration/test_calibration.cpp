@@ -118,6 +118,30 @@ TEST_CASE("profile mode: a window that fills its buffer closes early and says so
   CHECK(count_lines_with(r.err, "MPIDLE_WINDOW_MEM") == 1);
 }
 
+TEST_CASE(
+    "profile mode: a rank whose windows fail leaves every rank without a calibration, none waiting",
+    "[mpi]") {
+  // The last of 3 ranks fails before telling its receivers of its sends, or after
+  // hearing its senders and before answering them (the answers' exchange awaits one
+  // answer per parcel: the failed rank must still send one). The run ends as
+  // without mpidle, every rank's profile has the robust estimate.
+  const auto bare = run_mpi(3, example("nonblocking_halo"), {}, {}, false);
+  REQUIRE(bare.status == 0);
+  for (const char* step : {"sends", "pairs"}) {
+    const auto dir = scratch_dir(std::string("calibration_fail_") + step);
+    const auto r = run_mpi(3, example("nonblocking_halo"), {},
+                           {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TEST_WINDOW_FAIL", step}});
+    INFO(step << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out == bare.out);
+    CHECK(count_lines_with(r.err, "no calibration from the trace windows") == 1);
+    const auto p = model::read_profile(dir);
+    CHECK_FALSE(p.calibration);
+    CHECK(p.run.wait_estimate == "robust");
+    CHECK(p.ranks.size() == 3);
+  }
+}
+
 TEST_CASE("profile mode: garbage window settings give one line and the defaults", "[mpi]") {
   const auto dir = scratch_dir("calibration_garbage");
   const auto r = run_mpi(
