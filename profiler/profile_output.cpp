@@ -391,7 +391,6 @@ void finalize_profile(Context& context) {
     warn(std::to_string(dropped) +
          " calls were not recorded because the call table was full (raise MPIDLE_TABLE_ENTRIES)");
   }
-  const CallOverhead per_call = per_call_overhead(context.tick_rate());
   // The run directory, named by rank 0; in trace mode every rank writes its part
   // of the trace there.
   fs::path dir;
@@ -472,7 +471,9 @@ void finalize_profile(Context& context) {
     }
   }
   if (merged && !unusable) {
-    write_run_directory(context, *merged, per_call, dir, dir_error,
+    // Measured by rank 0 alone, which writes it: 40,000 table updates on every rank
+    // would take turns on the cores of an oversubscribed node.
+    write_run_directory(context, *merged, per_call_overhead(context.tick_rate()), dir, dir_error,
                         context.config().trace ? &trace : nullptr, cost, calibration, windows_cost);
     if (const auto& log_run = context.log_location().run) publish_run(context, *log_run);
   }

@@ -1,6 +1,6 @@
 #include "sparse_exchange.hpp"
 
-#include <sched.h>
+#include "yielding.hpp"
 
 namespace mpidle::replay {
 
@@ -13,6 +13,7 @@ Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
     PMPI_Issend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, comm, &sends[i]);
   }
   Parcels incoming;
+  Idle idle;
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool in_barrier = false;
   for (;;) {
@@ -25,6 +26,7 @@ Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
       std::vector<std::byte> bytes(static_cast<std::size_t>(count));
       PMPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
       incoming.emplace_back(status.MPI_SOURCE, std::move(bytes));
+      idle = Idle{};  // progress: the next wait starts with yields again
       continue;
     }
     if (!in_barrier) {
@@ -41,7 +43,7 @@ Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
     }
     // Nothing arrived: let the other ranks of an oversubscribed node run, as the
     // replay does while it waits.
-    sched_yield();
+    idle();
   }
   return incoming;
 }
@@ -55,12 +57,13 @@ Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expec
     PMPI_Isend(bytes.data(), count, MPI_BYTE, to, tag, comm, &sends[i]);
   }
   Parcels incoming;
+  Idle idle;
   while (incoming.size() < expected) {
     int arrived = 0;
     MPI_Status status;
     PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &status);
     if (!arrived) {
-      sched_yield();  // as sparse_exchange
+      idle();  // as sparse_exchange
       continue;
     }
     int count = 0;
@@ -68,6 +71,7 @@ Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expec
     std::vector<std::byte> bytes(static_cast<std::size_t>(count));
     PMPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
     incoming.emplace_back(status.MPI_SOURCE, std::move(bytes));
+    idle = Idle{};  // progress: the next wait starts with yields again
   }
   PMPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
   return incoming;

@@ -1,14 +1,31 @@
 #include "yielding.hpp"
 
 #include <sched.h>
+#include <time.h>
+
+#include <algorithm>
 
 namespace mpidle::replay {
 
+void Idle::operator()() {
+  constexpr unsigned kYields = 64;
+  if (++m_tests <= kYields) {
+    sched_yield();
+    return;
+  }
+  // 10 µs, doubling to 80 µs.
+  const unsigned doublings = std::min(m_tests - kYields, 3u);
+  const long ns = 10000L << doublings;
+  const timespec pause{0, ns};
+  nanosleep(&pause, nullptr);
+}
+
 void wait_yielding(MPI_Request& request, MPI_Status* status) {
+  Idle idle;
   for (int done = 0;;) {
     PMPI_Test(&request, &done, status);
     if (done) return;
-    sched_yield();
+    idle();
   }
 }
 
