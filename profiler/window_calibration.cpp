@@ -9,6 +9,7 @@
 
 #include "analysis/calibration_calls.hpp"
 #include "analysis/rank_waits.hpp"
+#include "analysis/wait_states_codec.hpp"
 #include "log.hpp"
 #include "model/byte_stream.hpp"
 #include "model/function_catalog.hpp"
@@ -395,12 +396,8 @@ std::vector<std::byte> encode_agreement(const WindowAgreement& a) {
   model::ByteWriter w;
   for (std::uint64_t n : {a.failed, a.violations[0], a.violations[1]}) w.put(n);
   for (const auto& fastest : a.fastest) {
-    w.put<std::uint64_t>(fastest.size());
-    for (const auto& [key, d] : fastest) {
-      w.put(key.first);
-      w.put(key.second);
-      w.put(d);
-    }
+    const auto bytes = analysis::encode_fastest_sends(fastest);
+    w.put_array(std::span<const std::byte>(bytes));
   }
   return w.take();
 }
@@ -412,14 +409,11 @@ std::optional<WindowAgreement> decode_agreement(std::span<const std::byte> bytes
     if (!r.get(*n)) return std::nullopt;
   }
   for (auto& fastest : a.fastest) {
-    std::uint64_t count = 0;
-    if (!r.get(count) || !r.can_hold(count, 16)) return std::nullopt;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      std::pair<std::uint32_t, std::int32_t> key;
-      std::int64_t d = 0;
-      if (!r.get(key.first) || !r.get(key.second) || !r.get(d)) return std::nullopt;
-      fastest[key] = d;
-    }
+    std::vector<std::byte> bytes;
+    if (!r.get_array(bytes)) return std::nullopt;
+    auto decoded = analysis::decode_fastest_sends(bytes);
+    if (!decoded) return std::nullopt;
+    fastest = std::move(*decoded);
   }
   if (!r.at_end()) return std::nullopt;
   return a;

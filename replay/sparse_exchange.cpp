@@ -3,6 +3,23 @@
 #include "yielding.hpp"
 
 namespace mpidle::replay {
+namespace {
+
+// Receives a parcel of `tag` if one has arrived (into `incoming`); whether one had.
+bool receive_arrived(MPI_Comm comm, int tag, Parcels& incoming) {
+  int arrived = 0;
+  MPI_Status status;
+  PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &status);
+  if (!arrived) return false;
+  int count = 0;
+  PMPI_Get_count(&status, MPI_BYTE, &count);
+  std::vector<std::byte> bytes(static_cast<std::size_t>(count));
+  PMPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
+  incoming.emplace_back(status.MPI_SOURCE, std::move(bytes));
+  return true;
+}
+
+}  // namespace
 
 Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
   // Never throws halfway: every rank must reach the barrier.
@@ -17,15 +34,7 @@ Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag) {
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool in_barrier = false;
   for (;;) {
-    int arrived = 0;
-    MPI_Status status;
-    PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &status);
-    if (arrived) {
-      int count = 0;
-      PMPI_Get_count(&status, MPI_BYTE, &count);
-      std::vector<std::byte> bytes(static_cast<std::size_t>(count));
-      PMPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
-      incoming.emplace_back(status.MPI_SOURCE, std::move(bytes));
+    if (receive_arrived(comm, tag, incoming)) {
       idle = Idle{};  // progress: the next wait starts with yields again
       continue;
     }
@@ -59,21 +68,13 @@ Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expec
   Parcels incoming;
   Idle idle;
   while (incoming.size() < expected) {
-    int arrived = 0;
-    MPI_Status status;
-    PMPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &arrived, &status);
-    if (!arrived) {
+    if (receive_arrived(comm, tag, incoming)) {
+      idle = Idle{};
+    } else {
       idle();  // as sparse_exchange
-      continue;
     }
-    int count = 0;
-    PMPI_Get_count(&status, MPI_BYTE, &count);
-    std::vector<std::byte> bytes(static_cast<std::size_t>(count));
-    PMPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE);
-    incoming.emplace_back(status.MPI_SOURCE, std::move(bytes));
-    idle = Idle{};  // progress: the next wait starts with yields again
   }
-  PMPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+  for (auto& send : sends) wait_yielding(send);
   return incoming;
 }
 

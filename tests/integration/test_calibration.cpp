@@ -207,8 +207,14 @@ TEST_CASE("trace mode: the windows' part of a run calibrates it as its whole tra
            {"halo_varying", program("halo_varying")},
            {"big_transfer", program("big_transfer")}}) {
     const auto dir = scratch_dir("calibration_window_check_" + name);
-    const auto r = run_mpi(
-        2, path, {}, {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_WINDOW_CHECK", "1"}});
+    // big_buffer measures how much its transfers varied (completion_excess_s): the
+    // windows' calls can cost more or less than the rest by that much, and half of
+    // its 1 MiB sends fall outside the windows (0.90 of the exact wait in 1 of 15
+    // runs, 1.13 in 1 of 27 before 2026-11-28, 0.96-0.98 otherwise).
+    const bool jitter = name == "big_buffer";
+    const auto r =
+        run_mpi(2, path, jitter ? std::vector<std::string>{"--json"} : std::vector<std::string>{},
+                {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}, {"MPIDLE_WINDOW_CHECK", "1"}});
     INFO(name << "\n" << r.err);
     REQUIRE(r.status == 0);
     const auto profile = nlohmann::json::parse(read_text(dir + "/profile.json"));
@@ -224,6 +230,8 @@ TEST_CASE("trace mode: the windows' part of a run calibrates it as its whole tra
                   << windowed / exact << "), " << check["windows"] << " windows, "
                   << check["calibrated_keys"] << " keys calibrated, rank-time " << rank_time
                   << " s");
-    CHECK(std::abs(windowed - exact) <= std::max(0.10 * exact, 0.01 * rank_time));
+    const double spread = jitter ? truth_of(r.out)["completion_excess_s"].get<double>() : 0.0;
+    INFO("the program's own transfer jitter " << spread << " s");
+    CHECK(std::abs(windowed - exact) <= std::max(0.10 * exact, 0.01 * rank_time) + spread);
   }
 }
