@@ -303,15 +303,21 @@ class WindowAlignment {
     }
   }
 
-  // After separate_windows, on `clock`: the records' times, and what the wait-state
-  // analysis needs of the other side of each paired message and collective instance.
-  sync::RankPartners partners(int clock) {
+  // The records' times (their `synced` pair) on `clock`.
+  void use_clock(int clock) {
     const auto c = static_cast<std::size_t>(clock);
     m_rank.synced.resize(2 * m_rank.records.size());
     for (std::uint64_t i = 0; i < m_rank.records.size(); ++i) {
       m_rank.synced[2 * i] = enter_of(i)[c];
       m_rank.synced[2 * i + 1] = exit_of(i)[c];
     }
+  }
+
+  // After separate_windows, on `clock`: the records' times, and what the wait-state
+  // analysis needs of the other side of each paired message and collective instance.
+  sync::RankPartners partners(int clock) {
+    use_clock(clock);
+    const auto c = static_cast<std::size_t>(clock);
     sync::RankPartners p;
     p.items = sync::scan_rank(m_rank, 0);
     auto in_window = [](const WindowChannelKey& key) {
@@ -544,7 +550,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     own.synced.clear();
   } else {
     partners[0] = std::move(partners_on[static_cast<std::size_t>(clock)]);
-    if (clock != sync::kRawClock) align->partners(clock);  // the records' times on it again
+    align->use_clock(clock);  // partners() left the records on the clock it found last
   }
   memory.sample();
   progress((std::string(clock == sync::kRawClock ? "alignment and partners (raw clocks"
