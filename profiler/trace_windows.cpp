@@ -2,8 +2,11 @@
 
 namespace mpidle::profiler {
 
+// Never destroyed: a program may call MPI from a destructor or an atexit handler
+// that runs after this library's own exit handlers, and every wrapper crosses
+// window edges.
 TraceWindows& trace_windows() {
-  static TraceWindows windows;
+  static auto& windows = *new TraceWindows;
   return windows;
 }
 
