@@ -162,6 +162,7 @@ void merge_calibration(Calibration& into, const Calibration& from) {
   if (into.source.empty()) into.source = from.source;
   into.windows = std::max(into.windows, from.windows);
   into.windows_cut += from.windows_cut;
+  into.windows_capped = std::max(into.windows_capped, from.windows_capped);
   into.records += from.records;
   into.calls_left_out += from.calls_left_out;
 }
@@ -171,6 +172,7 @@ std::vector<std::byte> encode_calibration(const Calibration& c) {
   w.put_string(c.source);
   w.put(c.windows);
   w.put(c.windows_cut);
+  w.put(c.windows_capped);
   w.put(c.records);
   w.put(c.calls_left_out);
   w.put<std::uint64_t>(c.keys.size());
@@ -195,8 +197,9 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
   ByteReader r(bytes);
   Calibration c;
   std::uint64_t n = 0;
-  if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) || !r.get(c.records) ||
-      !r.get(c.calls_left_out) || !r.get(n) || !r.can_hold(n, 44)) {
+  if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) ||
+      !r.get(c.windows_capped) || !r.get(c.records) || !r.get(c.calls_left_out) || !r.get(n) ||
+      !r.can_hold(n, 44)) {
     return std::nullopt;
   }
   for (std::uint64_t i = 0; i < n; ++i) {

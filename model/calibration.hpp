@@ -67,7 +67,9 @@ struct Calibration {
   std::string source;
   std::uint32_t windows = 0;      // windows opened (the most any rank opened)
   std::uint32_t windows_cut = 0;  // ranks whose window buffer filled up
-  std::uint64_t records = 0;      // trace records the windows held, all ranks
+  // Windows closed early by MPIDLE_WINDOW_RECORDS (the most on any rank).
+  std::uint32_t windows_capped = 0;
+  std::uint64_t records = 0;  // trace records the windows held, all ranks
   // Calls of functions that can wait that the analysis could not judge: a message
   // or collective that began or ended outside a window.
   std::uint64_t calls_left_out = 0;

@@ -273,6 +273,7 @@ Profile parse_profile(const json& doc) {
     c.source = f.get<std::string>("source");
     c.windows = f.get<std::uint64_t>("windows");
     c.windows_cut = f.get<std::uint64_t>("windows_cut");
+    c.windows_capped = f.get<std::uint64_t>("windows_capped");
     c.calibrated_keys = f.get<std::uint64_t>("calibrated_keys");
     c.calls_left_out = f.get<std::uint64_t>("calls_left_out");
     c.records = f.get<std::uint64_t>("records");

@@ -161,7 +161,8 @@ struct RegionRow {
 // profile.json's "calibration" (docs/calibration.md), without its keys.
 struct CalibrationSection {
   std::string source;  // "windows" or "trace"
-  std::uint64_t windows = 0, windows_cut = 0, calibrated_keys = 0, calls_left_out = 0;
+  std::uint64_t windows = 0, windows_cut = 0, windows_capped = 0, calibrated_keys = 0,
+                calls_left_out = 0;
   std::uint64_t records = 0;
 };
 

@@ -328,6 +328,7 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
   return {{"source", calibration.source},
           {"windows", calibration.windows},
           {"windows_cut", calibration.windows_cut},
+          {"windows_capped", calibration.windows_capped},
           {"records", calibration.records},
           {"calls_left_out", calibration.calls_left_out},
           {"calibrated_keys", calibrated_keys(calibration)},

@@ -82,6 +82,9 @@ ThreadState* Context::create_thread_state() {
     auto state = std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
                                                static_cast<int>(m_config.callsite_depth),
                                                std::move(trace), std::move(papi), &m_mpi_code);
+    if (!m_config.trace && trace_windows_on()) {
+      state->limit_window_records(static_cast<std::uint32_t>(m_config.window_records));
+    }
     ThreadState* raw = state.get();
     m_threads.push_back(std::move(state));
     detail::tls_thread_state = raw;

@@ -76,6 +76,7 @@ class ThreadState {
       window_buffer_full();
       return;
     }
+    if (__builtin_expect(m_window_records != 0, 0)) count_window_record();
     // Written in place: every field, so nothing is built aside and copied.
     model::TraceRecord& r = *room;
     r.enter_ns = static_cast<std::int64_t>(start);
@@ -117,6 +118,8 @@ class ThreadState {
   const std::vector<std::int64_t>& counters() const { return m_counters; }
   std::size_t counter_count() const { return m_papi ? m_papi->count() : 0; }
   TraceBuffer* trace_buffer() const { return m_trace.get(); }
+  // Profile mode's windows: the records this thread keeps per window (0: no bound).
+  void limit_window_records(std::uint32_t records) { m_window_records = records; }
 
   // Code regions: calls recorded from now on take the new current region; the
   // last-call shortcut of record() forgets its keys, which carry the old one, so
@@ -171,6 +174,15 @@ class ThreadState {
   std::uintptr_t capture_stack(void* return_address);
   void forget_last_calls() { m_last.fill(LastCall{}); }
   std::uintptr_t caller_outside_mpi(void* return_address);
+  // The window's records so far, counted afresh in each window this thread sees.
+  void count_window_record() {
+    const std::uint32_t window = detail::g_window_number.load(std::memory_order_relaxed);
+    if (window != m_window_seen) {
+      m_window_seen = window;
+      m_window_kept = 0;
+    }
+    if (++m_window_kept == m_window_records) window_records_reached();
+  }
 
   CallTable m_calls;
   struct LastCall {
@@ -194,6 +206,9 @@ class ThreadState {
   const CodeRanges* m_mpi_code;
   std::unique_ptr<StackTable> m_stacks;  // only when callsite_depth > 1
   std::unique_ptr<TraceBuffer> m_trace;  // only in trace mode
+  std::uint32_t m_window_records = 0;    // MPIDLE_WINDOW_RECORDS with windows
+  std::uint32_t m_window_seen = 0;
+  std::uint32_t m_window_kept = 0;
   std::unique_ptr<PapiCounters> m_papi;  // only when counting PAPI events
   std::vector<std::int64_t> m_pending_burst;
   std::vector<std::int64_t> m_counters;  // counter_count() per main trace record

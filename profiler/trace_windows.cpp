@@ -18,6 +18,10 @@ void window_buffer_full() {
   trace_windows().buffer_full();
 }
 
+void window_records_reached() {
+  trace_windows().records_reached();
+}
+
 Ticks TraceWindows::opening(std::uint32_t k) {
   while (m_openings.size() <= k) {
     const auto ns =
@@ -37,6 +41,7 @@ void TraceWindows::start(const model::WindowSchedule& schedule, Ticks reference,
   m_openings.clear();
   m_openings.reserve(64);
   m_next = 0;
+  m_open = false;
   m_full = false;
   m_counts = {};
   detail::g_trace_open.store(false, std::memory_order_relaxed);
@@ -59,9 +64,9 @@ void TraceWindows::cross(Ticks now) {
     const double ns_per_tick = m_ns_per_tick_now();
     if (ns_per_tick > 0) m_ticks_per_ns = 1.0 / ns_per_tick;
   }
-  const bool open = detail::g_trace_open.load(std::memory_order_relaxed);
-  if (open) {
+  if (m_open) {
     detail::g_trace_open.store(false, std::memory_order_relaxed);
+    m_open = false;
     ++m_next;
   }
   // The next window that has not ended yet opens now if it has begun.
@@ -76,6 +81,8 @@ void TraceWindows::cross(Ticks now) {
     }
     if (now >= opens) {
       ++m_counts.opened;
+      m_open = true;
+      detail::g_window_number.fetch_add(1, std::memory_order_relaxed);
       detail::g_trace_open.store(true, std::memory_order_relaxed);
       detail::g_window_edge.store(closes, std::memory_order_release);
     } else {
@@ -90,6 +97,12 @@ void TraceWindows::buffer_full() {
   detail::g_window_edge.store(~Ticks{0}, std::memory_order_release);
   if (detail::g_trace_open.exchange(false, std::memory_order_relaxed) && !m_full) ++m_counts.cut;
   m_full = true;
+}
+
+void TraceWindows::records_reached() {
+  std::lock_guard lock(m_mutex);
+  // The edge stays: crossing it closes the window (already closed) and places the next.
+  if (m_open && detail::g_trace_open.exchange(false, std::memory_order_relaxed)) ++m_counts.capped;
 }
 
 std::vector<Ticks> TraceWindows::openings() const {

@@ -25,17 +25,24 @@ inline constinit std::atomic<bool> g_trace_open{false};
 // The tick at which the next window opens, or the open one closes; never without
 // windows.
 inline constinit std::atomic<Ticks> g_window_edge{~Ticks{0}};
+// Counts the windows opened: a thread that sees it change starts counting its
+// records of the new window (MPIDLE_WINDOW_RECORDS).
+inline constinit std::atomic<std::uint32_t> g_window_number{0};
 }  // namespace detail
 
 // Out of line: a window opens or closes (or was missed while no call ended).
 [[gnu::noinline]] void cross_window_edge(Ticks now);
 // A thread's window buffer is full: the window closes now and no other opens.
 [[gnu::noinline]] void window_buffer_full();
+// A thread kept its MPIDLE_WINDOW_RECORDS records of this window: the window closes
+// now on this process; the next opens as scheduled.
+[[gnu::noinline]] void window_records_reached();
 
 struct WindowCounts {
   std::uint32_t opened = 0;  // windows in which calls were recorded
   std::uint32_t missed = 0;  // windows no call of this rank ended inside
   std::uint32_t cut = 0;     // windows closed early by a full buffer (0 or 1)
+  std::uint32_t capped = 0;  // windows closed early by MPIDLE_WINDOW_RECORDS
 };
 
 class TraceWindows {
@@ -52,6 +59,7 @@ class TraceWindows {
   void place(const model::WindowSchedule& schedule, Ticks reference);
   void cross(Ticks now);
   void buffer_full();
+  void records_reached();
   WindowCounts counts() const;
   const model::WindowSchedule& schedule() const { return m_schedule; }
   Ticks reference() const { return m_reference; }
@@ -69,6 +77,7 @@ class TraceWindows {
   std::function<double()> m_ns_per_tick_now;
   std::vector<Ticks> m_openings;
   std::uint32_t m_next = 0;  // the window that opens next, or is open
+  bool m_open = false;       // window m_next is open (it may have closed early)
   bool m_full = false;
   WindowCounts m_counts;
 };

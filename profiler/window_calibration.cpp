@@ -578,6 +578,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   calibration.source = "windows";
   calibration.windows = counts.opened;
   calibration.windows_cut = counts.cut;
+  calibration.windows_capped = counts.capped;
   calibration.records = records;
   if (reduce) {
     replay::TreeTraffic sums;
@@ -633,7 +634,8 @@ model::Calibration calibrate_from_window_part(Context& context, FinalizeMemory& 
     mine.callsites = tables.callsites;
     const TraceWindows& windows = trace_windows();
     const std::int64_t reference = context.trace_clock().local_ns(windows.reference());
-    mine.ranks.push_back(sync::window_part(own, windows.schedule(), reference));
+    mine.ranks.push_back(sync::window_part(own, windows.schedule(), reference,
+                                           context.config().window_records, &counts.capped));
     const auto& part = mine.ranks.back().records;
     std::int64_t until = reference;
     for (const auto& rec : part) until = std::max(until, rec.enter_ns);

@@ -45,20 +45,33 @@ std::uint32_t window_comm(std::uint32_t comm, std::uint32_t window) {
 }
 
 model::RankTrace window_part(const model::RankTrace& rank, const model::WindowSchedule& schedule,
-                             std::int64_t reference_ns) {
+                             std::int64_t reference_ns, std::uint64_t records_per_window,
+                             std::uint32_t* capped) {
   model::RankTrace part;
   part.rank = rank.rank;
   part.init = rank.init;
   part.final = rank.final;
   if (!schedule.enabled()) return part;
   bool inside = false;  // the current call (its first record and those after it)
+  std::uint32_t window = 0;
+  std::uint64_t kept = 0;  // records of `window` so far
   for (const auto& rec : rank.records) {
     if (rec.extra == 0) {
       const std::int64_t since = rec.enter_ns - reference_ns;
-      const std::int64_t opened = since < 0 ? -1 : schedule.open_ns(schedule.window_at(since));
+      const std::uint32_t w = since < 0 ? 0 : schedule.window_at(since);
+      const std::int64_t opened = since < 0 ? -1 : schedule.open_ns(w);
       inside = opened >= 0 && since >= opened && since < opened + schedule.length_ns();
+      if (inside && (part.records.empty() || w != window)) {
+        window = w;
+        kept = 0;
+      }
+      // The call that reached the limit keeps its records; later ones are out.
+      if (inside && records_per_window > 0 && kept >= records_per_window) inside = false;
     }
-    if (inside) part.records.push_back(rec);
+    if (inside) {
+      part.records.push_back(rec);
+      if (++kept == records_per_window && capped) ++*capped;
+    }
   }
   return part;
 }

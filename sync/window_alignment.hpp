@@ -60,8 +60,12 @@ std::uint32_t window_comm(std::uint32_t comm, std::uint32_t window);
 // The calls of a whole rank's trace that the windows of `schedule`, placed at
 // `reference_ns` (on the rank's own clock), would have recorded: those that began
 // while a window was open (trace mode's window check). Clock measurements are kept,
-// PAPI counts are not.
+// PAPI counts are not. With `records_per_window` > 0 a window also closes after the
+// call whose records reach that many, as MPIDLE_WINDOW_RECORDS closes it in profile
+// mode (there per thread; here the rank's records count); `capped`, if given,
+// counts the windows so closed.
 model::RankTrace window_part(const model::RankTrace& rank, const model::WindowSchedule& schedule,
-                             std::int64_t reference_ns);
+                             std::int64_t reference_ns, std::uint64_t records_per_window = 0,
+                             std::uint32_t* capped = nullptr);
 
 }  // namespace mpidle::sync

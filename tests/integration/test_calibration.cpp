@@ -102,10 +102,11 @@ TEST_CASE("profile mode: without windows the estimate is the robust one, and say
 
 TEST_CASE("profile mode: a window that fills its buffer closes early and says so", "[mpi]") {
   // 1 MiB holds one 2 MiB chunk at least: 32,768 records; 200,000 Iprobes a rank
-  // fill it within the first window.
+  // fill it within the first window when a window's records are not bounded.
   const auto dir = scratch_dir("calibration_full");
-  const auto r = run_mpi(2, program("many_calls"), {"200000"},
-                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MEM", "1"}});
+  const auto r =
+      run_mpi(2, program("many_calls"), {"200000"},
+              {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MEM", "1"}, {"MPIDLE_WINDOW_RECORDS", "0"}});
   INFO(r.err);
   REQUIRE(r.status == 0);
   const auto p = model::read_profile(dir);
@@ -116,6 +117,32 @@ TEST_CASE("profile mode: a window that fills its buffer closes early and says so
   REQUIRE(iprobe);
   CHECK(iprobe->calls == 2 * 200000);  // every call still counted
   CHECK(count_lines_with(r.err, "MPIDLE_WINDOW_MEM") == 1);
+}
+
+TEST_CASE(
+    "profile mode: a window closes at its record limit, the next opens, and every call is "
+    "still counted",
+    "[mpi]") {
+  // 200,000 Iprobes a rank over several windows: each window keeps 1,000 records a
+  // rank, then closes until the next opens.
+  const auto dir = scratch_dir("calibration_capped");
+  const auto r = run_mpi(2, program("many_calls"), {"200000"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_RECORDS", "1000"}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto p = model::read_profile(dir);
+  REQUIRE(p.calibration);
+  CHECK(p.calibration->windows_capped >= 1);
+  CHECK(p.calibration->windows_capped <= p.calibration->windows);
+  CHECK(p.calibration->windows_cut == 0);
+  // Each rank: at most 1,000 records in each window it opened, and the call that
+  // reached the limit; at least the capped windows' 1,000.
+  CHECK(p.calibration->records <= 2 * p.calibration->windows * 1001);
+  CHECK(p.calibration->records >= p.calibration->windows_capped * 1000);
+  const auto* iprobe = function_row(p, "MPI_Iprobe");
+  REQUIRE(iprobe);
+  CHECK(iprobe->calls == 2 * 200000);
+  CHECK(count_lines_with(r.err, "mpidle:") == 0);
 }
 
 TEST_CASE(

@@ -54,3 +54,41 @@ TEST_CASE(
   CHECK_FALSE(detail::g_trace_open.load());
   CHECK(detail::g_window_edge.load() == ~Ticks{0});
 }
+
+TEST_CASE(
+    "trace windows: a window whose records reach their limit closes early, and the next "
+    "opens as scheduled",
+    "[profiler]") {
+  const model::WindowSchedule schedule(50'000'000, 30'000'000'000);  // opens at 0, 100, 300 ms
+  const Ticks reference = 1'000;
+  TraceWindows windows;
+  windows.start(schedule, reference, 1.0);
+  const auto number = detail::g_window_number.load();
+  windows.cross(reference);
+  CHECK(detail::g_trace_open.load());
+  // Threads count their records afresh when the window number changes.
+  CHECK(detail::g_window_number.load() == number + 1);
+
+  windows.records_reached();
+  CHECK_FALSE(detail::g_trace_open.load());
+  CHECK(windows.counts().capped == 1);
+  // The close edge stays: crossing it places the next window where it belongs.
+  CHECK(detail::g_window_edge.load() == reference + 50'000'000);
+  windows.records_reached();  // another thread at its limit too: counted once
+  CHECK(windows.counts().capped == 1);
+  windows.cross(reference + 50'000'000);
+  CHECK_FALSE(detail::g_trace_open.load());
+  CHECK(detail::g_window_edge.load() == reference + 100'000'000);
+  windows.cross(reference + 100'000'000);
+  CHECK(detail::g_trace_open.load());
+  CHECK(detail::g_window_number.load() == number + 2);
+  CHECK(windows.counts().opened == 2);
+  CHECK(windows.counts().missed == 0);
+  // Between windows, a limit reached late (a call that began inside) closes nothing.
+  windows.cross(reference + 150'000'000);
+  windows.records_reached();
+  CHECK(windows.counts().capped == 1);
+  CHECK_FALSE(detail::g_trace_open.load());
+
+  windows.start(model::WindowSchedule{}, 0, 1.0);
+}

@@ -83,3 +83,56 @@ TEST_CASE("window communicator ids differ per window and never name MPI_COMM_WOR
   CHECK(sync::window_comm(0, 0) == sync::window_comm(0, 0));
   for (std::uint32_t w = 0; w < 100; ++w) CHECK(sync::window_comm(0, w) != 0);
 }
+
+TEST_CASE(
+    "a window's part of a trace: calls that began inside a window, and with a record limit "
+    "only up to the call that reached it, counted afresh in each window",
+    "[sync]") {
+  const model::WindowSchedule schedule(10 * kMs, 30'000 * kMs);  // [0, 10), [20, 30) ms, ...
+  const std::int64_t reference = 1000;
+  model::RankTrace rank;
+  // A call every ms from -2 to 44 ms; every third also has a completion record.
+  for (std::int64_t t = -2; t <= 44; ++t) {
+    model::TraceRecord call;
+    call.enter_ns = reference + t * kMs;
+    call.exit_ns = call.enter_ns + 1000;
+    rank.records.push_back(call);
+    if (t % 3 == 0) {
+      model::TraceRecord completion = call;
+      completion.extra = 1;
+      rank.records.push_back(completion);
+    }
+  }
+  const auto starts = [](const model::RankTrace& part) {
+    std::vector<std::int64_t> ms;
+    for (const auto& r : part.records) {
+      if (r.extra == 0) ms.push_back((r.enter_ns - 1000) / kMs);
+    }
+    return ms;
+  };
+  // No limit: the calls that began in [0, 10) and [20, 30) ms, with their completions.
+  const auto whole = sync::window_part(rank, schedule, reference);
+  CHECK(starts(whole) == std::vector<std::int64_t>{0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                                   20, 21, 22, 23, 24, 25, 26, 27, 28, 29});
+  CHECK(whole.records.size() == 20 + 4 + 3);  // completions at 0, 3, 6, 9 and 21, 24, 27
+
+  // 4 records a window: calls 0 (2 records), 1, 2 reach it; call 3 and later are out.
+  // Window 1 counts again from 0: 20, 21 (2 records), 22.
+  std::uint32_t capped = 0;
+  const auto limited = sync::window_part(rank, schedule, reference, 4, &capped);
+  CHECK(starts(limited) == std::vector<std::int64_t>{0, 1, 2, 20, 21, 22});
+  CHECK(limited.records.size() == 8);
+  CHECK(capped == 2);
+
+  // The call whose completion reaches the limit keeps that record: 3 records are
+  // reached at call 1 (call 0 has two) and at call 21.
+  capped = 0;
+  CHECK(starts(sync::window_part(rank, schedule, reference, 3, &capped)) ==
+        std::vector<std::int64_t>{0, 1, 20, 21});
+  CHECK(capped == 2);
+  // A limit no window reaches changes nothing.
+  capped = 0;
+  CHECK(sync::window_part(rank, schedule, reference, 100, &capped).records.size() ==
+        whole.records.size());
+  CHECK(capped == 0);
+}
