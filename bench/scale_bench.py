@@ -37,26 +37,39 @@ def run(args, ranks, out, windows=True):
             "bytes_received": fin["bytes_received"], "largest_message": fin["largest_message_bytes"],
             "profile_json": size("profile.json"), "matrix": size("callsite_ranks.bin"),
             "rank_minima": size("rank_minima.jsonl"), "rank0_peak_rss": fin["rank0_peak_rss_bytes"],
-            "total_s": fin.get("total_s", 0.0),
+            "total_s": fin.get("total_s", 0.0), "total_cpu_s": fin.get("total_cpu_s", 0.0),
             "windows_s": doc.get("calibration", {}).get("finalize_s", 0.0),
+            "windows_cpu_s": doc.get("calibration", {}).get("finalize_cpu_s", 0.0),
             "offsets_s": doc.get("calibration", {}).get("offsets_s", 0.0)}
 
 
 def finalize_with_and_without_windows(args, ranks, tmp):
     """Medians over alternating runs of rank 0's whole finalize, with windows and
-    without, and of the windows' analysis alone."""
+    without, and of the windows' analysis alone: in time, and in its thread's CPU
+    time (its own work; with more ranks than cores the rest of the time is mostly
+    the scheduler letting the ranks it waits for run)."""
     on, off, analysis, offsets = [], [], [], []
+    on_cpu, off_cpu, analysis_cpu = [], [], []
     for i in range(args.repeats):
-        off.append(run(args, ranks, os.path.join(tmp, f"off{ranks}-{i}"), False)["total_s"])
+        r = run(args, ranks, os.path.join(tmp, f"off{ranks}-{i}"), False)
+        off.append(r["total_s"])
+        off_cpu.append(r["total_cpu_s"])
         r = run(args, ranks, os.path.join(tmp, f"on{ranks}-{i}"))
         on.append(r["total_s"])
+        on_cpu.append(r["total_cpu_s"])
         analysis.append(r["windows_s"])
+        analysis_cpu.append(r["windows_cpu_s"])
         offsets.append(r["offsets_s"])
     return {"ranks": ranks, "with_windows_s": statistics.median(on),
             "without_windows_s": statistics.median(off),
             "windows_analysis_s": statistics.median(analysis),
             "windows_offsets_s": statistics.median(offsets),
-            "with_range": [min(on), max(on)], "without_range": [min(off), max(off)]}
+            "with_range": [min(on), max(on)], "without_range": [min(off), max(off)],
+            "with_windows_cpu_s": statistics.median(on_cpu),
+            "without_windows_cpu_s": statistics.median(off_cpu),
+            "windows_analysis_cpu_s": statistics.median(analysis_cpu),
+            "with_cpu_range": [min(on_cpu), max(on_cpu)],
+            "without_cpu_range": [min(off_cpu), max(off_cpu)]}
 
 
 def main():
@@ -89,6 +102,14 @@ def main():
                   f"{1e3 * w['without_range'][1]:.2f}), windows' analysis "
                   f"{1e3 * w['windows_analysis_s']:8.2f} ms, of which offsets "
                   f"{1e3 * w['windows_offsets_s']:8.2f} ms", flush=True)
+        print("the same, CPU time of rank 0's finalizing thread (its own work)")
+        for w in windows:
+            print(f"{w['ranks']:>4} with {1e3 * w['with_windows_cpu_s']:8.2f} ms "
+                  f"({1e3 * w['with_cpu_range'][0]:.2f}-{1e3 * w['with_cpu_range'][1]:.2f}), without "
+                  f"{1e3 * w['without_windows_cpu_s']:8.2f} ms ({1e3 * w['without_cpu_range'][0]:.2f}-"
+                  f"{1e3 * w['without_cpu_range'][1]:.2f}), windows' analysis "
+                  f"{1e3 * w['windows_analysis_cpu_s']:8.2f} ms, with/without "
+                  f"{w['with_windows_cpu_s'] / w['without_windows_cpu_s']:.3f}", flush=True)
     print(json.dumps({"scale": rows, "finalize_windows": windows}))
 
 

@@ -113,7 +113,8 @@ fs::path run_directory(const Context& context, const std::string& executable) {
 struct FinalizeCost {
   TreeTraffic minima, summary;
   double seconds = 0;
-  std::uint64_t started_ns = 0;  // when rank 0 began its finalize (0: a partial profile)
+  std::uint64_t started_ns = 0;      // when rank 0 began its finalize (0: a partial profile)
+  std::uint64_t started_cpu_ns = 0;  // its thread's CPU time then
 };
 
 // profile.json's "job" section: the batch job, the user, the executable's identity
@@ -135,7 +136,7 @@ nlohmann::json job_section(const Context& context, const model::ProfileSummary& 
 // Rank 0's time for profile mode's windows at finalize, and the part of it that
 // measured the clocks' offsets.
 struct WindowsCost {
-  double seconds = 0, offsets_seconds = 0;
+  double seconds = 0, cpu_seconds = 0, offsets_seconds = 0;
 };
 
 // In trace mode: the trace's sections of profile.json (rank 0), or none when the
@@ -231,6 +232,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
     json["calibration"] = model::calibration_json(calibration, summary.minima);
     if (windows.seconds > 0) {
       json["calibration"]["finalize_s"] = windows.seconds;
+      json["calibration"]["finalize_cpu_s"] = windows.cpu_seconds;
       json["calibration"]["offsets_s"] = windows.offsets_seconds;
     }
   }
@@ -250,6 +252,8 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
     // trace or its windows, the trees, symbolization.
     json["run"]["finalize"]["total_s"] =
         static_cast<double>(monotonic_ns() - cost.started_ns) * 1e-9;
+    json["run"]["finalize"]["total_cpu_s"] =
+        static_cast<double>(thread_cpu_ns() - cost.started_cpu_ns) * 1e-9;
   }
 
   if (trace && trace->finished) {
@@ -374,6 +378,7 @@ std::string publish_partial_profile(Context& context, const std::string& dir, co
 void finalize_profile(Context& context) {
   FinalizeMemory memory;
   const std::uint64_t finalize_start = monotonic_ns();
+  const std::uint64_t finalize_start_cpu = thread_cpu_ns();
   const double wall_s = static_cast<double>(finalize_start - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
@@ -408,12 +413,14 @@ void finalize_profile(Context& context) {
   model::Calibration calibration, window_check;
   if (context.trace_windows_on()) {
     const std::uint64_t windows_start = monotonic_ns();
+    const std::uint64_t windows_start_cpu = thread_cpu_ns();
     try {
       calibration = calibrate_from_windows(context, memory, &windows_cost.offsets_seconds);
     } catch (const std::exception& e) {
       warn(std::string("no calibration from the trace windows: ") + e.what());
     }
     windows_cost.seconds = static_cast<double>(monotonic_ns() - windows_start) * 1e-9;
+    windows_cost.cpu_seconds = static_cast<double>(thread_cpu_ns() - windows_start_cpu) * 1e-9;
   }
   if (context.config().trace) {
     TreeTraffic traffic;
@@ -438,6 +445,7 @@ void finalize_profile(Context& context) {
   // every rank's summary against them (up), merged wherever two subtrees meet.
   FinalizeCost cost;
   cost.started_ns = finalize_start;
+  cost.started_cpu_ns = finalize_start_cpu;
   const std::uint64_t tree_start = monotonic_ns();
   // The windows' calibration is summed in the same rounds as the minima.
   const bool windows = context.trace_windows_on();

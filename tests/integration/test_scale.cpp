@@ -81,6 +81,14 @@ void check_ring(int ranks) {
   const auto& finalize = doc["run"]["finalize"];
   CHECK(finalize["rounds"].get<int>() == static_cast<int>(std::ceil(std::log2(ranks))));
   CHECK(finalize["bytes_received"].get<std::uint64_t>() > 0);
+  // Rank 0's finalizing thread worked for part of its finalize, never longer.
+  const double cpu_s = finalize["total_cpu_s"].get<double>();
+  CHECK(cpu_s > 0);
+  CHECK(cpu_s <= finalize["total_s"].get<double>());
+  const auto& windows = doc["calibration"];
+  CHECK(windows["finalize_cpu_s"].get<double>() > 0);
+  CHECK(windows["finalize_cpu_s"].get<double>() <= windows["finalize_s"].get<double>());
+  CHECK(windows["finalize_cpu_s"].get<double>() <= cpu_s);
 }
 
 }  // namespace
