@@ -46,8 +46,8 @@ def run(args, ranks, out, windows=True):
 def finalize_with_and_without_windows(args, ranks, tmp):
     """Medians over alternating runs of rank 0's whole finalize, with windows and
     without, and of the windows' analysis alone: in time, and in its thread's CPU
-    time (its own work; with more ranks than cores the rest of the time is mostly
-    the scheduler letting the ranks it waits for run)."""
+    time (its work and the polling of its waits; with more ranks than cores most of
+    the rest is the scheduler letting the ranks it waits for run)."""
     on, off, analysis, offsets = [], [], [], []
     on_cpu, off_cpu, analysis_cpu = [], [], []
     for i in range(args.repeats):
@@ -102,7 +102,7 @@ def main():
                   f"{1e3 * w['without_range'][1]:.2f}), windows' analysis "
                   f"{1e3 * w['windows_analysis_s']:8.2f} ms, of which offsets "
                   f"{1e3 * w['windows_offsets_s']:8.2f} ms", flush=True)
-        print("the same, CPU time of rank 0's finalizing thread (its own work)")
+        print("the same, CPU time of rank 0's finalizing thread (its work and its waits' polling)")
         for w in windows:
             print(f"{w['ranks']:>4} with {1e3 * w['with_windows_cpu_s']:8.2f} ms "
                   f"({1e3 * w['with_cpu_range'][0]:.2f}-{1e3 * w['with_cpu_range'][1]:.2f}), without "

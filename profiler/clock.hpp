@@ -26,9 +26,9 @@ inline std::uint64_t monotonic_ns() {
          static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// CPU time of the calling thread: what the finalize itself costs, apart from the
-// time it waits for other ranks (which on a node with more ranks than cores is
-// mostly the scheduler's).
+// CPU time of the calling thread: the finalize's work and the polling of its waits,
+// without the time it was descheduled or slept (on a node with more ranks than
+// cores, most of the rest).
 inline std::uint64_t thread_cpu_ns() {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
