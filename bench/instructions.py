@@ -150,7 +150,7 @@ def print_table(table):
     print_window_average(table)
 
 
-WINDOW_RECORDS = 8192  # MPIDLE_WINDOW_RECORDS' default
+WINDOW_RECORDS = 32768  # MPIDLE_WINDOW_RECORDS' default
 
 
 def window_openings(run_s, length_s=0.05, period_s=30.0):
@@ -180,7 +180,7 @@ def window_fraction(run_s, length_s=0.05, calls_per_s=None):
 
 
 def print_window_average(table, run_lengths=(1, 5, 10, 60, 600, 3600),
-                         rates=(1e4, 1e5, 1e6, 1e7)):
+                         rates=(1e4, 1e5, 1e6, 3e6, 1e7)):
     """Profile mode's instructions in libmpidle averaged over a run: between windows
     the 'profile' column (the same code path: a call reads one flag and compares its
     exit time with the next edge in both), inside them the 'trace' column, weighted by
