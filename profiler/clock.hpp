@@ -19,21 +19,22 @@ namespace detail {
 inline constinit bool g_use_tsc = false;
 }
 
-inline std::uint64_t monotonic_ns() {
+inline std::uint64_t clock_ns(clockid_t clock) {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
          static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+inline std::uint64_t monotonic_ns() {
+  return clock_ns(CLOCK_MONOTONIC);
 }
 
 // CPU time of the calling thread: the finalize's work and the polling of its waits,
 // without the time it was descheduled or slept (on a node with more ranks than
 // cores, most of the rest).
 inline std::uint64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
-         static_cast<std::uint64_t>(ts.tv_nsec);
+  return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 // Inlined: a call around the clock read would count in every call's time.

@@ -65,6 +65,7 @@ ThreadState* Context::create_thread_state() {
   try {
     std::lock_guard lock(m_threads_mutex);
     std::unique_ptr<TraceBuffer> trace;
+    std::uint32_t window_records = 0;  // no bound but the buffer's in trace mode
     if (m_config.trace) {
       const std::string dir = spill_directory();
       trace = std::make_unique<TraceBuffer>(static_cast<std::size_t>(m_config.trace_mem_mib),
@@ -75,6 +76,7 @@ ThreadState* Context::create_thread_state() {
       // Bounded, never spilled: a window that fills it closes early.
       trace = std::make_unique<TraceBuffer>(static_cast<std::size_t>(m_config.window_mem_mib),
                                             std::string());
+      window_records = static_cast<std::uint32_t>(m_config.window_records);
     }
     ++m_threads_made;
     std::unique_ptr<PapiCounters> papi;
@@ -82,9 +84,7 @@ ThreadState* Context::create_thread_state() {
     auto state = std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
                                                static_cast<int>(m_config.callsite_depth),
                                                std::move(trace), std::move(papi), &m_mpi_code);
-    if (!m_config.trace && trace_windows_on()) {
-      state->limit_window_records(static_cast<std::uint32_t>(m_config.window_records));
-    }
+    state->limit_window_records(window_records);
     ThreadState* raw = state.get();
     m_threads.push_back(std::move(state));
     detail::tls_thread_state = raw;

@@ -52,16 +52,16 @@ model::RankTrace window_part(const model::RankTrace& rank, const model::WindowSc
   part.init = rank.init;
   part.final = rank.final;
   if (!schedule.enabled()) return part;
-  bool inside = false;  // the current call (its first record and those after it)
-  std::uint32_t window = 0;
-  std::uint64_t kept = 0;  // records of `window` so far
+  bool inside = false;         // the current call (its first record and those after it)
+  std::uint32_t window = ~0u;  // the window of the records kept last
+  std::uint64_t kept = 0;      // records of `window` so far
   for (const auto& rec : rank.records) {
     if (rec.extra == 0) {
       const std::int64_t since = rec.enter_ns - reference_ns;
       const std::uint32_t w = since < 0 ? 0 : schedule.window_at(since);
       const std::int64_t opened = since < 0 ? -1 : schedule.open_ns(w);
       inside = opened >= 0 && since >= opened && since < opened + schedule.length_ns();
-      if (inside && (part.records.empty() || w != window)) {
+      if (inside && w != window) {
         window = w;
         kept = 0;
       }

@@ -96,6 +96,7 @@ void check_exit_orders(const std::string& program_name, const std::vector<ExitOr
 // error in its log starts with its kind and ends at a line with nothing after the pid.
 std::size_t memcheck_errors_in_mpidle(const std::string& log, std::string* first) {
   static const std::regex kind(R"(^==\d+== (Invalid (read|write|free)|Mismatched free))");
+  static const std::regex blank(R"(==\d+==\s*)");
   std::size_t errors = 0;
   std::string block;
   bool in_error = false;
@@ -107,7 +108,7 @@ std::size_t memcheck_errors_in_mpidle(const std::string& log, std::string* first
     }
     if (!in_error) continue;
     block += line + "\n";
-    if (std::regex_match(line, std::regex(R"(==\d+==\s*)"))) {
+    if (std::regex_match(line, blank)) {
       in_error = false;
       // libunwind's setcontext, resuming an exception mpidle caught, reads the
       // context it saved below the stack pointer: on the stack, not freed memory.
