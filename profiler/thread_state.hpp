@@ -67,6 +67,33 @@ class ThreadState {
   // Inlined into the Call's own out-of-line tracing functions (call.hpp), which take
   // few arguments; never into a wrapper, where it would cost profile mode's path
   // registers it never uses.
+  // What trace_in_chunk left to its caller.
+  enum class TraceStep : std::uint8_t {
+    done,
+    no_room,  // nothing written: the chunk is used up; trace() does it all
+    tail,     // written; trace_tail() has the window's limit or PAPI to see to
+  };
+  // A record where the current chunk has room, inlined without any call, so that
+  // the common path saves no registers: the rare cases leave through the
+  // returned step to calls the caller makes last (tail calls).
+  [[gnu::always_inline]] TraceStep trace_in_chunk(MpiFn fn, std::uintptr_t site, Ticks start,
+                                                  Ticks stop, std::int32_t peer,
+                                                  std::uint64_t bytes, const TraceInfo& info,
+                                                  bool extra, std::int16_t size_class) {
+    if (!m_trace) return TraceStep::done;
+    model::TraceRecord* room = m_trace->next_in_chunk();
+    if (__builtin_expect(room == nullptr, 0)) return TraceStep::no_room;
+    write_record(*room, fn, site, start, stop, peer, bytes, info, extra, size_class);
+    bool tail = __builtin_expect(m_papi != nullptr, 0) && !extra;
+    if (__builtin_expect(m_window_records != 0, 0)) tail |= window_record_limit_reached();
+    return tail ? TraceStep::tail : TraceStep::done;
+  }
+  // After trace_in_chunk's `tail`: the window's record limit, PAPI's counters.
+  [[gnu::noinline]] void trace_tail(bool extra) {
+    if (m_window_records != 0 && m_window_kept == m_window_records) window_records_reached();
+    if (m_papi != nullptr && !extra) keep_pending_burst();
+  }
+  // Every case, a new chunk and a full buffer included (out of line at its callers).
   [[gnu::always_inline]] void trace(MpiFn fn, std::uintptr_t site, Ticks start, Ticks stop,
                                     std::int32_t peer, std::uint64_t bytes, const TraceInfo& info,
                                     bool extra, std::int16_t size_class) {
@@ -76,9 +103,16 @@ class ThreadState {
       window_buffer_full();
       return;
     }
-    if (__builtin_expect(m_window_records != 0, 0)) count_window_record();
-    // Written in place: every field, so nothing is built aside and copied.
-    model::TraceRecord& r = *room;
+    write_record(*room, fn, site, start, stop, peer, bytes, info, extra, size_class);
+    if (m_window_records != 0 && window_record_limit_reached()) window_records_reached();
+    if (__builtin_expect(m_papi != nullptr, 0) && !extra) keep_pending_burst();
+  }
+  // Written in place: every field, so nothing is built aside and copied.
+  [[gnu::always_inline]] static void write_record(model::TraceRecord& r, MpiFn fn,
+                                                  std::uintptr_t site, Ticks start, Ticks stop,
+                                                  std::int32_t peer, std::uint64_t bytes,
+                                                  const TraceInfo& info, bool extra,
+                                                  std::int16_t size_class) {
     r.enter_ns = static_cast<std::int64_t>(start);
     r.exit_ns = static_cast<std::int64_t>(stop);
     r.callsite = site;
@@ -94,7 +128,6 @@ class ThreadState {
     r.extra = extra ? 1 : 0;
     r.flags = info.flags;
     r.profile_size_class = static_cast<std::int8_t>(size_class);
-    if (__builtin_expect(m_papi != nullptr, 0) && !extra) keep_pending_burst();
   }
   // PAPI: the burst read when the call began belongs to the call's own record. Out
   // of line, so that a record without counters saves no registers for it.
@@ -175,13 +208,15 @@ class ThreadState {
   void forget_last_calls() { m_last.fill(LastCall{}); }
   std::uintptr_t caller_outside_mpi(void* return_address);
   // The window's records so far, counted afresh in each window this thread sees.
-  void count_window_record() {
+  // Counts a kept record in the current window: true for the one that reaches
+  // the limit (its record is kept; the caller then closes the window).
+  bool window_record_limit_reached() {
     const std::uint32_t window = detail::g_window_number.load(std::memory_order_relaxed);
     if (window != m_window_seen) {
       m_window_seen = window;
       m_window_kept = 0;
     }
-    if (++m_window_kept == m_window_records) window_records_reached();
+    return ++m_window_kept == m_window_records;
   }
 
   CallTable m_calls;

@@ -34,6 +34,12 @@ class TraceBuffer {
     if (m_used == kChunkRecords) next_chunk();
     return &m_current[m_used++];
   }
+  // Room in the current chunk, or null once it is used up (then next_or_null
+  // decides): what the trace's common path inlines, without a call.
+  model::TraceRecord* next_in_chunk() {
+    if (__builtin_expect(m_used == kChunkRecords, 0)) return nullptr;
+    return &m_current[m_used++];
+  }
   // The same, or null where a bounded buffer is full: one comparison while the
   // current chunk has room.
   model::TraceRecord* next_or_null() {
