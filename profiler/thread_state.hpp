@@ -63,19 +63,18 @@ class ThreadState {
     return record_new_key(fn, return_address, size_class, peer, comm_shape, bytes, start, duration);
   }
 
-  // Trace mode: one record (times in ticks and the callsite key, converted at finalize).
-  // Inlined into the Call's own out-of-line tracing functions (call.hpp), which take
-  // few arguments; never into a wrapper, where it would cost profile mode's path
-  // registers it never uses.
   // What trace_in_chunk left to its caller.
   enum class TraceStep : std::uint8_t {
     done,
     no_room,  // nothing written: the chunk is used up; trace() does it all
     tail,     // written; trace_tail() has the window's limit or PAPI to see to
   };
-  // A record where the current chunk has room, inlined without any call, so that
-  // the common path saves no registers: the rare cases leave through the
-  // returned step to calls the caller makes last (tail calls).
+  // Trace mode: one record (times in ticks and the callsite key, converted at finalize).
+  // Inlined into the Call's own out-of-line tracing functions (call.hpp), which take
+  // few arguments; never into a wrapper, where it would cost profile mode's path
+  // registers it never uses. Here where the current chunk has room, without any
+  // call, so that the common path saves no registers: the rare cases leave through
+  // the returned step to calls the caller makes last (tail calls).
   [[gnu::always_inline]] TraceStep trace_in_chunk(MpiFn fn, std::uintptr_t site, Ticks start,
                                                   Ticks stop, std::int32_t peer,
                                                   std::uint64_t bytes, const TraceInfo& info,
