@@ -100,16 +100,7 @@ class Call {
     // thread-local alone, so that no call (first_thread_state) sits in this path.
     ThreadState* state = detail::tls_thread_state;
     if (state == nullptr) return;
-    const auto size_class = static_cast<std::int16_t>(model::size_class(bytes));
-    switch (
-        state->trace_in_chunk(m_fn, m_site, m_start, m_stop, peer, bytes, info, true, size_class)) {
-      case ThreadState::TraceStep::done:
-        return;
-      case ThreadState::TraceStep::no_room:
-        return trace_extra_rare(state, info, peer, bytes, size_class);
-      case ThreadState::TraceStep::tail:
-        return state->trace_tail(true);
-    }
+    trace_step<true>(state, info, peer, bytes, static_cast<std::int16_t>(model::size_class(bytes)));
   }
 
  private:
@@ -132,28 +123,30 @@ class Call {
   }
   // Out of line, with the call's own fields: four arguments where the record takes
   // nine, and profile mode's inlined path keeps its registers.
-  // The chunk's room taken inline; a new chunk, the window's limit and PAPI in
-  // calls made last, so that the common path saves no registers.
   [[gnu::noinline]] void trace_record(ThreadState* state, std::int16_t size_class,
                                       std::uint64_t bytes, std::int32_t peer) {
-    switch (state->trace_in_chunk(m_fn, m_site, m_start, m_stop, peer, bytes, m_trace, false,
+    trace_step<false>(state, m_trace, peer, bytes, size_class);
+  }
+  // The chunk's room taken inline; a new chunk, the window's limit and PAPI in
+  // calls made last, so that the common path saves no registers.
+  template <bool kExtra>
+  [[gnu::always_inline]] void trace_step(ThreadState* state, const TraceInfo& info,
+                                         std::int32_t peer, std::uint64_t bytes,
+                                         std::int16_t size_class) {
+    switch (state->trace_in_chunk(m_fn, m_site, m_start, m_stop, peer, bytes, info, kExtra,
                                   size_class)) {
       case ThreadState::TraceStep::done:
         return;
       case ThreadState::TraceStep::no_room:
-        return trace_record_rare(state, size_class, bytes, peer);
+        return trace_rare<kExtra>(state, info, peer, bytes, size_class);
       case ThreadState::TraceStep::tail:
-        return state->trace_tail(false);
+        return state->trace_tail(kExtra);
     }
   }
-  [[gnu::noinline]] void trace_record_rare(ThreadState* state, std::int16_t size_class,
-                                           std::uint64_t bytes, std::int32_t peer) {
-    state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, m_trace, false, size_class);
-  }
-  [[gnu::noinline]] void trace_extra_rare(ThreadState* state, const TraceInfo& info,
-                                          std::int32_t peer, std::uint64_t bytes,
-                                          std::int16_t size_class) {
-    state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, info, true, size_class);
+  template <bool kExtra>
+  [[gnu::noinline]] void trace_rare(ThreadState* state, const TraceInfo& info, std::int32_t peer,
+                                    std::uint64_t bytes, std::int16_t size_class) {
+    state->trace(m_fn, m_site, m_start, m_stop, peer, bytes, info, kExtra, size_class);
   }
 
   MpiFn m_fn;

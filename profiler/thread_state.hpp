@@ -96,15 +96,15 @@ class ThreadState {
   [[gnu::always_inline]] void trace(MpiFn fn, std::uintptr_t site, Ticks start, Ticks stop,
                                     std::int32_t peer, std::uint64_t bytes, const TraceInfo& info,
                                     bool extra, std::int16_t size_class) {
-    if (!m_trace) return;
-    model::TraceRecord* room = m_trace->next_or_null();
-    if (room == nullptr) {
-      window_buffer_full();
-      return;
+    TraceStep step = trace_in_chunk(fn, site, start, stop, peer, bytes, info, extra, size_class);
+    if (step == TraceStep::no_room) {
+      if (!m_trace->make_room()) {
+        window_buffer_full();
+        return;
+      }
+      step = trace_in_chunk(fn, site, start, stop, peer, bytes, info, extra, size_class);
     }
-    write_record(*room, fn, site, start, stop, peer, bytes, info, extra, size_class);
-    if (m_window_records != 0 && window_record_limit_reached()) window_records_reached();
-    if (__builtin_expect(m_papi != nullptr, 0) && !extra) keep_pending_burst();
+    if (step == TraceStep::tail) trace_tail(extra);
   }
   // Written in place: every field, so nothing is built aside and copied.
   [[gnu::always_inline]] static void write_record(model::TraceRecord& r, MpiFn fn,

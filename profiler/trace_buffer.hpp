@@ -43,11 +43,15 @@ class TraceBuffer {
   // The same, or null where a bounded buffer is full: one comparison while the
   // current chunk has room.
   model::TraceRecord* next_or_null() {
-    if (__builtin_expect(m_used == kChunkRecords, 0)) {
-      if (bounded() && full()) return nullptr;
-      next_chunk();
-    }
+    if (__builtin_expect(m_used == kChunkRecords, 0) && !make_room()) return nullptr;
     return &m_current[m_used++];
+  }
+  // A fresh chunk once the current one is used up; false where a bounded buffer
+  // is full.
+  bool make_room() {
+    if (bounded() && full()) return false;
+    next_chunk();
+    return true;
   }
 
   // The next chunk of records in order (empty at the end), valid until the next
