@@ -283,9 +283,10 @@ Profile parse_profile(const json& doc) {
     Fields f(doc.at("sync"), "sync");
     SyncSection s;
     s.offsets = rows<SyncOffset>(f, "offsets", [](const Fields& o) {
-      return SyncOffset{o.get<std::int64_t>("rank"), o.get<double>("init_offset_s"),
+      return SyncOffset{o.get<std::int64_t>("rank"),     o.get<double>("init_offset_s"),
                         o.get<double>("final_offset_s"), o.get<double>("drift"),
-                        o.get<double>("rtt_s")};
+                        o.get<double>("rtt_s"),          o.get_or<double>("final_rtt_s", 0.0),
+                        o.get_or<double>("span_s", 0.0)};
     });
     s.min_latency_s = f.get<double>("min_latency_s");
     s.gamma = f.get<double>("gamma");

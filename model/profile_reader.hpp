@@ -133,6 +133,9 @@ struct TraceSection {
 struct SyncOffset {
   std::int64_t rank = 0;
   double init_offset_s = 0, final_offset_s = 0, drift = 0, rtt_s = 0;
+  // The final measurement's round trip and the time between the two: the drift is
+  // right to within (rtt_s + final_rtt_s) / 2 / span_s. 0 in older profiles.
+  double final_rtt_s = 0, span_s = 0;
 };
 
 struct SyncSection {

@@ -17,7 +17,9 @@ nlohmann::json sync_section(const model::Trace& trace, const TraceSyncResult& re
                        {"init_offset_s", static_cast<double>(r.init.offset_ns) * 1e-9},
                        {"final_offset_s", static_cast<double>(r.final.offset_ns) * 1e-9},
                        {"drift", i < result.models.size() ? result.models[i].drift : 0.0},
-                       {"rtt_s", static_cast<double>(r.init.rtt_ns) * 1e-9}});
+                       {"rtt_s", static_cast<double>(r.init.rtt_ns) * 1e-9},
+                       {"final_rtt_s", static_cast<double>(r.final.rtt_ns) * 1e-9},
+                       {"span_s", static_cast<double>(r.final.at_ns - r.init.at_ns) * 1e-9}});
   }
   const auto& c = result.clc;
   std::uint64_t reference_clock = 0;
