@@ -5,8 +5,8 @@ Candidates: shared memory; TCP through a link without limit; TCP at 1 Gbit/s; TC
 at 200 Mbit/s. The TCP candidates are real links: every rank in a network
 namespace of its own whose link into a bridge is a token bucket of that rate
 (scripts/netns.sh; needs root, else only shared memory and plain TCP are run).
-For one MPI build, each candidate is probed (`mpidle probe`, N probes, the median
-by 64 KiB time kept), each program is traced R times on every candidate (the
+For one MPI build, each candidate is probed (`mpidle probe --launches N`: every
+point and kernel the median of N launches), each program is traced R times on every candidate (the
 candidates alternating within each repeat), and every trace is predicted on every
 candidate's probe. The figures, per program and pair of candidates a -> b: the
 median prediction of the traces made on a for b's probe, over the median wall time
@@ -116,32 +116,20 @@ def run(argv, timeout=90):
         sys.exit(f"predict_transports: {' '.join(argv)} failed ({p.returncode}): {err[-400:]}")
 
 
-def one_way_64k(machine_file):
-    with open(machine_file) as f:
-        points = json.load(f)["p2p"]["intra_node"]
-    return min(points, key=lambda p: abs(p["bytes"] - 65536))["seconds"]
-
-
 def probe(mpidle, mpi, candidate, work, quick, probes):
-    """The median of `probes` probes of the candidate (by their 64 KiB one-way time),
-    and the probes' spread: their largest over smallest 64 KiB time and CPU factor."""
-    files = []
-    for i in range(probes):
-        out = os.path.join(work, f"machine_{candidate}_{i}.json")
-        before = [mpidle, "probe", "-o", out, "--name", candidate] + (["--quick"] if quick else [])
-        run(launch(mpi, candidate, before + ["--"], []), timeout=300)
-        files.append(out)
-    files.sort(key=one_way_64k)
-    chosen = os.path.join(work, f"machine_{candidate}.json")
-    shutil.copy(files[len(files) // 2], chosen)
-    times = [one_way_64k(f) for f in files]
-    kernels = []
-    for f in files:
-        with open(f) as fh:
-            c = json.load(fh)["compute"]
-        kernels.append((c["memory_bound_s"] * c["compute_bound_s"]) ** 0.5)
-    spread = {"p2p_64k": max(times) / min(times), "cpu": max(kernels) / min(kernels)}
-    return chosen, spread
+    """The candidate probed with `mpidle probe --launches probes` (every point and
+    kernel the median of the launches), and the launches' spread: their largest over
+    smallest 64 KiB one-way time and compute kernels."""
+    out = os.path.join(work, f"machine_{candidate}.json")
+    before = [mpidle, "probe", "-o", out, "--name", candidate, "--launches", str(probes)]
+    before += ["--quick"] if quick else []
+    run(launch(mpi, candidate, before + ["--"], []), timeout=300 * probes)
+    with open(out) as f:
+        m = json.load(f)
+    point = min(m["p2p"]["intra_node"], key=lambda p: abs(p["bytes"] - 65536))
+    c = m["compute"]
+    cpu = max(c.get("memory_bound_launch_spread", 0), c.get("compute_bound_launch_spread", 0))
+    return out, {"p2p_64k": 1 + point.get("launch_spread", 0), "cpu": 1 + cpu}
 
 
 def trace(mpidle, mpi, candidate, argv, out):
@@ -170,7 +158,7 @@ def main():
     ap.add_argument("--mpi", choices=MPIS, default="mpich")
     ap.add_argument("--repeats", type=int, default=5, help="real runs per program and candidate")
     ap.add_argument("--quick-probe", action="store_true")
-    ap.add_argument("--probes", type=int, default=3, help="probes per candidate (the median is used)")
+    ap.add_argument("--probes", type=int, default=3, help="probe launches per candidate (each point's median is used)")
     ap.add_argument("--candidates", default=",".join(CANDIDATES),
                     help="comma-separated, of " + ", ".join(CANDIDATES))
     ap.add_argument("--only", help="run only the programs whose name contains this")
@@ -195,8 +183,8 @@ def main():
     machines, probe_spread = {}, {}
     for c in order:
         machines[c], probe_spread[c] = probe(mpidle, mpi, c, work, args.quick_probe, args.probes)
-        print(f"probes of {c}: 64 KiB one-way max/min {probe_spread[c]['p2p_64k']:.3f}, "
-              f"CPU factor max/min {probe_spread[c]['cpu']:.3f}", flush=True)
+        print(f"probe launches of {c}: 64 KiB one-way 1 + range/median "
+              f"{probe_spread[c]['p2p_64k']:.3f}, kernels {probe_spread[c]['cpu']:.3f}", flush=True)
     rows = []
     for name, argv in programs(args.build, mpi["netpipe"], args.mpi):
         if args.only and args.only not in name:

@@ -148,7 +148,8 @@ Measured time_collective(MPI_Comm comm, Call call) {
 }
 
 std::vector<std::uint64_t> collective_sizes() {
-  if (g_quick) return {8, 4096, 262144};
+  // 64 KiB too: a collective's algorithm and protocol change between 4 and 256 KiB.
+  if (g_quick) return {8, 4096, 65536, 262144};
   return {8, 1024, 65536, 1 << 20};
 }
 
