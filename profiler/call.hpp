@@ -33,13 +33,17 @@ inline constinit std::uint32_t g_poll_sample = 1;
   tls_poll_random = x;
   return 1 + static_cast<std::uint32_t>(x % (2 * std::uint64_t{g_poll_sample} - 1));
 }
-// Most polls: one thread-local decrement.
-[[gnu::always_inline]] inline bool next_poll_timed() {
-  if (__builtin_expect(--tls_poll_countdown != 0, 1)) return false;
-  tls_poll_countdown = g_poll_sample <= 1 ? 1 : next_poll_gap();
-  return true;
-}
 }  // namespace detail
+
+// Whether this poll (Test family, Iprobe, Improbe) goes untimed: one in
+// MPIDLE_POLL_SAMPLE is timed, and every one that is traced (a trace record needs
+// its times). Most polls: one load and one thread-local decrement.
+[[gnu::always_inline]] inline bool untimed_poll() {
+  if (detail::g_trace_open.load(std::memory_order_relaxed)) return false;
+  if (__builtin_expect(--detail::tls_poll_countdown != 0, 1)) return true;
+  detail::tls_poll_countdown = detail::g_poll_sample <= 1 ? 1 : detail::next_poll_gap();
+  return false;
+}
 
 // Whether the current call records trace events (trace mode, or a window is open).
 inline bool tracing() {
@@ -48,10 +52,19 @@ inline bool tracing() {
 
 class Call {
  public:
-  Call(MpiFn fn, void* return_address) : m_fn(fn), m_return_address(return_address) {
+  [[gnu::always_inline]] Call(MpiFn fn, void* return_address)
+      : m_fn(fn), m_return_address(return_address) {
     detail::tls_tracing = detail::g_trace_open.load(std::memory_order_relaxed);
     // Trace fields cost nothing in profile mode: set only when tracing.
     if (tracing()) m_trace = TraceInfo{};
+  }
+  // A poll that untimed_poll() left untimed: never traced, no clock read. The
+  // wrapper's path for it knows this, so that the hook's tracing and timing
+  // branches fold away.
+  enum Untimed { untimed };
+  [[gnu::always_inline]] Call(MpiFn fn, void* return_address, Untimed)
+      : m_fn(fn), m_return_address(return_address), m_timed(false) {
+    detail::tls_tracing = false;
   }
 
   // Inlined into every wrapper: the clock read must not sit behind a call.
@@ -67,16 +80,6 @@ class Call {
       cross_window_edge(m_stop);
     }
   }
-  // Non-blocking polls (Test family, Iprobe, Improbe): timed one in MPIDLE_POLL_SAMPLE,
-  // and every one that is traced (a trace record needs its times).
-  [[gnu::always_inline]] void start_poll() {
-    m_timed = detail::next_poll_timed() || tracing();
-    if (m_timed) start();
-  }
-  [[gnu::always_inline]] void stop_poll() {
-    if (m_timed) stop();
-  }
-
   // Filled by hooks in trace mode (ignored otherwise).
   TraceInfo& trace() { return m_trace; }
 
@@ -88,9 +91,15 @@ class Call {
     m_comm_shape = comm_shape;
     record(bytes, peer);
   }
-  // A Test-family call that completed nothing.
-  void record_incomplete(std::int32_t peer) {
-    record_as(static_cast<std::int16_t>(model::kSizeClassIncomplete), 0, peer);
+  // A Test-family call or probe that completed nothing. Untimed (never traced):
+  // only its visit counts.
+  [[gnu::always_inline]] void record_incomplete(std::int32_t peer) {
+    if (!m_timed) {
+      if (ThreadState* state = thread_state())
+        state->record_untimed_poll(m_fn, m_return_address, peer);
+      return;
+    }
+    record_incomplete_timed(peer);
   }
   // Trace mode: a further record of this call (a request it completed, the
   // receive half of a Sendrecv), with the call's times.
@@ -112,6 +121,11 @@ class Call {
     if (ThreadState* state = thread_state()) state->papi_call_end();
   }
 
+  // A sampled or traced poll that completed nothing: out of line, so that the
+  // wrappers' untimed path keeps few registers.
+  [[gnu::noinline]] void record_incomplete_timed(std::int32_t peer) {
+    record_as(static_cast<std::int16_t>(model::kSizeClassIncomplete), 0, peer);
+  }
   // Inlined: one table update per call, without a call of its own.
   [[gnu::always_inline]] void record_as(std::int16_t size_class, std::uint64_t bytes,
                                         std::int32_t peer) {

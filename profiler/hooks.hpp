@@ -529,13 +529,13 @@ struct Iprobe {
     m_probe.before(call, source, tag, comm, status);
     m_flag = flag;
   }
-  void after(Call& call, int rc) {
-    if (rc == MPI_SUCCESS && !*m_flag) {
-      call.record_incomplete(m_probe.posted_peer());
-    } else {
-      m_probe.after(call, rc);
-    }
+  // A poll that completed nothing stays inline (the wrappers' common path); a
+  // completion goes out of line.
+  [[gnu::always_inline]] void after(Call& call, int rc) {
+    if (rc == MPI_SUCCESS && !*m_flag) return call.record_incomplete(m_probe.posted_peer());
+    completed(call, rc);
   }
+  [[gnu::noinline]] void completed(Call& call, int rc) { m_probe.after(call, rc); }
 };
 
 // A matched probe remembers the sender (and tag, communicator) for the
@@ -569,13 +569,12 @@ struct Improbe {
     m_mprobe.before(call, source, tag, comm, message, status);
     m_flag = flag;
   }
-  void after(Call& call, int rc) {
-    if (rc == MPI_SUCCESS && !*m_flag) {
-      call.record_incomplete(m_mprobe.m_probe.posted_peer());
-    } else {
-      m_mprobe.after(call, rc);
-    }
+  [[gnu::always_inline]] void after(Call& call, int rc) {
+    if (rc == MPI_SUCCESS && !*m_flag)
+      return call.record_incomplete(m_mprobe.m_probe.posted_peer());
+    completed(call, rc);
   }
+  [[gnu::noinline]] void completed(Call& call, int rc) { m_mprobe.after(call, rc); }
 };
 
 inline PendingOp take_message(MPI_Message message) {
@@ -652,13 +651,11 @@ struct Test {
     m_wait.before(call, request, status);
     m_flag = flag;
   }
-  void after(Call& call, int rc) {
-    if (rc == MPI_SUCCESS && !*m_flag) {
-      call.record_incomplete(-1);
-    } else {
-      m_wait.after(call, rc);
-    }
+  [[gnu::always_inline]] void after(Call& call, int rc) {
+    if (rc == MPI_SUCCESS && !*m_flag) return call.record_incomplete(-1);
+    completed(call, rc);
   }
+  [[gnu::noinline]] void completed(Call& call, int rc) { m_wait.after(call, rc); }
 };
 
 struct Waitany {
@@ -685,13 +682,11 @@ struct Testany {
     m_waitany.before(call, count, requests, index, status);
     m_flag = flag;
   }
-  void after(Call& call, int rc) {
-    if (rc == MPI_SUCCESS && !*m_flag) {
-      call.record_incomplete(-1);
-    } else {
-      m_waitany.after(call, rc);
-    }
+  [[gnu::always_inline]] void after(Call& call, int rc) {
+    if (rc == MPI_SUCCESS && !*m_flag) return call.record_incomplete(-1);
+    completed(call, rc);
   }
+  [[gnu::noinline]] void completed(Call& call, int rc) { m_waitany.after(call, rc); }
 };
 
 // Several requests (Waitall, Testall, Waitsome, Testsome). The i-th completed
@@ -756,13 +751,11 @@ struct Testall {
     m_waitall.before(call, count, requests, statuses);
     m_flag = flag;
   }
-  void after(Call& call, int rc) {
-    if (rc == MPI_SUCCESS && !*m_flag) {
-      call.record_incomplete(-1);
-    } else {
-      m_waitall.after(call, rc);
-    }
+  [[gnu::always_inline]] void after(Call& call, int rc) {
+    if (rc == MPI_SUCCESS && !*m_flag) return call.record_incomplete(-1);
+    completed(call, rc);
   }
+  [[gnu::noinline]] void completed(Call& call, int rc) { m_waitall.after(call, rc); }
 };
 
 struct Waitsome {

@@ -1,5 +1,7 @@
 #include "thread_state.hpp"
 
+#include "model/profile_tables.hpp"
+
 #ifdef MPIDLE_HAVE_LIBUNWIND
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -68,6 +70,20 @@ std::uintptr_t ThreadState::record_new_key(MpiFn fn, void* return_address, std::
     first = FirstCallRecord{start, duration, size_class, peer, comm_shape};
   }
   return site;
+}
+
+void ThreadState::record_untimed_poll_new_key(MpiFn fn, void* return_address, std::int32_t peer) {
+  const auto size_class = static_cast<std::int16_t>(model::kSizeClassIncomplete);
+  record(fn, return_address, size_class, peer, 0, 0, 0, kUntimed);
+  // record() made the key its last call from this return address where the return
+  // address is the callsite: its statistics serve the next polls too.
+  const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
+  const auto f = static_cast<std::uint16_t>(fn);
+  const LastCall& last = m_last[last_call_index(returns_to, f)];
+  if (last.stats != nullptr && last.key.callsite == returns_to && last.key.function == f &&
+      last.key.size_class == size_class && last.key.peer == peer && last.key.comm_shape == 0) {
+    m_polls[poll_index(returns_to, f)] = PollKey{returns_to, f, peer, last.stats};
+  }
 }
 
 std::uintptr_t ThreadState::capture_stack(void* return_address) {

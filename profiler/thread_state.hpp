@@ -63,6 +63,26 @@ class ThreadState {
     return record_new_key(fn, return_address, size_class, peer, comm_shape, bytes, start, duration);
   }
 
+  // An untimed poll that completed nothing (a polling loop's Test, Testany, Iprobe
+  // between its sampled ones): one visit of its key, no bytes, no time. Such keys'
+  // statistics are kept by return address (a loop's few polls each their own), so
+  // that a polling loop adds to them with three comparisons and two increments;
+  // another key goes through record().
+  [[gnu::always_inline]] void record_untimed_poll(MpiFn fn, void* return_address,
+                                                  std::int32_t peer) {
+    const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
+    const auto f = static_cast<std::uint16_t>(fn);
+    PollKey& poll = m_polls[poll_index(returns_to, f)];
+    if (__builtin_expect(poll.stats != nullptr && poll.callsite == returns_to &&
+                             poll.function == f && poll.peer == peer,
+                         1)) {
+      ++poll.stats->visits;
+      ++poll.stats->untimed;
+      return;
+    }
+    record_untimed_poll_new_key(fn, return_address, peer);
+  }
+
   // What trace_in_chunk left to its caller.
   enum class TraceStep : std::uint8_t {
     done,
@@ -203,8 +223,13 @@ class ThreadState {
                                                   std::int16_t size_class, std::int32_t peer,
                                                   std::int32_t comm_shape, std::uint64_t bytes,
                                                   Ticks start, Ticks duration);
+  [[gnu::noinline]] void record_untimed_poll_new_key(MpiFn fn, void* return_address,
+                                                     std::int32_t peer);
   std::uintptr_t capture_stack(void* return_address);
-  void forget_last_calls() { m_last.fill(LastCall{}); }
+  void forget_last_calls() {
+    m_last.fill(LastCall{});
+    m_polls.fill(PollKey{});
+  }
   std::uintptr_t caller_outside_mpi(void* return_address);
   // The window's records so far, counted afresh in each window this thread sees.
   // Counts a kept record in the current window: true for the one that reaches
@@ -229,6 +254,23 @@ class ThreadState {
     return ((returns_to >> 2) ^ function) & (kLastCalls - 1);
   }
   std::array<LastCall, kLastCalls> m_last{};
+  // record_untimed_poll's keys (size class incomplete, no communicator shape,
+  // this thread's current region), direct-mapped as m_last: valid only where the
+  // return address is the callsite.
+  struct PollKey {
+    std::uintptr_t callsite = 0;
+    std::uint16_t function = 0;
+    std::int32_t peer = 0;
+    CallStats* stats = nullptr;
+  };
+  static constexpr std::size_t kPolls = 16;
+  // By return address alone (one call instruction calls one function), hashed: a
+  // loop's polls sit a few bytes apart, and low bits mixed with the function's
+  // number put a loop's Iprobe and Testany in one slot.
+  static std::size_t poll_index(std::uintptr_t returns_to, std::uint16_t) {
+    return static_cast<std::size_t>((returns_to * 0x9e3779b97f4a7c15ull) >> 60);
+  }
+  std::array<PollKey, kPolls> m_polls{};
   std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
   RegionStack m_regions;
   std::uint64_t m_dropped = 0;

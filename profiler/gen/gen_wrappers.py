@@ -61,7 +61,8 @@ KIND_ROLES = {
     "sync_only": [],
 }
 SPECIAL_KINDS = {"init", "finalize", "session_init", "session_finalize", "abort", "pcontrol"}
-# Non-blocking polls: timed by sample in profile mode (MPIDLE_POLL_SAMPLE).
+# Non-blocking polls: timed by sample in profile mode (MPIDLE_POLL_SAMPLE); the
+# others take an untimed path of their own.
 POLL_KINDS = {"test", "testany", "testall", "testsome", "iprobe", "improbe"}
 ROLE_DEFAULTS = {"bytes": "std::uint64_t{0}", "recvbytes": "std::uint64_t{0}",
                  "root": "mpidle::profiler::kNoRoot",
@@ -287,13 +288,24 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
         hook_args = ", ".join(["call"] + [role_value(r, roles, types, where)
                                           for r in KIND_ROLES[kind]])
         out.append(f"  if (!scope.records()) return real({forward});")
+        if kind in POLL_KINDS:
+            # Most polls: no clock read, no trace; the hook's timing and tracing
+            # branches fold away on this path (Call::untimed).
+            out.append("  if (mpidle::profiler::untimed_poll()) {")
+            out.append(f"    mpidle::profiler::Call call(mpidle::profiler::MpiFn::{name}, "
+                       "mpidle_callsite, mpidle::profiler::Call::untimed);")
+            out.append(f"    mpidle::profiler::hooks::{camel(kind)} hook;")
+            out.append(f"    hook.before({hook_args});")
+            out.append(f"    const int rc = real({forward});")
+            out.append("    hook.after(call, rc);")
+            out.append("    return rc;")
+            out.append("  }")
         out.append(f"  mpidle::profiler::Call call(mpidle::profiler::MpiFn::{name}, mpidle_callsite);")
         out.append(f"  mpidle::profiler::hooks::{camel(kind)} hook;")
         out.append(f"  hook.before({hook_args});")
-        timing = "_poll" if kind in POLL_KINDS else ""
-        out.append(f"  call.start{timing}();")
+        out.append("  call.start();")
         out.append(f"  const int rc = real({forward});")
-        out.append(f"  call.stop{timing}();")
+        out.append("  call.stop();")
         out.append("  hook.after(call, rc);")
         out.append("  return rc;")
     out.append("}")

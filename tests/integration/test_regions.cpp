@@ -93,6 +93,29 @@ TEST_CASE("each region's POP metrics are what the program observed", "[mpi]") {
   CHECK_THAT(read_text(dir + "/report.html"), Catch::Contains("data-region=\"solve/skewed\""));
 }
 
+TEST_CASE("untimed polls from one callsite count in the region they were made in", "[mpi]") {
+  // Most polls go untimed, and a polling loop's key is kept between calls: a region
+  // boundary must end it. Two sampling settings, without trace windows (inside one
+  // every poll is timed: this short program would run inside the first).
+  for (const std::string sample : {"16", "1000"}) {
+    const auto dir = scratch_dir("regions_polls_" + sample);
+    const auto r = run_mpi(
+        2, program("region_polls"), {"--json"},
+        {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_POLL_SAMPLE", sample}, {"MPIDLE_WINDOW_MS", "0"}});
+    INFO("MPIDLE_POLL_SAMPLE=" << sample << "\n" << r.err);
+    REQUIRE(r.status == 0);
+    const auto truth = truth_of(r.out);
+    const auto p = model::read_profile(dir);
+    REQUIRE(region(p, "a") != nullptr);
+    REQUIRE(region(p, "b") != nullptr);
+    CHECK(region(p, "a")->calls == 2 * truth["a"].get<std::uint64_t>());
+    CHECK(region(p, "b")->calls == 2 * truth["b"].get<std::uint64_t>());
+    std::uint64_t untimed = 0;
+    for (const auto& rank : p.ranks) untimed += rank.untimed_calls;
+    CHECK(untimed > (truth["a"].get<std::uint64_t>() + truth["b"].get<std::uint64_t>()));
+  }
+}
+
 TEST_CASE(
     "mpiP's MPI_Pcontrol stays the default: no name is read, and without mpidle the "
     "program runs the same",
