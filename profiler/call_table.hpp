@@ -48,6 +48,27 @@ struct DurationBin {
   Ticks sum = 0;
 };
 
+// The duration an untimed poll is given (MPIDLE_POLL_SAMPLE): its key's timed
+// visits' mean, leaving out those in bins 16 times the median visit's and more. A
+// poll does not wait for a partner: a timed one that long was interrupted (a
+// descheduled rank), and the sample would count that interruption as many times
+// over as it leaves polls untimed. `total`: of the `timed` visits in `bins`.
+inline double typical_poll_duration(const DurationBin* bins, Ticks total, std::uint64_t timed) {
+  std::uint64_t seen = 0;
+  unsigned median_bin = 0;
+  while (median_bin + 1 < kDurationBins && 2 * (seen + bins[median_bin].count) < timed) {
+    seen += bins[median_bin++].count;
+  }
+  std::uint64_t count = 0;
+  double sum = 0;
+  for (unsigned b = 0; b < kDurationBins && b <= median_bin + 4; ++b) {
+    count += bins[b].count;
+    sum += static_cast<double>(bins[b].sum);
+  }
+  if (count > 0) return sum / static_cast<double>(count);
+  return timed > 0 ? static_cast<double>(total) / static_cast<double>(timed) : 0.0;
+}
+
 struct CallStats {
   std::uint64_t visits = 0;
   Ticks minimum = ~Ticks{0};

@@ -19,10 +19,10 @@ struct Totals {
   std::array<DurationBin, kDurationBins> bins{};
 };
 
-// Polls left out of the timing sample (MPIDLE_POLL_SAMPLE) take their key's mean
-// timed duration; a key none of whose visits was timed, its function's mean over
-// this process, and that mean as its minimum (a poll does not wait). A function
-// without any timed visit keeps time 0.
+// Polls left out of the timing sample (MPIDLE_POLL_SAMPLE) take their key's typical
+// timed duration (typical_poll_duration); a key none of whose visits was timed, its
+// function's mean over this process, and that mean as its minimum (a poll does not
+// wait). A function without any timed visit keeps time 0.
 template <typename Merged>
 void estimate_untimed(Merged& merged) {
   std::map<std::uint16_t, std::pair<double, std::uint64_t>> by_function;  // time, visits
@@ -35,7 +35,7 @@ void estimate_untimed(Merged& merged) {
     if (t.untimed == 0) continue;
     const std::uint64_t timed = t.visits - t.untimed;
     if (timed > 0) {
-      t.total += static_cast<Ticks>(static_cast<double>(t.total) / static_cast<double>(timed) *
+      t.total += static_cast<Ticks>(typical_poll_duration(t.bins.data(), t.total, timed) *
                                     static_cast<double>(t.untimed));
       continue;
     }

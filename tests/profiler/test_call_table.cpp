@@ -92,3 +92,29 @@ TEST_CASE("call table memory follows the keys used, not the capacity", "[profile
   CHECK(t.memory_bytes() <= empty + 20 * 4096);
   CHECK(t.memory_bytes() < t.capacity() * 100);
 }
+
+TEST_CASE("an untimed poll takes its key's typical duration, not an interrupted one's",
+          "[profiler]") {
+  auto stats_of = [](const std::vector<Ticks>& durations) {
+    CallTable t(64);
+    for (const Ticks d : durations) t.add(CallKey{0x401000, 1, -1, -1}, d, 0);
+    CallStats s;
+    t.for_each([&](const CallKey&, const CallStats& found) { s = found; });
+    return s;
+  };
+  // 15 polls of 100 ticks and one descheduled for 2,000,000: the untimed ones are
+  // given 100, where the plain mean (125,094) would count the interruption again for
+  // each of them.
+  std::vector<Ticks> interrupted(15, 100);
+  interrupted.push_back(2'000'000);
+  const CallStats s = stats_of(interrupted);
+  CHECK(typical_poll_duration(s.bins, s.total(), 16) == Approx(100));
+  // Spread within a factor of 16 of the median: the plain mean.
+  std::vector<Ticks> steady(8, 80);
+  steady.insert(steady.end(), 8, 1200);
+  const CallStats t = stats_of(steady);
+  CHECK(typical_poll_duration(t.bins, t.total(), 16) == Approx(640));
+  // Nothing timed: nothing to give.
+  const CallStats none;
+  CHECK(typical_poll_duration(none.bins, 0, 0) == 0);
+}
