@@ -79,10 +79,8 @@ void ThreadState::record_untimed_poll_new_key(MpiFn fn, void* return_address, st
   // address is the callsite: its statistics serve the next polls too.
   const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
   const auto f = static_cast<std::uint16_t>(fn);
-  const LastCall& last = m_last[last_call_index(returns_to, f)];
-  if (last.stats != nullptr && last.key.callsite == returns_to && last.key.function == f &&
-      last.key.size_class == size_class && last.key.peer == peer && last.key.comm_shape == 0) {
-    m_polls[poll_index(returns_to, f)] = PollKey{returns_to, f, peer, last.stats};
+  if (CallStats* stats = last_call_stats(returns_to, f, size_class, peer, 0)) {
+    m_polls[poll_index(returns_to)] = PollKey{returns_to, f, peer, stats};
   }
 }
 

@@ -53,12 +53,9 @@ class ThreadState {
     // Loops repeat their calls: the same return address and key as the last call
     // of this thread from there find their slot again without a callsite lookup or
     // a hash. (Only where the return address is the callsite: record_new_key.)
-    const LastCall& last = m_last[last_call_index(returns_to, f)];
-    if (last.stats != nullptr && last.key.callsite == returns_to && last.key.function == f &&
-        last.key.size_class == size_class && last.key.peer == peer &&
-        last.key.comm_shape == comm_shape) {
-      CallTable::add_visit(*last.stats, duration, bytes);
-      return last.key.callsite;
+    if (CallStats* stats = last_call_stats(returns_to, f, size_class, peer, comm_shape)) {
+      CallTable::add_visit(*stats, duration, bytes);
+      return returns_to;
     }
     return record_new_key(fn, return_address, size_class, peer, comm_shape, bytes, start, duration);
   }
@@ -72,7 +69,7 @@ class ThreadState {
                                                   std::int32_t peer) {
     const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
     const auto f = static_cast<std::uint16_t>(fn);
-    PollKey& poll = m_polls[poll_index(returns_to, f)];
+    PollKey& poll = m_polls[poll_index(returns_to)];
     if (__builtin_expect(poll.stats != nullptr && poll.callsite == returns_to &&
                              poll.function == f && poll.peer == peer,
                          1)) {
@@ -226,6 +223,17 @@ class ThreadState {
   [[gnu::noinline]] void record_untimed_poll_new_key(MpiFn fn, void* return_address,
                                                      std::int32_t peer);
   std::uintptr_t capture_stack(void* return_address);
+  // The statistics of this thread's last call from `returns_to`, where its key is
+  // the one given; null otherwise.
+  [[gnu::always_inline]] CallStats* last_call_stats(std::uintptr_t returns_to, std::uint16_t f,
+                                                    std::int16_t size_class, std::int32_t peer,
+                                                    std::int32_t comm_shape) const {
+    const LastCall& last = m_last[last_call_index(returns_to, f)];
+    const bool same = last.stats != nullptr && last.key.callsite == returns_to &&
+                      last.key.function == f && last.key.size_class == size_class &&
+                      last.key.peer == peer && last.key.comm_shape == comm_shape;
+    return same ? last.stats : nullptr;
+  }
   void forget_last_calls() {
     m_last.fill(LastCall{});
     m_polls.fill(PollKey{});
@@ -267,7 +275,7 @@ class ThreadState {
   // By return address alone (one call instruction calls one function), hashed: a
   // loop's polls sit a few bytes apart, and low bits mixed with the function's
   // number put a loop's Iprobe and Testany in one slot.
-  static std::size_t poll_index(std::uintptr_t returns_to, std::uint16_t) {
+  static std::size_t poll_index(std::uintptr_t returns_to) {
     return static_cast<std::size_t>((returns_to * 0x9e3779b97f4a7c15ull) >> 60);
   }
   std::array<PollKey, kPolls> m_polls{};
