@@ -91,10 +91,9 @@ def programs(build, netpipe, mpi_name):
 
 def run(argv, timeout=90):
     # A hung launch is killed whole (its ranks spin otherwise, and every later
-    # measurement would share the cores with them) and tried again: MPICH 4.0.2 over
-    # UCX 1.13's TCP transport now and then never returns from PMPI_Finalize in trace
-    # mode (one rank spins in ucp_worker_progress, the other waits in the PMI
-    # barrier), about once in 12 traced runs here; never in 54 bare runs.
+    # measurement would share the cores with them) and tried again. MPICH 4.0.2 over
+    # UCX 1.13's TCP transport hung in PMPI_Finalize in a quarter of traced runs
+    # until mpidle's ranks left its finalize together (2026-11-28); kept as a guard.
     for attempt in range(3):
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              start_new_session=True)
@@ -135,7 +134,7 @@ def probe(mpidle, mpi, candidate, work, quick, probes):
 def trace(mpidle, mpi, candidate, argv, out):
     shutil.rmtree(out, ignore_errors=True)
     run(launch(mpi, candidate, [mpidle, "run", "--trace", "--output", out, "--"], argv),
-        timeout=300)
+        timeout=120)
 
 
 def predict(mpidle, trace_dir, machines):

@@ -591,8 +591,8 @@ TEST_CASE("predict: a model of TCP has its overheads and protocols, and predicts
   const auto tcp_only = predict(traced.dir, {"--machine", tcp_file});
   const double on_shm = predicted_wall(shm_only), on_tcp = predicted_wall(tcp_only);
   CHECK(on_tcp > on_shm);
-  // MPICH 4.0.2 over UCX 1.13's TCP transport now and then hangs in PMPI_Finalize in
-  // trace mode (about 1 run in 12 here, never seen bare): such a run is run again.
+  // MPICH 4.0.2 over UCX 1.13's TCP transport hung in PMPI_Finalize in trace mode
+  // until mpidle's ranks left its finalize together: such a run is still run again.
   Traced real;
   for (int attempt = 0; attempt < 3 && real.wall <= 0; ++attempt) {
     auto env = transport("tcp");
