@@ -152,6 +152,7 @@ class Replay {
         m_blocking_ends[it->second] = !polls(rec) && !polls(received) ? 1 : 0;
       }
     }
+    m_two_way = two_way_exchanges(m_trace, m_matching);
     m_instances.resize(m_matching.collectives.size());
     for (std::uint64_t c = 0; c < m_matching.collectives.size(); ++c) {
       const auto& match = m_matching.collectives[c];
@@ -229,18 +230,28 @@ class Replay {
 
   // When message m's data starts to move: eager data from the send's start; a
   // rendezvous transfer once both sides are there (the receive posted, when known);
-  // a held one once both are in the calls that complete it. Every time it needs
-  // is known (the callers park until then).
+  // a held one once both are in the calls that complete it; a measured exchange both
+  // ways once both ranks are in it. Every time it needs is known (the callers park
+  // until then).
   std::int64_t transfer_start(std::uint64_t m, const Protocol& p) const {
     if (p.held()) return std::max(m_send_done[m], m_receive_done[m]);
-    if (p.rendezvous && m_posted[m] != kNotYetPredicted)
+    if ((p.rendezvous || exchange_curve(m)) && m_posted[m] != kNotYetPredicted)
       return std::max(m_send_enter[m], m_posted[m]);
     return m_send_enter[m];
   }
 
+  // The target's measured exchange both ways for message m, if m is part of one.
+  const model::CostCurve* exchange_curve(std::uint64_t m) const {
+    if (!m_two_way[m]) return nullptr;
+    const auto& msg = m_matching.messages[m];
+    const model::MessageCosts* c = costs(msg.send.rank, msg.receive.rank);
+    return c && c->exchange ? &*c->exchange : nullptr;
+  }
+
   Cost transfer(std::uint64_t m) const {
     const auto& msg = m_matching.messages[m];
-    const auto& c = curve(msg.send.rank, msg.receive.rank);
+    const model::CostCurve* exchange = exchange_curve(m);
+    const auto& c = exchange ? *exchange : curve(msg.send.rank, msg.receive.rank);
     return {to_ns(c.at(m_bytes[m])), to_ns(c.latency_s())};
   }
 
@@ -583,6 +594,7 @@ class Replay {
   // and whether both of those block (only then can a transfer be held there).
   model::HugeVector<std::int64_t> m_send_done, m_receive_done;
   model::HugeVector<std::uint8_t> m_blocking_ends;
+  std::vector<std::uint8_t> m_two_way;       // per message: part of an exchange both ways
   model::HugeVector<std::uint64_t> m_bytes;  // what each message carried
   std::vector<std::uint8_t> m_polling;       // per function: an MPI_Test*
   model::HugeVector<std::int32_t> m_waiter;  // per message: the rank parked on it
@@ -630,6 +642,35 @@ std::uint64_t message_bytes(const model::Trace& trace, const sync::MessageMatch&
     if (rank.records[i].role == TraceRole::send) return rank.records[i].bytes;
   }
   return rec.bytes;
+}
+
+std::vector<std::uint8_t> two_way_exchanges(const model::Trace& trace,
+                                            const sync::TraceMatching& matching) {
+  const auto& messages = matching.messages;
+  std::vector<std::uint8_t> two_way(messages.size(), 0);
+  auto key = [](const sync::RecordRef& ref) {
+    return (std::uint64_t{ref.rank} << 40) | ref.record;
+  };
+  auto blocking_receive = [](const sync::MessageMatch& msg) {
+    return msg.posted.rank == msg.receive.rank && msg.posted.record == msg.receive.record;
+  };
+  // Messages sent by a call that also receives (its record is the receive's): a Sendrecv.
+  std::unordered_map<std::uint64_t, std::uint64_t> sent_from;
+  for (std::uint64_t m = 0; m < messages.size(); ++m) {
+    const auto& msg = messages[m];
+    const auto& call = trace.ranks[msg.send.rank].records[msg.send.record];
+    if (call.role == TraceRole::recv) sent_from.emplace(key(msg.send), m);
+  }
+  if (sent_from.empty()) return two_way;
+  for (std::uint64_t m = 0; m < messages.size(); ++m) {
+    const auto& msg = messages[m];
+    if (!blocking_receive(msg)) continue;
+    auto back = sent_from.find(key(msg.receive_call));
+    if (back == sent_from.end()) continue;
+    const auto& reply = messages[back->second];
+    two_way[m] = blocking_receive(reply) && key(reply.receive_call) == key(msg.send) ? 1 : 0;
+  }
+  return two_way;
 }
 
 Prediction predict(const model::Trace& trace, const sync::TraceMatching& matching,

@@ -77,6 +77,13 @@ struct Prediction {
 // Sendrecv's call record (which counts both halves' bytes) those of the send half.
 std::uint64_t message_bytes(const model::Trace& trace, const sync::MessageMatch& message);
 
+// Per message of `matching`: 1 where it is one direction of an exchange both ways at
+// once, a blocking receive in a call that also sends (MPI_Sendrecv) whose partner's
+// call sends the other direction and receives this call's message. A model that
+// measured such exchanges (MessageCosts::exchange) costs them so.
+std::vector<std::uint8_t> two_way_exchanges(const model::Trace& trace,
+                                            const sync::TraceMatching& matching);
+
 using PredictionProgress = std::function<void(double done)>;
 
 // Needs synchronized timestamps; throws model::TraceError without them.

@@ -20,14 +20,24 @@ std::vector<std::string> model_limits(const model::Trace& trace,
   for (const auto& r : trace.ranks) {
     for (const auto& rec : r.records) exchanges += rec.extra == 0 && exchange[rec.function];
   }
-  if (exchanges > 0 && target.p2p.bandwidth_bytes_per_s() > 0) {
+  const bool measured = target.messages && target.messages->exchange;
+  std::uint64_t paired = 0;  // directions of exchanges with one partner both ways
+  if (exchanges > 0 && measured) {
+    for (const auto two_way : two_way_exchanges(trace, matching)) paired += two_way;
+  }
+  if (exchanges > 0 && !measured && target.p2p.bandwidth_bytes_per_s() > 0) {
     limits.push_back(std::to_string(exchanges) +
-                     " exchanges both ways at once (Sendrecv): each direction is given the "
-                     "link's whole one-way rate and one latency; over TCP the other "
+                     " exchanges both ways at once (Sendrecv), and the target's model has no "
+                     "measured exchange (an earlier probe): each direction is given "
+                     "the link's whole one-way rate and one latency; over TCP the other "
                      "direction's acknowledgements share the rate (5-8% slower at 200 Mbit/s "
                      "here), and both ends' per-message work at once made a small exchange "
-                     "take 1.3-1.6 one-way latencies (128 B: 10 against 6.4 us at 200 Mbit/s, "
-                     "1.08 against 0.85 us over shared memory)");
+                     "take 1.3-1.6 one-way latencies. Probe the target again");
+  } else if (exchanges > paired && measured) {
+    limits.push_back(std::to_string(exchanges - paired) +
+                     " Sendrecv calls send to another rank than the one they receive from (a "
+                     "ring or a shift): the probe measured exchanges between two ranks, so "
+                     "each direction of these is given the one-way time");
   }
   // Transfers the target holds until both sides are in MPI (the replay's protocol
   // for the message's bytes): those completed by polling, and blocking sends.

@@ -28,6 +28,7 @@ std::vector<CostCurve*> curves_of(MachineModel& m) {
     if (!*messages) continue;
     out.push_back(&(*messages)->send_overhead);
     out.push_back(&(*messages)->receive_overhead);
+    if ((*messages)->exchange) out.push_back(&*(*messages)->exchange);
   }
   for (auto& [name, model] : m.collectives) {
     for (auto& [ranks, curve] : model.by_ranks) out.push_back(&curve);

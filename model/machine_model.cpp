@@ -69,9 +69,11 @@ json messages_to_json(const MessageCosts& m) {
                          {"protocol", p.rendezvous ? "rendezvous" : "eager"},
                          {"progresses", p.progresses}});
   }
-  return {{"send_overhead", curve_to_json(m.send_overhead)},
-          {"receive_overhead", curve_to_json(m.receive_overhead)},
-          {"protocols", std::move(protocols)}};
+  json doc = {{"send_overhead", curve_to_json(m.send_overhead)},
+              {"receive_overhead", curve_to_json(m.receive_overhead)},
+              {"protocols", std::move(protocols)}};
+  if (m.exchange) doc["exchange"] = curve_to_json(*m.exchange);
+  return doc;
 }
 
 MessageCosts messages_from_json(const json& doc, const std::string& where) {
@@ -82,6 +84,8 @@ MessageCosts messages_from_json(const json& doc, const std::string& where) {
     if (!doc.contains(key)) fail(where, std::string("no \"") + key + "\" curve");
     *curve = curve_from_json(doc.at(key), where + "." + key);
   }
+  if (doc.contains("exchange"))
+    m.exchange = curve_from_json(doc.at("exchange"), where + ".exchange");
   if (!doc.contains("protocols") || !doc.at("protocols").is_array() ||
       doc.at("protocols").empty()) {
     fail(where, "\"protocols\" is not a non-empty list");
@@ -378,6 +382,7 @@ void for_each_curve(Machine& m, Visit visit) {
     if (!*messages) continue;
     visit((*messages)->send_overhead);
     visit((*messages)->receive_overhead);
+    if ((*messages)->exchange) visit(*(*messages)->exchange);
   }
   for (auto& [name, model] : m.collectives) {
     for (auto& [ranks, curve] : model.by_ranks) visit(curve);

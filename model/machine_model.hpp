@@ -82,6 +82,11 @@ struct MessageCosts {
   CostCurve send_overhead;
   CostCurve receive_overhead;
   std::vector<ProtocolSegment> protocols;  // sorted by from_bytes, the first from 0
+  // One MPI_Sendrecv of `bytes` each way between two ranks that enter it together:
+  // both directions at once share the CPUs, the link's acknowledgements and (Open MPI's
+  // TCP) the rendezvous answers, which one-way times do not show. Absent in models
+  // of earlier probes: such an exchange is then costed one way per direction.
+  std::optional<CostCurve> exchange;
   const ProtocolSegment& protocol_for(std::uint64_t bytes) const;
 };
 

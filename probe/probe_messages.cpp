@@ -117,6 +117,22 @@ ProgressBatch progress_batch(const Pair& p, double transfer_s) {
           std::min(later.post_s, at_once.post_s)};
 }
 
+// One MPI_Sendrecv of the size each way, both ranks entering together (an empty
+// exchange lines them up): the mean of `iterations` exchanges, the slower rank's.
+double two_way_batch(const Pair& p, int iterations) {
+  MPI_Sendrecv(nullptr, 0, MPI_BYTE, p.peer, kReady, nullptr, 0, MPI_BYTE, p.peer, kReady,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iterations; ++i) {
+    MPI_Sendrecv(p.buffer(0), p.count, MPI_BYTE, p.peer, kData, p.buffer(1), p.count, MPI_BYTE,
+                 p.peer, kData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  double mine = (MPI_Wtime() - t0) / iterations, other = 0;
+  MPI_Sendrecv(&mine, 1, MPI_DOUBLE, p.peer, kAllSent, &other, 1, MPI_DOUBLE, p.peer, kAllSent,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return std::max(mine, other);
+}
+
 }  // namespace
 
 model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::CostCurve& one_way,
@@ -126,10 +142,12 @@ model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::
   std::vector<std::vector<char>> buffers(kMessages);
   bool previous_progress = true, previous_rendezvous = false;
   costs.protocols.push_back({0, false, true});
+  costs.exchange.emplace();
   for (const auto& point : one_way.points) {
     const std::uint64_t bytes = point.bytes;
     const bool rendezvous = bytes > eager_limit;
-    double values[5] = {0, 0, 0, 0, 1};  // send, its spread, receive, its spread, progresses
+    // send, its spread, receive, its spread, progresses, exchange, its spread
+    double values[7] = {0, 0, 0, 0, 1, 0, 0};
     if (measuring) {
       for (auto& b : buffers) b.resize(std::max<std::uint64_t>(bytes, 1), 1);
       const Pair p{rank == 0, rank == 0 ? peer_rank : 0, static_cast<int>(bytes), buffers};
@@ -156,12 +174,20 @@ model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::
         receive = repeat_until_agreeing(
             [&] { return receive_overhead_batch(p, 20e-6 + transfer_s); }, decide);
       }
+      const int iterations =
+          std::clamp(static_cast<int>(batch_seconds() / std::max(2 * transfer_s, 1e-7)), 2, 100000);
+      two_way_batch(p, 1);  // warm-up
+      const Measured both_ways =
+          repeat_until_agreeing([&] { return two_way_batch(p, iterations); }, decide);
       values[0] = send.seconds;
       values[1] = send.spread;
       values[2] = receive.seconds;
       values[3] = receive.spread;
+      values[5] = both_ways.seconds;
+      values[6] = both_ways.spread;
     }
-    MPI_Bcast(values, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(values, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    costs.exchange->points.push_back({bytes, values[5], values[6]});
     // An overhead is part of the one-way time, never more.
     costs.send_overhead.points.push_back({bytes, std::min(values[0], point.seconds), values[1]});
     costs.receive_overhead.points.push_back({bytes, std::min(values[2], point.seconds), values[3]});

@@ -96,6 +96,12 @@ model::MachineModel adjusted(model::MachineModel m, const PredictOptions& o) {
   };
   adjust(m.p2p);
   if (m.p2p_inter_node) adjust(*m.p2p_inter_node);
+  // A measured two-way exchange belongs to the probed link, not to the one asked for.
+  if (o.latency_s >= 0 || o.bandwidth > 0) {
+    for (auto* messages : {&m.messages, &m.messages_inter_node}) {
+      if (*messages) (*messages)->exchange.reset();
+    }
+  }
   return m;
 }
 

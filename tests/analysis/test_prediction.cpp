@@ -88,6 +88,70 @@ TEST_CASE("prediction: a Sendrecv's message carries its send half's bytes") {
   CHECK(p.wall_s == Approx(101'000e-9));
 }
 
+namespace {
+// Each rank of `n` exchanges 100 B with `partner(r)` by Sendrecv, receiving from
+// `source(r)`, entering at `enter(r)`.
+template <typename Dest, typename Source, typename Enter>
+model::Trace sendrecvs(int n, Dest partner, Source source, Enter enter) {
+  auto t = ranks(n);
+  for (int r = 0; r < n; ++r) {
+    add(t, r, Sendrecv, TraceRole::recv, enter(r), 90'000, source(r), 200);
+    add(t, r, Sendrecv, TraceRole::send, enter(r), 90'000, partner(r), 100).extra = 1;
+  }
+  return t;
+}
+
+// machine() with overheads of 100 ns each side and an exchange both ways of 5 us
+// at 0 B, 5.1 us at 100 B (one way: 1.1 us at 100 B).
+analysis::PredictionInput machine_with_exchange() {
+  auto in = machine();
+  model::MessageCosts costs;
+  costs.send_overhead = model::CostCurve{{{0, 100e-9}}};
+  costs.receive_overhead = model::CostCurve{{{0, 100e-9}}};
+  costs.protocols = {{0, false, true}};
+  costs.exchange = model::CostCurve{{{0, 5e-6}, {1000, 6e-6}}};
+  in.machine.messages = costs;
+  return in;
+}
+}  // namespace
+
+TEST_CASE("prediction: an exchange both ways costs the target's measured exchange") {
+  const auto other = [](int r) { return 1 - r; };
+  // Both enter at 0: each ends 5.1 us later, where one way would say 1.1 us.
+  auto t = sendrecvs(2, other, other, [](int) { return 0; });
+  CHECK(analysis::two_way_exchanges(t, sync::match_trace(t)) == std::vector<std::uint8_t>{1, 1});
+  auto p = run(t, machine_with_exchange());
+  CHECK(p.unresolved == 0);
+  CHECK(p.wall_s == Approx(5100e-9));
+  CHECK(p.ranks[0].wall_s == Approx(5100e-9));
+  // The exchange starts once both are in it: rank 1 enters 2 us late.
+  t = sendrecvs(2, other, other, [](int r) { return r == 1 ? 2000 : 0; });
+  p = run(t, machine_with_exchange());
+  CHECK(p.ranks[0].wall_s == Approx(7100e-9));
+  CHECK(p.ranks[0].time.wait_s == Approx(2000e-9));
+  // A model without a measured exchange: one way each direction.
+  t = sendrecvs(2, other, other, [](int) { return 0; });
+  auto in = machine_with_exchange();
+  in.machine.messages->exchange.reset();
+  CHECK(run(t, in).wall_s == Approx(1100e-9));
+}
+
+TEST_CASE("prediction: a ring of Sendrecvs is not an exchange both ways") {
+  // Three ranks each send to the next and receive from the one before: every
+  // message goes one way, so each takes the one-way 1.1 us.
+  auto t = sendrecvs(
+      3, [](int r) { return (r + 1) % 3; }, [](int r) { return (r + 2) % 3; },
+      [](int) { return 0; });
+  CHECK(analysis::two_way_exchanges(t, sync::match_trace(t)) == std::vector<std::uint8_t>{0, 0, 0});
+  const auto p = run(t, machine_with_exchange());
+  CHECK(p.unresolved == 0);
+  CHECK(p.wall_s == Approx(1100e-9));
+  const auto limits =
+      analysis::model_limits(t, sync::match_trace(t), machine_with_exchange().machine);
+  REQUIRE(limits.size() == 1);
+  CHECK_THAT(limits[0], Catch::StartsWith("3 Sendrecv calls send to another rank than the one"));
+}
+
 TEST_CASE("prediction: a slower CPU stretches the bursts, a slower network the transfers") {
   const auto t = ping_pong();
   auto in = machine();

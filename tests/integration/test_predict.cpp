@@ -565,6 +565,14 @@ TEST_CASE("predict: a model of TCP has its overheads and protocols, and predicts
       CHECK(c.send_overhead.points[i].seconds <= m.p2p.points[i].seconds);
       CHECK(c.receive_overhead.points[i].seconds <= m.p2p.points[i].seconds);
     }
+    // An exchange both ways: each call's receive needs the other's message, so a
+    // back-to-back series takes at least a one-way time per call (0.8: the VM).
+    REQUIRE(c.exchange);
+    REQUIRE(c.exchange->points.size() == m.p2p.points.size());
+    for (std::size_t i = 0; i < m.p2p.points.size(); ++i) {
+      CHECK(c.exchange->points[i].bytes == m.p2p.points[i].bytes);
+      CHECK(c.exchange->points[i].seconds >= 0.8 * m.p2p.points[i].seconds);
+    }
     REQUIRE_FALSE(c.protocols.empty());
     CHECK(c.protocols.front().from_bytes == 0);
     CHECK_FALSE(c.protocols.front().rendezvous);

@@ -130,6 +130,15 @@ TEST_CASE(
   // The spread of an overhead curve shifts with the rest.
   CHECK(has_spread(back));
   CHECK(shifted_by_spread(back, 1).messages->send_overhead.at(0) == Approx(9e-6 * 1.02));
+  CHECK_FALSE(back.messages->exchange);  // an earlier probe's: no exchange measured
+
+  // The exchange both ways, when measured, travels and shifts with the rest.
+  auto exchanged = m;
+  exchanged.messages->exchange = CostCurve{{{0, 3e-6, 0.1}, {4096, 8e-6}}};
+  const auto with_exchange = machine_from_json(machine_to_json(exchanged), "x");
+  REQUIRE(with_exchange.messages->exchange);
+  CHECK(with_exchange.messages->exchange->at(2048) == Approx(5.5e-6));
+  CHECK(shifted_by_spread(with_exchange, 1).messages->exchange->at(0) == Approx(3.3e-6));
 
   // A version 1 model (an earlier probe's) still reads: no message costs.
   auto v1 = doc;
@@ -162,6 +171,8 @@ TEST_CASE(
       refused([](auto& d) { d["messages"]["intra_node"]["protocols"][1]["progresses"] = 1; }),
       Catch::Contains("progresses"));
   CHECK_THAT(refused([](auto& d) { d["messages"] = 3; }), Catch::Contains("messages"));
+  CHECK_THAT(refused([](auto& d) { d["messages"]["intra_node"]["exchange"] = 1; }),
+             Catch::Contains("messages.intra_node.exchange"));
 }
 
 TEST_CASE("machine model: functions map to the measured collectives, CPUs compare by kernels") {
@@ -183,6 +194,11 @@ TEST_CASE("machine model: several probe launches give medians, spreads and their
     m.eager_limit_bytes = 8192;
     m.collectives["Allreduce"].by_ranks[2] = CostCurve{{{8, 2e-6, 0.01}}};
     m.compute = ComputeReference{memory_s, 0.4, 0.01, 0.005};
+    MessageCosts costs;
+    costs.send_overhead = costs.receive_overhead = CostCurve{{{0, 1e-7}}};
+    costs.protocols = {{0, false, true}};
+    costs.exchange = CostCurve{{{0, 2 * p2p_64k}}};
+    m.messages = costs;
     return m;
   };
   const auto merged = merge_launches(
@@ -197,6 +213,7 @@ TEST_CASE("machine model: several probe launches give medians, spreads and their
   CHECK(merged.compute->memory_bound_launch_spread == Approx(0.015 / 0.032));
   CHECK(merged.compute->compute_bound_launch_spread == 0);
   CHECK(merged.compute->compute_bound_spread == Approx(0.005));
+  CHECK(merged.messages->exchange->at(0) == Approx(26e-6));  // the median launch's, too
   // The range survives the file.
   const auto back = machine_from_json(machine_to_json(merged), "merged");
   CHECK(back.launches == 3);
