@@ -565,14 +565,19 @@ TEST_CASE("predict: a model of TCP has its overheads and protocols, and predicts
       CHECK(c.send_overhead.points[i].seconds <= m.p2p.points[i].seconds);
       CHECK(c.receive_overhead.points[i].seconds <= m.p2p.points[i].seconds);
     }
-    // An exchange both ways: each call's receive needs the other's message, so a
-    // back-to-back series takes at least a one-way time per call (0.8: the VM).
+    // An exchange both ways at every size. At 0 B each call's receive waits for a
+    // message the partner sent after its own previous receive, so a back-to-back
+    // series takes at least a one-way time per call (0.8: the VM). Larger ones may
+    // take less than a ping-pong's half round trip (shared memory here: both
+    // directions' copies overlap, and no handshake waits for a posted receive).
     REQUIRE(c.exchange);
     REQUIRE(c.exchange->points.size() == m.p2p.points.size());
     for (std::size_t i = 0; i < m.p2p.points.size(); ++i) {
       CHECK(c.exchange->points[i].bytes == m.p2p.points[i].bytes);
-      CHECK(c.exchange->points[i].seconds >= 0.8 * m.p2p.points[i].seconds);
+      CHECK(c.exchange->points[i].seconds > 0);
     }
+    CHECK(c.exchange->at(0) >= 0.8 * m.p2p.at(0));
+    CHECK(c.exchange->points.back().seconds > c.exchange->at(0));
     REQUIRE_FALSE(c.protocols.empty());
     CHECK(c.protocols.front().from_bytes == 0);
     CHECK_FALSE(c.protocols.front().rendezvous);
