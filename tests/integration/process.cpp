@@ -117,6 +117,14 @@ bool testing_open_mpi() {
   return std::string(MPIDLE_TEST_MPI) == "openmpi";
 }
 
+std::map<std::string, std::string> transport(const std::string& which) {
+  if (testing_open_mpi()) {
+    return {{"OMPI_MCA_pml", "ob1"}, {"OMPI_MCA_btl", which == "tcp" ? "self,tcp" : "self,vader"}};
+  }
+  if (which == "tcp") return {{"UCX_TLS", "tcp,self"}};
+  return {};
+}
+
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
                 std::map<std::string, std::string> env, bool preload) {
   const auto argv = mpi_command(ranks, program, args, env, preload);

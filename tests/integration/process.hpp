@@ -27,6 +27,10 @@ Outcome run(const std::vector<std::string>& argv,
 // environment, such as MPICH's).
 bool testing_open_mpi();
 
+// The environment that makes this MPI use shared memory ("shm") or TCP ("tcp")
+// between the ranks of one node.
+std::map<std::string, std::string> transport(const std::string& which);
+
 // mpiexec -n N program args..., with libmpidle.so preloaded unless `preload` is false.
 Outcome run_mpi(int ranks, const std::string& program, const std::vector<std::string>& args,
                 std::map<std::string, std::string> env, bool preload = true);

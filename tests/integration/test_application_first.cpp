@@ -110,10 +110,8 @@ TEST_CASE("the ranks leave the profiler's finalize together: no hang over TCP", 
   // MPI library's own finalize first, and MPICH 4.0.2 over UCX 1.13's TCP transport
   // then hung there in 5 of 20 traced runs of this example (never bare). Ten runs in
   // a row each end within the deadline; a hang kills the launch (status 137).
-  std::map<std::string, std::string> tcp = {{"UCX_TLS", "tcp,self"}};
-  if (testing_open_mpi()) tcp = {{"OMPI_MCA_pml", "ob1"}, {"OMPI_MCA_btl", "self,tcp"}};
   for (int i = 0; i < 10; ++i) {
-    auto env = tcp;
+    auto env = transport("tcp");
     env["MPIDLE_OUTPUT"] = scratch_dir("leave_together");
     env["MPIDLE_TRACE"] = "1";
     const auto r = run(mpi_command(2, example("loop_nest"), {}, env), env, 20);

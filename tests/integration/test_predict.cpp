@@ -67,16 +67,6 @@ std::string probe(const std::string& name, int ranks, bool quick = true,
   return file;
 }
 
-// The environment that makes this MPI use shared memory ("shm") or TCP ("tcp")
-// between the ranks of one node.
-std::map<std::string, std::string> transport(const std::string& which) {
-  if (testing_open_mpi()) {
-    return {{"OMPI_MCA_pml", "ob1"}, {"OMPI_MCA_btl", which == "tcp" ? "self,tcp" : "self,vader"}};
-  }
-  if (which == "tcp") return {{"UCX_TLS", "tcp,self"}};
-  return {};
-}
-
 struct Traced {
   std::string dir;
   double wall = 0;    // as the program observed it
