@@ -4,6 +4,7 @@
 #include "model/huge_page_allocator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -115,6 +116,9 @@ class Replay {
     const auto& messages = m_matching.messages;
     m_send_enter.assign(messages.size(), kNotYetPredicted);
     m_posted.assign(messages.size(), kNotYetPredicted);
+    m_moving.assign(messages.size(), kNotYetPredicted);
+    m_out_link.assign(n, Link{});
+    m_in_link.assign(n, Link{});
     m_send_done.assign(messages.size(), kNotYetPredicted);
     m_receive_done.assign(messages.size(), kNotYetPredicted);
     m_blocking_ends.assign(messages.size(), 0);
@@ -238,6 +242,40 @@ class Replay {
     if ((p.rendezvous || exchange_curve(m)) && m_posted[m] != kNotYetPredicted)
       return std::max(m_send_enter[m], m_posted[m]);
     return m_send_enter[m];
+  }
+
+  // When message m's data moves on the links: from transfer_start, in the first
+  // time after it when the sender's outgoing link and the receiver's incoming one
+  // are both free for its bandwidth part (one link each way per rank, as Dimemas's
+  // default node; the latency overlaps). Messages take the links in the order the
+  // replay reaches them, which is not quite time order: a message placed later may
+  // still take a gap before one placed earlier. Fixed at its first use, so that both
+  // ends see one time.
+  //
+  // Returns the transfer's cost with the time it queued for the links, which is
+  // bandwidth too: the links carry other data meanwhile.
+  Cost on_links(std::uint64_t m, const Protocol& p, const Cost& t) {
+    const std::int64_t ready = transfer_start(m, p);
+    if (m_moving[m] == kNotYetPredicted) m_moving[m] = place_on_links(m, ready, t);
+    return {t.ns + std::max<std::int64_t>(0, m_moving[m] - ready), t.latency_ns};
+  }
+  std::int64_t place_on_links(std::uint64_t m, std::int64_t start, const Cost& t) {
+    const auto& msg = m_matching.messages[m];
+    const std::int64_t busy = t.ns - t.latency_ns;
+    if (msg.send.rank == msg.receive.rank || busy <= 0) return start;
+    Link& out = m_out_link[msg.send.rank];
+    Link& in = m_in_link[msg.receive.rank];
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (Link* link : {&out, &in}) {
+        const std::int64_t free = link->free_from(start, busy);
+        moved = moved || free != start;
+        start = free;
+      }
+    }
+    out.take(start, busy);
+    in.take(start, busy);
+    return start;
   }
 
   // The target's measured exchange both ways for message m, if m is part of one.
@@ -386,9 +424,9 @@ class Replay {
             continue;
           }
           // The receive's own CPU cost is paid even when the data is already there.
-          exit =
-              std::max({exit, transfer_start(m_recv, p) + t.ns, s.enter + p.receive_overhead.ns});
-          if (t.ns > work.ns) work = t;
+          const Cost queued = on_links(m_recv, p, t);
+          exit = std::max({exit, m_moving[m_recv] + t.ns, s.enter + p.receive_overhead.ns});
+          if (queued.ns > work.ns) work = queued;
         }
         if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion ||
                                 (i == first && rec.role == TraceRole::recv))) {
@@ -402,8 +440,9 @@ class Replay {
               force = false;
               continue;
             }
-            exit = std::max(exit, transfer_start(m_send, p) + t.ns);
-            if (t.ns > work.ns) work = t;
+            const Cost queued = on_links(m_send, p, t);
+            exit = std::max(exit, m_moving[m_send] + t.ns);
+            if (queued.ns > work.ns) work = queued;
           } else if (rec.role != TraceRole::completion) {
             // Eager: the data is copied out, the receiver is not waited for. With
             // the target's overheads measured, the send costs its CPU that much;
@@ -590,6 +629,39 @@ class Replay {
   std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_as_instance;
   std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> m_member;
   model::HugeVector<std::int64_t> m_send_enter, m_posted;  // per message, predicted
+  model::HugeVector<std::int64_t> m_moving;                // per message: on_links()
+  // A rank's link in one direction: the latest times it is busy, in time order. Only
+  // the last few are kept (bounded memory on millions of messages); before them the
+  // link counts as free.
+  struct Link {
+    static constexpr std::size_t kKept = 16;
+    std::array<std::pair<std::int64_t, std::int64_t>, kKept> busy{};  // [from, to)
+    std::size_t size = 0;
+    // The first time from `start` on when it is free for `length`.
+    std::int64_t free_from(std::int64_t start, std::int64_t length) const {
+      for (std::size_t i = 0; i < size; ++i) {
+        if (start + length <= busy[i].first) break;
+        if (start < busy[i].second) start = busy[i].second;
+      }
+      return start;
+    }
+    void take(std::int64_t from, std::int64_t length) {
+      std::size_t at = size;
+      while (at > 0 && busy[at - 1].first > from) --at;
+      if (size == kKept) {  // forget the oldest
+        if (at == 0) return;
+        std::move(busy.begin() + 1, busy.begin() + static_cast<std::ptrdiff_t>(at), busy.begin());
+        --at;
+        --size;
+      }
+      std::move_backward(busy.begin() + static_cast<std::ptrdiff_t>(at),
+                         busy.begin() + static_cast<std::ptrdiff_t>(size),
+                         busy.begin() + static_cast<std::ptrdiff_t>(size + 1));
+      busy[at] = {from, from + length};
+      ++size;
+    }
+  };
+  std::vector<Link> m_out_link, m_in_link;
   // Per message: the predicted enters of the calls that complete it on each side,
   // and whether both of those block (only then can a transfer be held there).
   model::HugeVector<std::int64_t> m_send_done, m_receive_done;

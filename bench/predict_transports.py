@@ -20,7 +20,8 @@ with ob1 (self,vader against self,tcp on the link).
 
 Prints a table and one JSON line. Needs the build's mpidle, examples and test
 programs (make build or make build-openmpi) and NetPIPE (Debian's netpipe-mpich2
-or netpipe-openmpi) for its rows.
+or netpipe-openmpi) for its rows; LAMMPS (lmp) and HPC Challenge (hpcc) add rows
+for Open MPI, whose build Debian packages them with.
 """
 import argparse
 import atexit
@@ -65,38 +66,48 @@ def launch(mpi, candidate, before, after):
     return [NETNS, "run", name, rate, "--"] + before + head + ["-n", "2", NETNS, "rank"] + after
 
 
-def programs(build, netpipe, mpi_name):
-    """(name, argv) of every program of the matrix."""
+def programs(build, netpipe, mpi_name, work):
+    """(name, argv, working directory or None) of every program of the matrix."""
     examples = os.path.join(build, "examples")
     workload = os.path.join(build, "tests", "bin", "predict_workload")
-    rows = [(name, [os.path.join(examples, name)])
+    rows = [(name, [os.path.join(examples, name)], None)
             for name in ("late_sender", "imbalance_allreduce", "nonblocking_halo", "loop_nest")]
     rows.append(("allreduce 64 KiB", [workload, "--allreduce-only", "--iterations", "300",
-                                      "--compute-us", "5", "--bytes", "65536"]))
+                                      "--compute-us", "5", "--bytes", "65536"], None))
     rows.append(("ring 256 KiB", [workload, "--iterations", "100", "--compute-us", "50",
-                                  "--bytes", "262144", "--allreduce-every", "10"]))
+                                  "--bytes", "262144", "--allreduce-every", "10"], None))
     # LAMMPS (Debian's is built with Open MPI): the melt of tests/integration.
     if mpi_name == "openmpi" and shutil.which("lmp"):
         rows.append(("LAMMPS melt", [shutil.which("lmp"), "-in",
                                      os.path.join(SOURCE, "tests", "integration", "lammps_melt.in"),
-                                     "-log", "none", "-screen", "none"]))
+                                     "-log", "none", "-screen", "none"], None))
+    # HPC Challenge (Debian's hpcc, Open MPI): HPL, PTRANS, MPIRandomAccess, MPIFFT and
+    # the rest at N = 1000, about 1 s over shared memory. It reads hpccinf.txt from its
+    # working directory.
+    if mpi_name == "openmpi" and shutil.which("hpcc"):
+        import hpcc_randomaccess
+        hpcc_dir = os.path.join(work, "hpcc")
+        os.makedirs(hpcc_dir, exist_ok=True)
+        with open(os.path.join(hpcc_dir, "hpccinf.txt"), "w") as f:
+            f.write(hpcc_randomaccess.HPCCINF.format(n=1000))
+        rows.append(("HPC Challenge N=1000", [shutil.which("hpcc")], hpcc_dir))
     if shutil.which(netpipe):
         for size in (65536, 1 << 20):
             rows.append((f"NetPIPE {size >> 10} KiB",
                          [netpipe, "-l", str(size), "-u", str(size), "-n",
                           "200" if size <= 65536 else "20", "-p", "0",
-                          "-o", "/dev/null"]))
+                          "-o", "/dev/null"], None))
     return rows
 
 
-def run(argv, timeout=90):
+def run(argv, timeout=90, cwd=None):
     # A hung launch is killed whole (its ranks spin otherwise, and every later
     # measurement would share the cores with them) and tried again. MPICH 4.0.2 over
     # UCX 1.13's TCP transport hung in PMPI_Finalize in a quarter of traced runs
     # until mpidle's ranks left its finalize together (2026-11-28); kept as a guard.
     for attempt in range(3):
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True, cwd=cwd)
         try:
             out, err = p.communicate(timeout=timeout)
             break
@@ -131,10 +142,10 @@ def probe(mpidle, mpi, candidate, work, quick, probes):
     return out, {"p2p_64k": 1 + point.get("launch_spread", 0), "cpu": 1 + cpu}
 
 
-def trace(mpidle, mpi, candidate, argv, out):
+def trace(mpidle, mpi, candidate, argv, out, cwd):
     shutil.rmtree(out, ignore_errors=True)
     run(launch(mpi, candidate, [mpidle, "run", "--trace", "--output", out, "--"], argv),
-        timeout=120)
+        timeout=120, cwd=cwd)
 
 
 def predict(mpidle, trace_dir, machines):
@@ -163,6 +174,7 @@ def main():
     ap.add_argument("--only", help="run only the programs whose name contains this")
     args = ap.parse_args()
     mpi = MPIS[args.mpi]
+    args.build = os.path.abspath(args.build)  # hpcc runs in a directory of its own
     mpidle = os.path.join(args.build, "bin", "mpidle")
     order = [c for c in args.candidates.split(",") if c]
     for c in order:
@@ -185,7 +197,7 @@ def main():
         print(f"probe launches of {c}: 64 KiB one-way 1 + range/median "
               f"{probe_spread[c]['p2p_64k']:.3f}, kernels {probe_spread[c]['cpu']:.3f}", flush=True)
     rows = []
-    for name, argv in programs(args.build, mpi["netpipe"], args.mpi):
+    for name, argv, cwd in programs(args.build, mpi["netpipe"], args.mpi, work):
         if args.only and args.only not in name:
             continue
         # predicted[a][b]: predictions of the runs on a for machine b; measured[a].
@@ -194,7 +206,7 @@ def main():
         for i in range(args.repeats):
             for a in order:  # alternating, so that a slow spell hits every candidate
                 out = os.path.join(work, f"{len(rows)}_{a}_{i}")
-                trace(mpidle, mpi, a, argv, out)
+                trace(mpidle, mpi, a, argv, out, cwd)
                 walls, span = predict(mpidle, out, [machines[b] for b in order])
                 measured[a].append(span)
                 for b, w in zip(order, walls):

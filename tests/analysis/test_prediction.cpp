@@ -349,3 +349,57 @@ TEST_CASE("prediction: a transfer that needs progress moves in any call of both 
   CHECK(p.wall_s == Approx((100 + transfer + 700) * 1e-9));
   CHECK(p.wall_s < (100 + 2 * transfer) * 1e-9);
 }
+
+namespace {
+// Every (from, to) pair sends 100,000 B by Isend at 0, its receiver posting the
+// Irecv at 0; each rank completes its requests in one Waitall at 20.
+model::Trace concurrent_messages(int n, const std::vector<std::pair<int, int>>& pairs) {
+  auto t = ranks(n);
+  std::vector<std::vector<std::pair<int, std::uint32_t>>> completes(static_cast<std::size_t>(n));
+  std::uint32_t serial = 0;
+  for (const auto& [from, to] : pairs) {
+    ++serial;
+    add(t, from, Isend, TraceRole::isend, 0, 5, to, 100'000).sequence = serial;
+    add(t, to, Irecv, TraceRole::irecv, 0, 5, from, 100'000).sequence = serial;
+    completes[static_cast<std::size_t>(from)].push_back({to, serial});
+    completes[static_cast<std::size_t>(to)].push_back({from, serial});
+  }
+  for (int r = 0; r < n; ++r) {
+    add(t, r, Wait, TraceRole::other, 20, 1'000'000);
+    for (const auto& [peer, s] : completes[static_cast<std::size_t>(r)]) {
+      auto& done = add(t, r, Wait, TraceRole::completion, 20, 1'000'000, peer, 100'000);
+      done.sequence = s;
+      done.extra = 1;
+    }
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("prediction: messages at once on one link take their turns on it") {
+  // 1 us + 100 us each; the link is busy for the 100 us of bandwidth. The 5 ns
+  // Isends and Irecvs shift the starts by a few ns.
+  const auto in = machine();
+  SECTION("two from one rank to another: the second moves once the first has") {
+    const auto p = run(concurrent_messages(2, {{0, 1}, {0, 1}}), in);
+    CHECK(p.unresolved == 0);
+    CHECK(p.wall_s == Approx(201'000e-9).margin(10e-9));
+    // The turn on the link is bandwidth, not waiting for a partner: rank 0's
+    // Waitall (entered at 25, after two Isends and its 15 ns burst) is all transfer.
+    CHECK(p.ranks[0].time.wait_s == Approx(0).margin(1e-12));
+    CHECK(p.ranks[0].time.bandwidth_s == Approx((201'000 - 25 - 1'000) * 1e-9));
+  }
+  SECTION("two into one rank from two others: its incoming link takes them in turn") {
+    CHECK(run(concurrent_messages(3, {{0, 1}, {2, 1}}), in).wall_s ==
+          Approx(201'000e-9).margin(10e-9));
+    // Three senders, in whatever order the replay reaches them.
+    CHECK(run(concurrent_messages(4, {{0, 1}, {2, 1}, {3, 1}}), in).wall_s ==
+          Approx(301'000e-9).margin(10e-9));
+  }
+  SECTION("both directions at once, or two separate pairs: every link carries one") {
+    CHECK(run(concurrent_messages(2, {{0, 1}, {1, 0}}), in).wall_s ==
+          Approx(101'000e-9).margin(10e-9));
+    CHECK(run(concurrent_messages(4, {{0, 1}, {2, 3}}), in).wall_s ==
+          Approx(101'000e-9).margin(10e-9));
+  }
+}
