@@ -39,27 +39,26 @@ constexpr const char* kMarkers[] = {
     "mpi_send_f08ts_", "MPI_Send_f08",  "PMPI_Send_f08",  "pmpi_comm_rank_",
 };
 
-bool defines_mpi_symbol(const LoadedModule& m) {
-  void* handle = dlopen(m.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-  if (handle == nullptr) return false;
-  bool found = false;
+bool defines_mpi_symbol(const char*, void* handle, std::uintptr_t base) {
   for (const char* name : kMarkers) {
     void* symbol = dlsym(handle, name);
     Dl_info where{};
     // dlsym also searches the module's dependencies: the symbol must be its own.
     if (symbol != nullptr && dladdr(symbol, &where) != 0 &&
-        reinterpret_cast<std::uintptr_t>(where.dli_fbase) == m.base) {
-      found = true;
-      break;
+        reinterpret_cast<std::uintptr_t>(where.dli_fbase) == base) {
+      return true;
     }
   }
-  dlclose(handle);
-  return found;
+  return false;
 }
 
 }  // namespace
 
 CodeRanges CodeRanges::of_mpi_library() {
+  return of_modules_where(defines_mpi_symbol);
+}
+
+CodeRanges CodeRanges::of_modules_where(bool (*keep)(const char*, void*, std::uintptr_t)) {
   std::vector<LoadedModule> modules;
   dl_iterate_phdr(collect, &modules);  // dlopen may not run inside the iteration
   Dl_info self{};
@@ -68,7 +67,12 @@ CodeRanges CodeRanges::of_mpi_library() {
   CodeRanges ranges;
   for (const auto& m : modules) {
     // The main program (no name) is the application's; mpidle exports PMPI_ too.
-    if (m.path.empty() || m.base == own_base || !defines_mpi_symbol(m)) continue;
+    if (m.path.empty() || m.base == own_base) continue;
+    void* handle = dlopen(m.path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) continue;
+    const bool kept = keep(m.path.c_str(), handle, m.base);
+    dlclose(handle);
+    if (!kept) continue;
     for (const auto& [begin, end] : m.code) ranges.add(begin, end);
   }
   return ranges;

@@ -18,6 +18,11 @@ class CodeRanges {
   // symbol (PMPI_ in any of the C and Fortran name forms the standard's bindings
   // use), except mpidle itself. Modules loaded later are not seen.
   static CodeRanges of_mpi_library();
+  // The executable segments of every loaded module, the main program and mpidle
+  // excepted, for which `keep(path, handle, base)` holds (`handle` from dlopen
+  // RTLD_NOLOAD, `base` the module's load address).
+  static CodeRanges of_modules_where(bool (*keep)(const char* path, void* handle,
+                                                  std::uintptr_t base));
 
   bool add(std::uintptr_t begin, std::uintptr_t end) {
     if (m_count == kMax) return false;

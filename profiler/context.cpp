@@ -40,6 +40,9 @@ Context::Context(model::Settings config, OwnWorld own, int rank, int size)
       m_requests(static_cast<std::size_t>(m_config.request_entries)),
       m_messages(static_cast<std::size_t>(m_config.request_entries) / 8),
       m_mpi_code(CodeRanges::of_mpi_library()) {
+  std::string python_unread;
+  m_python = PythonCallers::detect(python_unread);
+  if (!python_unread.empty() && rank == 0) warn(python_unread);
   m_start_iso = iso_utc(m_start_time);
   m_tick_rate.start();
 }
@@ -81,9 +84,9 @@ ThreadState* Context::create_thread_state() {
     ++m_threads_made;
     std::unique_ptr<PapiCounters> papi;
     if (m_config.trace && m_papi.available) papi = std::make_unique<PapiCounters>(m_papi.events);
-    auto state = std::make_unique<ThreadState>(static_cast<std::size_t>(m_config.table_entries),
-                                               static_cast<int>(m_config.callsite_depth),
-                                               std::move(trace), std::move(papi), &m_mpi_code);
+    auto state = std::make_unique<ThreadState>(
+        static_cast<std::size_t>(m_config.table_entries), static_cast<int>(m_config.callsite_depth),
+        std::move(trace), std::move(papi), &m_mpi_code, m_python.get());
     state->limit_window_records(window_records);
     ThreadState* raw = state.get();
     m_threads.push_back(std::move(state));

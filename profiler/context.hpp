@@ -148,6 +148,7 @@ class Context {
   HandleTable m_messages;
   CommTable m_windows;
   CodeRanges m_mpi_code;
+  std::unique_ptr<PythonCallers> m_python;  // a Python program calling MPI, else null
   bool m_paused = false;
   RegionRegistry m_regions;
   LogLocation m_log_location;

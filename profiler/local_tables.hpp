@@ -34,7 +34,10 @@ class CallsiteNumbering {
     auto [it, added] = m_index.try_emplace(stack, static_cast<std::uint32_t>(m_callsites.size()));
     if (added) {
       model::Callsite c;
-      for (auto address : stack) c.frames.push_back(m_modules.frame_of(address));
+      for (auto address : stack) {
+        c.frames.push_back((address & kPythonFrameTag) ? python_frame_of(address)
+                                                       : m_modules.frame_of(address));
+      }
       m_callsites.push_back(std::move(c));
     }
     return it->second;

@@ -122,7 +122,8 @@ std::string symbolize(std::vector<model::Callsite>& callsites) {
   std::map<std::string, std::vector<model::Frame*> > by_module;
   for (auto& c : callsites) {
     for (auto& f : c.frames) {
-      if (f.module == "?") continue;
+      // Python frames come named (python_callers.hpp).
+      if (f.module == "?" || !f.file.empty()) continue;
       if (const auto it = named.find({f.module, f.offset}); it != named.end()) {
         f = it->second;
       } else {

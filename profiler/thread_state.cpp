@@ -31,11 +31,14 @@ constexpr int kMaxMpiFrames = 6;
 
 ThreadState::ThreadState(std::size_t table_entries, int callsite_depth,
                          std::unique_ptr<TraceBuffer> trace_buffer,
-                         std::unique_ptr<PapiCounters> papi, const CodeRanges* mpi_code)
+                         std::unique_ptr<PapiCounters> papi, const CodeRanges* mpi_code,
+                         const PythonCallers* python)
     : m_calls(table_entries),
       m_depth(callsite_depth),
       m_mpi_code(mpi_code && !mpi_code->empty() ? mpi_code : nullptr),
       m_stacks(callsite_depth > 1 ? std::make_unique<StackTable>(kStacks) : nullptr),
+      m_python(python),
+      m_python_frames(python ? std::make_unique<PythonFrames>(*python) : nullptr),
       m_trace(std::move(trace_buffer)),
       m_papi(papi && papi->count() > 0 ? std::move(papi) : nullptr) {}
 
@@ -45,7 +48,12 @@ std::uintptr_t ThreadState::record_new_key(MpiFn fn, void* return_address, std::
   const auto f = static_cast<std::uint16_t>(fn);
   const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
   std::uintptr_t site = returns_to;
-  if (m_stacks) {
+  // A Python extension module's call: every Python line leaves it from one return
+  // address, so the key is never its last call's from there (below).
+  const bool from_python = m_python && __builtin_expect(m_python->contains(returns_to), 0);
+  if (from_python) {
+    site = python_callsite(returns_to);
+  } else if (m_stacks) {
     site = capture_stack(return_address);
   } else if (m_mpi_code && __builtin_expect(m_mpi_code->contains(site), 0)) {
     // Called by the MPI library itself (a Fortran binding): the callsite is the
@@ -57,7 +65,7 @@ std::uintptr_t ThreadState::record_new_key(MpiFn fn, void* return_address, std::
     CallTable::add_visit(*stats, duration, bytes);
     // Only where the return address is the callsite: a Fortran binding's one
     // return address serves every callsite of the program.
-    if (site == returns_to && !m_stacks) {
+    if (site == returns_to && !m_stacks && !from_python) {
       m_last[last_call_index(returns_to, f)] = LastCall{key, stats};
     }
   } else {
@@ -101,6 +109,18 @@ std::uintptr_t ThreadState::capture_stack(void* return_address) {
   const std::uintptr_t id =
       m_stacks->intern(std::span<void* const>(frames + first, static_cast<std::size_t>(depth)));
   return id != 0 ? id : reinterpret_cast<std::uintptr_t>(return_address);
+}
+
+std::uintptr_t ThreadState::python_callsite(std::uintptr_t returns_to) {
+  std::array<std::uintptr_t, kMaxStackDepth> keys{};
+  const std::size_t depth = m_stacks ? static_cast<std::size_t>(m_depth) : 1;
+  const std::size_t n = m_python_frames->current(std::span(keys.data(), depth));
+  if (n == 0) return returns_to;  // no Python frame (or the table is full): native
+  if (!m_stacks) return keys[0];
+  std::array<void*, kMaxStackDepth> frames{};
+  for (std::size_t i = 0; i < n; ++i) frames[i] = reinterpret_cast<void*>(keys[i]);
+  const std::uintptr_t id = m_stacks->intern(std::span<void* const>(frames.data(), n));
+  return id != 0 ? id : keys[0];
 }
 
 std::uintptr_t ThreadState::caller_outside_mpi(void* return_address) {

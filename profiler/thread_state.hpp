@@ -14,6 +14,7 @@
 #include "code_ranges.hpp"
 #include "mpi_fn.hpp"
 #include "papi_counters.hpp"
+#include "python_callers.hpp"
 #include "regions.hpp"
 #include "stack_table.hpp"
 #include "trace_buffer.hpp"
@@ -41,9 +42,11 @@ class ThreadState {
   // `trace_buffer` only in trace mode and with windows; `papi` only when counting
   // PAPI events.
   // `mpi_code`: the MPI library's own code (callsites skip its frames); may be null.
+  // `python`: Python extension modules whose calls take the Python line as their
+  // callsite; may be null.
   ThreadState(std::size_t table_entries, int callsite_depth,
               std::unique_ptr<TraceBuffer> trace_buffer, std::unique_ptr<PapiCounters> papi,
-              const CodeRanges* mpi_code = nullptr);
+              const CodeRanges* mpi_code = nullptr, const PythonCallers* python = nullptr);
 
   // Returns the callsite key used (a return address or an interned stack).
   std::uintptr_t record(MpiFn fn, void* return_address, std::int16_t size_class, std::int32_t peer,
@@ -191,6 +194,7 @@ class ThreadState {
   // Everything this thread's tables hold; fixed when the thread starts.
   std::size_t memory_bytes() const {
     return sizeof(*this) + m_calls.memory_bytes() + (m_stacks ? m_stacks->memory_bytes() : 0) +
+           (m_python_frames ? m_python_frames->memory_bytes() : 0) +
            (m_trace ? m_trace->memory_bytes() : 0) + m_scratch_bytes;
   }
 
@@ -239,6 +243,7 @@ class ThreadState {
     m_polls.fill(PollKey{});
   }
   std::uintptr_t caller_outside_mpi(void* return_address);
+  std::uintptr_t python_callsite(std::uintptr_t returns_to);
   // The window's records so far, counted afresh in each window this thread sees.
   // Counts a kept record in the current window: true for the one that reaches
   // the limit (its record is kept; the caller then closes the window).
@@ -289,8 +294,10 @@ class ThreadState {
   int m_depth;
   const CodeRanges* m_mpi_code;
   std::unique_ptr<StackTable> m_stacks;  // only when callsite_depth > 1
-  std::unique_ptr<TraceBuffer> m_trace;  // only in trace mode
-  std::uint32_t m_window_records = 0;    // MPIDLE_WINDOW_RECORDS with windows
+  const PythonCallers* m_python;
+  std::unique_ptr<PythonFrames> m_python_frames;  // only for a Python program
+  std::unique_ptr<TraceBuffer> m_trace;           // only in trace mode
+  std::uint32_t m_window_records = 0;             // MPIDLE_WINDOW_RECORDS with windows
   std::uint32_t m_window_seen = 0;
   std::uint32_t m_window_kept = 0;
   std::unique_ptr<PapiCounters> m_papi;  // only when counting PAPI events

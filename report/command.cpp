@@ -25,7 +25,13 @@ const std::vector<Command>& commands() {
        "  --callsite-depth N  stack frames per callsite (1 = caller only; >1 uses libunwind)\n"
        "  --trace             also record a trace: one merged, clock-synchronized file\n"
        "  --pcontrol P        MPI_Pcontrol's convention: pause (mpiP's, default), regions\n"
-       "                      (IPM's named code regions, docs/regions.md) or ignore\n",
+       "                      (IPM's named code regions, docs/regions.md) or ignore\n\n"
+       "Python programs (mpi4py) run as any other, the interpreter under the launcher:\n"
+       "  mpidle run -- mpiexec -n 4 /usr/bin/python3 app.py\n"
+       "Their callsites are the Python lines that called mpi4py, e.g.\n"
+       "app.py:14 (exchange); --callsite-depth N gives the N innermost Python frames.\n"
+       "This needs the CPython version mpidle was built against (3.11 on Debian 12);\n"
+       "under another, callsites name mpi4py's module and rank 0 says why.\n",
        "profile an MPI program (mpidle run -- mpiexec -n 4 ./app)", run_command},
       {"report",
        "mpidle report RUN_DIR_OR_PROFILE_JSON [--top N] [--estimate E] [--html OUT]\n\n"

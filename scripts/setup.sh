@@ -5,16 +5,17 @@
 # report in, an image library to look at the render, BAGEL (a packaged C++
 # MPICH program that finalizes MPI at exit) and LAMMPS (Open MPI, whose Waits hold
 # transfers), iproute2 (the rate-limited links of scripts/netns.sh) and valgrind
-# (memcheck over programs that call MPI after main returns). Where those cannot be
+# (memcheck over programs that call MPI after main returns) and mpi4py (Open MPI's
+# Python programs and their callsites). Where those cannot be
 # installed, the tests that need them say so and the rest runs. `setup.sh --bench` adds hpcc and
 # mpi4py (the window checks of bench/wait_estimates.py).
 set -eu
 
-packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev libacl1-dev libsqlite3-dev libpq-dev pkg-config python3-pandas ccache"
+packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev libacl1-dev libsqlite3-dev libpq-dev pkg-config python3-pandas python3-dev ccache"
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""
-  optional="chromium python3-pil bagel postgresql lmod lammps iproute2 valgrind"
+  optional="chromium python3-pil bagel postgresql lmod lammps iproute2 valgrind python3-mpi4py"
 fi
 # `setup.sh --bench`: HPC Challenge (Open MPI), whose polling loop `make bench` times,
 # and mpi4py (Open MPI) for the Python program among the packaged ones.
