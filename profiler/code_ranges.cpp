@@ -41,18 +41,19 @@ constexpr const char* kMarkers[] = {
 
 bool defines_mpi_symbol(const char*, void* handle, std::uintptr_t base) {
   for (const char* name : kMarkers) {
-    void* symbol = dlsym(handle, name);
-    Dl_info where{};
-    // dlsym also searches the module's dependencies: the symbol must be its own.
-    if (symbol != nullptr && dladdr(symbol, &where) != 0 &&
-        reinterpret_cast<std::uintptr_t>(where.dli_fbase) == base) {
-      return true;
-    }
+    if (CodeRanges::defines(handle, name, base)) return true;
   }
   return false;
 }
 
 }  // namespace
+
+bool CodeRanges::defines(void* handle, const char* name, std::uintptr_t base) {
+  void* symbol = dlsym(handle, name);
+  Dl_info where{};
+  return symbol != nullptr && dladdr(symbol, &where) != 0 &&
+         reinterpret_cast<std::uintptr_t>(where.dli_fbase) == base;
+}
 
 CodeRanges CodeRanges::of_mpi_library() {
   return of_modules_where(defines_mpi_symbol);

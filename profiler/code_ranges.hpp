@@ -24,6 +24,10 @@ class CodeRanges {
   static CodeRanges of_modules_where(bool (*keep)(const char* path, void* handle,
                                                   std::uintptr_t base));
 
+  // Whether `name`, looked up from `handle` (whose search also reaches the module's
+  // dependencies), is the module's own: defined in the module loaded at `base`.
+  static bool defines(void* handle, const char* name, std::uintptr_t base);
+
   bool add(std::uintptr_t begin, std::uintptr_t end) {
     if (m_count == kMax) return false;
     m_ranges[m_count++] = {begin, end};

@@ -18,13 +18,8 @@ bool python_module_reaching_mpi(const char* path, void* handle, std::uintptr_t b
   const char* slash = std::strrchr(path, '/');
   const std::string file = slash ? slash + 1 : path;
   const std::string init = "PyInit_" + file.substr(0, file.find('.'));
-  void* symbol = dlsym(handle, init.c_str());
-  Dl_info where{};
-  if (symbol == nullptr || dladdr(symbol, &where) == 0 ||
-      reinterpret_cast<std::uintptr_t>(where.dli_fbase) != base) {
-    return false;
-  }
-  return dlsym(handle, "PMPI_Comm_rank") != nullptr;
+  return CodeRanges::defines(handle, init.c_str(), base) &&
+         dlsym(handle, "PMPI_Comm_rank") != nullptr;
 }
 
 std::uint64_t mix(const void* code, int offset) {

@@ -11,7 +11,9 @@
 #if defined(MPIDLE_HAVE_PYTHON_HEADERS) && PY_MAJOR_VERSION == 3 && PY_MINOR_VERSION == 11
 #include <internal/pycore_frame.h>
 
-const char* mpidle_python_layout_version(void) { return "3.11"; }
+const char* mpidle_python_layout_version(void) {
+  return "3.11";
+}
 
 int mpidle_python_stack(const void* thread_state, struct mpidle_python_frame* out, int max) {
   const PyThreadState* ts = (const PyThreadState*)thread_state;
@@ -83,7 +85,9 @@ void mpidle_python_code_names(const void* code, char* file, size_t file_size, ch
 
 #else
 
-const char* mpidle_python_layout_version(void) { return NULL; }
+const char* mpidle_python_layout_version(void) {
+  return NULL;
+}
 
 int mpidle_python_stack(const void* thread_state, struct mpidle_python_frame* out, int max) {
   (void)thread_state;

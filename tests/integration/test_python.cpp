@@ -121,8 +121,8 @@ TEST_CASE("mpi4py: callsites at the Python line, pickled sizes, MPI_Finalize lef
     const auto e = run({build_tree::mpidle_bin, "export", dir, "--chrome", chrome});
     INFO(e.err);
     REQUIRE(e.status == 0);
-    CHECK_THAT(read_text(chrome),
-               Catch::Contains("python_callsites.py:" + std::to_string(right) + " (receive_right)"));
+    CHECK_THAT(read_text(chrome), Catch::Contains("python_callsites.py:" + std::to_string(right) +
+                                                  " (receive_right)"));
   }
 }
 
