@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "pop_metrics.hpp"
@@ -52,6 +53,25 @@ std::string callsite_location(const nlohmann::json& callsite) {
            (function.empty() ? "" : " (" + function + ")");
   }
   return function.empty() ? text(f, "module") : function;
+}
+
+// The application a job ran: the executable's name, but a Python interpreter's
+// job is its script's (python3 app.py is "app.py"), or every mpi4py program of a
+// centre would be one application, "python3.11".
+std::string application_of(const std::string& executable, const nlohmann::json& args) {
+  const std::string name = std::filesystem::path(executable).filename().string();
+  if (name.rfind("python", 0) != 0 || !args.is_array()) return name;
+  bool option_value = false;  // the argument of -W or -X
+  for (const auto& a : args) {
+    if (!a.is_string()) break;
+    const std::string arg = a.get<std::string>();
+    if (std::exchange(option_value, false)) continue;
+    if (arg == "-m" || arg == "-c") break;  // a module or a command: no script
+    if (arg == "-W" || arg == "-X") option_value = true;
+    if (arg.empty() || arg[0] == '-') continue;
+    return std::filesystem::path(arg).filename().string();
+  }
+  return name;
 }
 
 }  // namespace
@@ -131,7 +151,8 @@ nlohmann::json job_record(const nlohmann::json& profile) {
           {"status", text(run, "ended") == "MPI_Finalize" ? "whole" : "partial"},
           {"ended", text(run, "ended")},
           {"mode", text(run, "mode")},
-          {"application", std::filesystem::path(executable).filename().string()},
+          {"application",
+           application_of(executable, run.contains("args") ? run["args"] : nlohmann::json())},
           {"job", job},
           {"wall_s", wall_s},
           {"ranks", ranks.size()},

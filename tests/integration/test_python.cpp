@@ -1,12 +1,14 @@
 // mpi4py programs (Debian's python3-mpi4py, built for Open MPI): callsites at the
 // Python line in profile and trace mode, sizes of pickled objects, a program that
 // leaves MPI_Finalize to mpi4py, and a late sender's wait against the truth the
-// program observes itself (the send's start inside each message).
+// program observes itself (the send's start inside each message), and that line in
+// every report: text, HTML, OTF2, compare and the fleet.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "build_paths.hpp"
 #include "process.hpp"
@@ -188,4 +190,47 @@ TEST_CASE("mpi4py: a late sender's wait at its comm.Recv line against the observ
                 << robust << " s (" << robust / truth << ")");
   CHECK(std::abs(traced - truth) <= 0.10 * truth + 1e-3);
   CHECK(std::abs(robust - truth) <= 0.10 * truth + 1e-3);
+
+  // Every report names that line as the profile does.
+  const auto report = run({build_tree::mpidle_bin, "report", dir});
+  INFO(report.err);
+  CHECK_THAT(report.out, Catch::Contains(name));
+  const auto html = dir + "/report.html";
+  REQUIRE(run({build_tree::mpidle_bin, "report", dir, "--html", html}).status == 0);
+  CHECK_THAT(read_text(html), Catch::Contains(name));
+  // OTF2: the callsite attribute's string, among the archive's definitions.
+  const auto otf2 = dir + "/otf2";
+  REQUIRE(run({build_tree::mpidle_bin, "export", dir, "--otf2", otf2}).status == 0);
+  CHECK_THAT(read_text(otf2 + "/traces.def"), Catch::Contains(name));
+  // compare: a profiled run of the same program matches the line, by file and line.
+  const auto profiled = scratch_dir("python_late_sender_profiled");
+  REQUIRE(run_mpi(2, kPython, {program}, {{"MPIDLE_OUTPUT", profiled}}).status == 0);
+  const auto compared = run({build_tree::mpidle_bin, "compare", profiled, dir});
+  INFO(compared.out << compared.err);
+  REQUIRE(compared.status == 0);
+  int matched = 0;
+  std::istringstream lines(compared.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(name) == std::string::npos) continue;
+    CHECK(line.find("(only in") == std::string::npos);
+    ++matched;
+  }
+  CHECK(matched > 0);
+  // The fleet's top callsites: both runs' records at that line.
+  const auto db = scratch_dir("python_fleet.sqlite");  // removed if left by a run before
+  const auto ingested = run({build_tree::mpidle_bin, "fleet", "ingest", dir, profiled, "--db", db});
+  INFO(ingested.err);
+  REQUIRE(ingested.status == 0);
+  const auto fleet = run({build_tree::mpidle_bin, "fleet", "report", "--db", db, "--json"});
+  INFO(fleet.err);
+  REQUIRE(fleet.status == 0);
+  const auto report_json = json::parse(fleet.out);
+  int jobs = 0;
+  for (const auto& c : report_json["top_callsites"]) {
+    if (c["function"] == "MPI_Recv" && c["location"] == name) jobs += c["jobs"].get<int>();
+  }
+  CHECK(jobs == 2);
+  // The application is the script, not the interpreter.
+  REQUIRE(report_json["by_application"].size() == 1);
+  CHECK(report_json["by_application"][0]["application"] == "late_sender.py");
 }

@@ -156,3 +156,22 @@ TEST_CASE("job record: bounded whatever the rank count, totals and top rows exac
   CHECK_THROWS(job_record(nlohmann::json::array()));
   CHECK_THROWS(job_record({{"run", 3}}));
 }
+
+TEST_CASE("job record: a Python interpreter's job is its script's application", "[log]") {
+  auto application = [](const std::string& executable, nlohmann::json args) {
+    const nlohmann::json profile = {
+        {"schema", "mpidle-profile/2"},
+        {"run", {{"executable", executable}, {"args", std::move(args)}, {"wall_s", 1.0}}},
+        {"ranks", nlohmann::json::array()}};
+    return job_record(profile)["application"].get<std::string>();
+  };
+  CHECK(application("/usr/bin/python3.11", {"/home/alice/cfd/solve.py", "--steps", "10"}) ==
+        "solve.py");
+  CHECK(application("/usr/bin/python3", {"-u", "-W", "ignore", "train.py"}) == "train.py");
+  // A module or a command names no script: the interpreter stays the application.
+  CHECK(application("/usr/bin/python3", {"-m", "mpi4py", "app.py"}) == "python3");
+  CHECK(application("/usr/bin/python3", {"-c", "print(1)"}) == "python3");
+  CHECK(application("/usr/bin/python3", nlohmann::json::array()) == "python3");
+  // Other programs keep their executable's name, whatever their arguments.
+  CHECK(application("/apps/cg.x", {"input.py"}) == "cg.x");
+}
