@@ -232,7 +232,8 @@ bool store(Database& db, const Found& f, const nlohmann::json& r, std::int64_t n
 
 }  // namespace
 
-IngestCounts ingest(Database& db, const std::vector<std::string>& roots, std::FILE* messages) {
+IngestCounts ingest(Database& db, const std::vector<std::string>& roots, std::FILE* messages,
+                    const OwnerPolicy& owners) {
   migrate(db);
   IngestCounts counts;
   const auto found = find_runs(roots, messages, counts.skipped);
@@ -257,6 +258,11 @@ IngestCounts ingest(Database& db, const std::vector<std::string>& roots, std::FI
       } catch (const std::exception& e) {
         std::fprintf(messages, "mpidle fleet: %s: %s; skipped\n", f.record.c_str(), e.what());
         ++counts.skipped;
+        continue;
+      }
+      if (const auto why = owner_refusal(f.run, f.record, record, owners); !why.empty()) {
+        std::fprintf(messages, "mpidle fleet: %s: %s; refused\n", f.run.c_str(), why.c_str());
+        ++counts.refused;
         continue;
       }
       if (!open) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "database.hpp"
+#include "record_owner.hpp"
 
 namespace mpidle::fleet {
 
@@ -20,8 +21,10 @@ struct IngestCounts {
   std::size_t updated = 0;    // changed since the last ingest (a partial run made whole)
   std::size_t unchanged = 0;  // already there as they are
   std::size_t skipped = 0;    // corrupt, partial, foreign: one line each on `messages`
+  std::size_t refused = 0;    // speaking for a user they do not belong to: one line each
 };
 
-IngestCounts ingest(Database& db, const std::vector<std::string>& roots, std::FILE* messages);
+IngestCounts ingest(Database& db, const std::vector<std::string>& roots, std::FILE* messages,
+                    const OwnerPolicy& owners = {});
 
 }  // namespace mpidle::fleet

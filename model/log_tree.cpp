@@ -1,5 +1,7 @@
 #include "log_tree.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -69,6 +71,13 @@ std::string log_run_name(const std::string& user, const std::string& executable,
   std::strftime(time, sizeof time, "%H%M%S", &tm);
   return safe(user, 64) + "_" + safe(fs::path(executable).filename().string(), 64) + "_" +
          (job_id.empty() ? std::string("nojob") : safe(job_id, 64)) + "_" + time;
+}
+
+bool log_run_name_may_be_of(const std::string& name, const std::string& user) {
+  // safe() leaves no '_' in a field: a name log_run_name made has exactly three
+  // (a "-N" suffix for a taken name goes to the last field).
+  if (std::count(name.begin(), name.end(), '_') != 3) return true;
+  return name.substr(0, name.find('_')) == safe(user, 64);
 }
 
 bool is_staging_name(const std::string& name) {

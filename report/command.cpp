@@ -177,14 +177,19 @@ const std::vector<Command>& commands() {
        "any job, whose run is written there until it ends).\n",
        "set up a site-wide log tree for MPIDLE_LOG_DIR", logdir_command},
       {"fleet",
-       "mpidle fleet ingest LOG_DIR... --db DB\n"
+       "mpidle fleet ingest LOG_DIR... --db DB [--service-account USER]... [--trust-records]\n"
        "mpidle fleet report --db DB [--since DATE] [--until DATE] [--user U] [--account A]\n"
        "                    [--app APP] [--json | --html FILE]\n\n"
        "Many jobs at once. ingest reads every run under the log trees (each run's\n"
        "job.json, else its profile.json) into DB: a SQLite file (made if missing), or\n"
        "a postgresql:// URI for a centre-wide server. It is incremental and\n"
        "idempotent, and several may run at once; a corrupt, partial or foreign file\n"
-       "gets one line and is skipped and counted.\n"
+       "gets one line and is skipped and counted. A run speaks for the user its record\n"
+       "names only if its record and directory belong to that user (in a log tree any\n"
+       "user can make directories): one that does not gets one line, is refused and\n"
+       "counted. Files of root, of the ingesting account and of each --service-account\n"
+       "(the account that writes a site's logs for its users) may name anyone;\n"
+       "--trust-records checks no owner.\n"
        "report prints core-hours and waiting per application, user and account, the\n"
        "jobs and callsites that waited most, the distribution of wait share, trends\n"
        "per day and week, and the applications whose wait share rose against their\n"

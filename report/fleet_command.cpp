@@ -23,10 +23,14 @@ std::int64_t date_option(const std::string& option, const std::string& text) {
 int ingest_command(Args args) {
   std::vector<std::string> roots;
   std::string db;
+  fleet::OwnerPolicy owners;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--db") {
-      if (i + 1 >= args.size()) throw UsageError("--db needs a value");
-      db = args[++i];
+    if (args[i] == "--db" || args[i] == "--service-account") {
+      if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
+      (args[i] == "--db" ? db : owners.services.emplace_back()) = args[i + 1];
+      ++i;
+    } else if (args[i] == "--trust-records") {
+      owners.check = false;
     } else if (!args[i].empty() && args[i][0] == '-') {
       throw UsageError("unknown option " + args[i]);
     } else {
@@ -36,9 +40,11 @@ int ingest_command(Args args) {
   if (roots.empty()) throw UsageError("names no LOG_DIR");
   if (db.empty()) throw UsageError("needs --db DB (a SQLite file or a postgresql:// URI)");
   auto database = fleet::open_database(db);
-  const auto c = fleet::ingest(*database, roots, stderr);
-  std::printf("mpidle fleet: %zu runs found: %zu added, %zu updated, %zu unchanged, %zu skipped\n",
-              c.runs, c.added, c.updated, c.unchanged, c.skipped);
+  const auto c = fleet::ingest(*database, roots, stderr, owners);
+  std::printf(
+      "mpidle fleet: %zu runs found: %zu added, %zu updated, %zu unchanged, %zu skipped, "
+      "%zu refused\n",
+      c.runs, c.added, c.updated, c.unchanged, c.skipped, c.refused);
   return 0;
 }
 

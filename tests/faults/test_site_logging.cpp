@@ -47,6 +47,48 @@ nlohmann::json read_json(const fs::path& file) {
   return nlohmann::json::parse(read_text(file.string()));
 }
 
+// Why commands cannot run here as other users, or "". Users and groups are taken by
+// number: nothing is added to the system's databases.
+std::string why_no_other_users() {
+  if (geteuid() != 0) return "needs root to run jobs as other users (setpriv)";
+  if (!fs::exists("/usr/bin/setpriv")) return "setpriv (util-linux) is not installed";
+  return {};
+}
+
+// `argv` run as user `uid` with the supplementary groups `groups`.
+std::vector<std::string> as_user(const std::string& uid, const std::string& groups,
+                                 std::vector<std::string> argv) {
+  argv.insert(argv.begin(),
+              {"/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid, "--groups=" + groups, "--"});
+  return argv;
+}
+
+// A site's tree made by `mpidle logdir init` for writers and admins, or "" with
+// `why` (no POSIX ACLs on the scratch filesystem).
+fs::path site_tree(const std::string& name, const std::string& writers, const std::string& admins,
+                   std::string& why) {
+  const fs::path tree = scratch_dir(name);
+  const auto init = run({MPIDLE_BIN, "logdir", "init", tree.string(), "--writers", writers,
+                         "--admin-group", admins, "--days", "2"});
+  if (init.status != 0 && init.err.find("no POSIX ACLs") != std::string::npos) {
+    why = "the scratch filesystem has no POSIX ACLs";
+    return {};
+  }
+  REQUIRE(init.status == 0);
+  return tree;
+}
+
+// A job of 2 ranks run by user `uid` into `tree`; its mpiexec's result.
+Outcome job_as(const std::string& uid, const std::string& groups, const fs::path& tree,
+               const std::vector<std::string>& args) {
+  std::map<std::string, std::string> env = {
+      {"MPIDLE_LOG_DIR", tree.string()}, {"HOME", "/tmp"}, {"SLURM_JOB_ID", "1"}};
+  auto job = mpi_command(2, program("fault_dies"), args, env);
+  // Open MPI's --allow-run-as-root is for root only; as a user it is not needed.
+  job.erase(std::remove(job.begin(), job.end(), "--allow-run-as-root"), job.end());
+  return run(as_user(uid, groups, job), env);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -176,38 +218,19 @@ TEST_CASE(
     "log tree: users cannot read or replace each other's runs, the admin group reads all, "
     "nothing is world-writable",
     "[mpi]") {
-  if (geteuid() != 0) {
-    WARN("skipped: needs root to run jobs as three users (setpriv)");
+  if (const auto why = why_no_other_users(); !why.empty()) {
+    WARN("skipped: " << why);
     return;
   }
-  if (!fs::exists("/usr/bin/setpriv")) {
-    WARN("skipped: setpriv (util-linux) is not installed");
-    return;
-  }
-  // Users and groups by number: nothing is added to the system's databases.
   const std::string writers = "47000", admins = "47100";
-  const fs::path tree = scratch_dir("log_tree_site");
-  const auto init = run({MPIDLE_BIN, "logdir", "init", tree.string(), "--writers", writers,
-                         "--admin-group", admins, "--days", "2"});
-  INFO(init.out << init.err);
-  if (init.status != 0 && init.err.find("no POSIX ACLs") != std::string::npos) {
-    WARN("skipped: the scratch filesystem has no POSIX ACLs");
+  std::string why;
+  const fs::path tree = site_tree("log_tree_site", writers, admins, why);
+  if (tree.empty()) {
+    WARN("skipped: " << why);
     return;
   }
-  REQUIRE(init.status == 0);
-  // The tree's users must reach the programs and the library.
-  const auto as = [&](const std::string& uid, const std::string& groups,
-                      std::vector<std::string> argv) {
-    argv.insert(argv.begin(), {"/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + uid,
-                               "--groups=" + groups, "--"});
-    return argv;
-  };
-  std::map<std::string, std::string> env = {
-      {"MPIDLE_LOG_DIR", tree.string()}, {"HOME", "/tmp"}, {"SLURM_JOB_ID", "1"}};
-  auto job_a = mpi_command(2, program("fault_dies"), {"exit7"}, env);
-  // Open MPI's --allow-run-as-root is for root only; as a user it is not needed.
-  job_a.erase(std::remove(job_a.begin(), job_a.end(), "--allow-run-as-root"), job_a.end());
-  const auto a = run(as("47001", writers, job_a), env);
+  const auto as = as_user;
+  const auto a = job_as("47001", writers, tree, {"exit7"});
   INFO("user A: " << a.err);
   const auto contents = runs_in(tree);
   if (a.status != 7 || contents.runs.size() != 1) {
@@ -318,4 +341,82 @@ TEST_CASE("log tree: a full disk costs the job nothing but its log", "[mpi]") {
   CHECK_THAT(p.profiled.err, Catch::Contains("cannot write"));
   // Nothing half-written was published.
   CHECK(runs_in(tree).runs.empty());
+}
+
+TEST_CASE("fleet: a run counts for the user it belongs to, never for another", "[mpi]") {
+  if (const auto why = why_no_other_users(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const std::string writers = "47000", admins = "47100", alice = "47001", bob = "47002";
+  std::string why;
+  const fs::path tree = site_tree("log_tree_fleet_owners", writers, admins, why);
+  if (tree.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const auto a = job_as(alice, writers, tree, {"whole"});
+  INFO("alice: " << a.err);
+  if (a.status != 0) {
+    REQUIRE(run(as_user(alice, writers, {"/usr/bin/test", "-x", program("fault_dies")})).status !=
+            0);
+    WARN("skipped: another user cannot run the test programs from this build tree");
+    return;
+  }
+  const auto b = job_as(bob, writers, tree, {"whole"});
+  INFO("bob: " << b.err);
+  REQUIRE(b.status == 0);
+  fs::path bob_run;
+  for (const auto& r : runs_in(tree).runs) {
+    if (r.filename().string().rfind(bob + "_", 0) == 0) bob_run = r;
+  }
+  REQUIRE(!bob_run.empty());
+  const auto bob_record = read_json(bob_run / "job.json");
+  REQUIRE(bob_record["job"]["user"] == bob);  // the uid's own number: no $USER
+  // Bob forges a run of Alice's: a directory named as hers are, and a record that
+  // claims her. And he puts a record of his own in a directory named for her.
+  auto forged = bob_record;
+  forged["job"]["user"] = alice;
+  const auto forged_file = scratch_dir("forged_job.json");
+  std::ofstream(forged_file) << forged.dump();
+  fs::permissions(forged_file,
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const fs::path day = bob_run.parent_path();
+  const auto forged_run = day / (alice + "_forged_99999_000000");
+  const auto misnamed_run = day / (alice + "_misnamed_1_000000");
+  for (const auto& [dir, from] : {std::pair{forged_run, fs::path(forged_file)},
+                                  std::pair{misnamed_run, bob_run / "job.json"}}) {
+    REQUIRE(run(as_user(bob, writers, {"/bin/mkdir", dir.string()})).status == 0);
+    REQUIRE(run(as_user(bob, writers, {"/bin/cp", from.string(), (dir / "job.json").string()}))
+                .status == 0);
+  }
+  // The ingester (root here) counts Alice's and Bob's real runs and refuses both.
+  const auto db = scratch_dir("fleet_owners.sqlite");
+  const auto ingest = run({MPIDLE_BIN, "fleet", "ingest", tree.string(), "--db", db});
+  INFO(ingest.out << ingest.err);
+  REQUIRE(ingest.status == 0);
+  CHECK_THAT(ingest.out, Catch::Contains("4 runs found: 2 added, 0 updated, 0 unchanged, "
+                                         "0 skipped, 2 refused"));
+  CHECK_THAT(ingest.err, Catch::Contains(forged_run.string() + ": claims user " + alice +
+                                         " but belongs to " + bob + "; refused"));
+  CHECK_THAT(ingest.err, Catch::Contains(misnamed_run.string() + ": claims user " + bob +
+                                         " in a directory named for another; refused"));
+  const auto report = run({MPIDLE_BIN, "fleet", "report", "--db", db, "--json"});
+  REQUIRE(report.status == 0);
+  const auto fleet = nlohmann::json::parse(report.out);
+  std::map<std::string, long long> jobs;
+  for (const auto& u : fleet["by_user"]) jobs[u["user"].get<std::string>()] = u["jobs"];
+  CHECK(jobs == std::map<std::string, long long>{{alice, 1}, {bob, 1}});
+  // A site whose logs a service account writes names it: its records may name anyone
+  // (Bob standing in for it here), though never in a directory named for another.
+  const auto db2 = scratch_dir("fleet_owners_service.sqlite");
+  const auto service =
+      run({MPIDLE_BIN, "fleet", "ingest", tree.string(), "--db", db2, "--service-account", bob});
+  INFO(service.err);
+  CHECK_THAT(service.out, Catch::Contains("3 added, 0 updated, 0 unchanged, 0 skipped, 1 refused"));
+  // And a site may trust every record.
+  const auto db3 = scratch_dir("fleet_owners_trusted.sqlite");
+  const auto trusted =
+      run({MPIDLE_BIN, "fleet", "ingest", tree.string(), "--db", db3, "--trust-records"});
+  CHECK_THAT(trusted.out, Catch::Contains("4 added, 0 updated, 0 unchanged, 0 skipped, 0 refused"));
 }

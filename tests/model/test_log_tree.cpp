@@ -175,3 +175,17 @@ TEST_CASE("job record: a Python interpreter's job is its script's application", 
   // Other programs keep their executable's name, whatever their arguments.
   CHECK(application("/apps/cg.x", {"input.py"}) == "cg.x");
 }
+
+TEST_CASE("log tree: a run directory's name says whose run it may be", "[log]") {
+  const std::string mine = log_run_name("alice", "/apps/cg.x", "1234", 0);
+  CHECK(log_run_name_may_be_of(mine, "alice"));
+  CHECK_FALSE(log_run_name_may_be_of(mine, "bob"));
+  CHECK_FALSE(log_run_name_may_be_of("alice_forged_99999_000000", "bob"));
+  // A taken name's "-N" suffix, and a user name that log_run_name rewrites.
+  CHECK(log_run_name_may_be_of(mine + "-2", "alice"));
+  CHECK(log_run_name_may_be_of(log_run_name("a.b_c", "x", "", 0), "a.b_c"));
+  CHECK_FALSE(log_run_name_may_be_of(log_run_name("a.b_c", "x", "", 0), "a.b-d"));
+  // Names the log tree never makes say nothing of their user.
+  CHECK(log_run_name_may_be_of("mpidle-cg-20261128-101500", "bob"));
+  CHECK(log_run_name_may_be_of("run_1", "bob"));
+}
