@@ -31,7 +31,8 @@ std::string owner_refusal(const std::filesystem::path& run, const std::filesyste
   const auto user = job->find("user");
   if (user == job->end() || !user->is_string()) return {};  // it names no one
   const std::string claimed = user->get<std::string>();
-  struct stat file {}, dir {};
+  struct stat file {
+  }, dir{};
   if (::stat(record.c_str(), &file) != 0 || ::stat(run.c_str(), &dir) != 0) {
     return "its owner cannot be read";
   }
@@ -41,9 +42,9 @@ std::string owner_refusal(const std::filesystem::path& run, const std::filesyste
   }
   // Files only the superuser or the ingesting account could have written speak
   // for anyone, as do a named service account's.
-  const bool trusted = file.st_uid == 0 || file.st_uid == ::geteuid() ||
-                       std::find(policy.services.begin(), policy.services.end(), owner) !=
-                           policy.services.end();
+  const bool trusted =
+      file.st_uid == 0 || file.st_uid == ::geteuid() ||
+      std::find(policy.services.begin(), policy.services.end(), owner) != policy.services.end();
   if (!trusted && owner != claimed) {
     return "claims user " + claimed + " but belongs to " + owner;
   }

@@ -5,8 +5,9 @@
 # report in, an image library to look at the render, BAGEL (a packaged C++
 # MPICH program that finalizes MPI at exit) and LAMMPS (Open MPI, whose Waits hold
 # transfers), iproute2 (the rate-limited links of scripts/netns.sh) and valgrind
-# (memcheck over programs that call MPI after main returns) and mpi4py (Open MPI's
-# Python programs and their callsites). Where those cannot be
+# (memcheck over programs that call MPI after main returns), mpi4py (Open MPI's
+# Python programs and their callsites) and Slurm with munge (a real scheduler of the
+# tests' own, scripts/slurm.sh). Where those cannot be
 # installed, the tests that need them say so and the rest runs. `setup.sh --bench` adds hpcc and
 # mpi4py (the window checks of bench/wait_estimates.py).
 set -eu
@@ -15,7 +16,7 @@ packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""
-  optional="chromium python3-pil bagel postgresql lmod lammps iproute2 valgrind python3-mpi4py"
+  optional="chromium python3-pil bagel postgresql lmod lammps iproute2 valgrind python3-mpi4py slurm-wlm munge"
 fi
 # `setup.sh --bench`: HPC Challenge (Open MPI), whose polling loop `make bench` times,
 # and mpi4py (Open MPI) for the Python program among the packaged ones.

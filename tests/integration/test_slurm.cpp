@@ -1,0 +1,313 @@
+// Under a real Slurm (scripts/slurm.sh: munged, slurmctld and slurmd of the test's
+// own, in a scratch directory, on free ports): srun with this MPI's PMI plugin,
+// sbatch with the module file and mpiexec inside the allocation, a job array, two
+// jobs at once into one log tree and a job cancelled mid-run. Every run's job
+// metadata is checked against what Slurm itself says of the job (scontrol).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "build_paths.hpp"
+#include "model/job_record.hpp"
+#include "model/log_tree.hpp"
+#include "process.hpp"
+
+using namespace mpidle::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSlurm = std::string(MPIDLE_SOURCE_DIR) + "/scripts/slurm.sh";
+
+// Why a Slurm cluster cannot start here, or "".
+std::string why_no_slurm() {
+  const auto c = run({kSlurm, "check"});
+  return c.status == 0 ? "" : c.out + c.err;
+}
+
+// Debian's Slurm and MPI meet through PMI-2 (MPICH) and PMIx (Open MPI).
+std::string srun_mpi() {
+  return testing_open_mpi() ? "--mpi=pmix" : "--mpi=pmi2";
+}
+
+std::string quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    out += (out.empty() ? "'" : " '");
+    for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += "'";
+  }
+  return out;
+}
+
+// `script` (sh) run inside a fresh cluster, which is gone when this returns; every
+// job's `scontrol -o show job` line is left in `jobs_file`.
+Outcome in_slurm(const std::string& script, const std::string& jobs_file, int timeout_s = 120) {
+  // wait_for JOB...: until Slurm lists none of them (sbatch --wait polls every
+  // few seconds).
+  const std::string whole =
+      "set -e\nwait_for() { for id; do while squeue -h -j \"$id\" 2>/dev/null | grep -q .; do "
+      "sleep 0.1; done; done; }\n" +
+      script + "\nscontrol -o show job > " + quoted({jobs_file}) + "\n";
+  return run({kSlurm, "run", "--", "sh", "-c", whole}, {}, timeout_s);
+}
+
+// Slurm's own account of each job (one scontrol line each): its fields by name.
+std::vector<std::map<std::string, std::string>> slurm_jobs(const std::string& jobs_file) {
+  std::vector<std::map<std::string, std::string>> jobs;
+  std::istringstream lines(read_text(jobs_file));
+  for (std::string line; std::getline(lines, line);) {
+    std::map<std::string, std::string> job;
+    std::istringstream words(line);
+    for (std::string word; words >> word;) {
+      const auto eq = word.find('=');
+      if (eq != std::string::npos) job[word.substr(0, eq)] = word.substr(eq + 1);
+    }
+    if (job.count("JobId")) jobs.push_back(job);
+  }
+  return jobs;
+}
+
+// The run directories in a log tree, and its staging directories.
+struct Tree {
+  std::vector<fs::path> runs;
+  std::size_t staging = 0;
+};
+Tree tree_of(const fs::path& tree) {
+  Tree t;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(tree, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() != 3 || !it->is_directory()) continue;
+    if (mpidle::model::is_staging_name(it->path().filename().string())) {
+      ++t.staging;
+    } else {
+      t.runs.push_back(it->path());
+    }
+  }
+  return t;
+}
+
+json job_of(const fs::path& run) {
+  return json::parse(read_text((run / mpidle::model::kJobRecordFile).string()))["job"];
+}
+
+// The run's job section says what Slurm says of the job.
+void check_job(const json& job, const std::map<std::string, std::string>& slurm) {
+  INFO(job.dump());
+  CHECK(job["scheduler"] == "slurm");
+  if (slurm.at("JobState") != "CANCELLED") CHECK(slurm.at("JobState") == "COMPLETED");
+  const bool array = slurm.count("ArrayJobId") != 0;
+  CHECK(job["job_id"] == slurm.at(array ? "ArrayJobId" : "JobId"));
+  if (array) CHECK(job["array_index"] == slurm.at("ArrayTaskId"));
+  CHECK(job["job_name"] == slurm.at("JobName"));
+  CHECK(job["partition"] == slurm.at("Partition"));
+  CHECK(job["node_list"] == slurm.at("NodeList"));
+  const std::string user = slurm.at("UserId");  // name(uid)
+  CHECK(job["user"] == user.substr(0, user.find('(')));
+}
+
+const std::map<std::string, std::string>& job_with(
+    const std::vector<std::map<std::string, std::string>>& jobs, const std::string& field,
+    const std::string& value) {
+  for (const auto& j : jobs) {
+    if (j.count(field) && j.at(field) == value) return j;
+  }
+  FAIL("Slurm knows no job with " << field << "=" << value);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("Slurm: srun with the MPI's PMI plugin, the job's metadata from the scheduler",
+          "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const auto tree = scratch_dir("slurm_srun");
+  const auto jobs_file = scratch_dir("slurm_srun.jobs");
+  fs::create_directories(tree);
+  const auto r = in_slurm("LD_PRELOAD=" + quoted({build_tree::mpidle_lib}) +
+                              " MPIDLE_LOG_DIR=" + quoted({tree}) + " srun " + srun_mpi() +
+                              " -n 2 -J mpidle-srun " + quoted({example("late_sender"), "--json"}),
+                          jobs_file);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // Two ranks of one MPI job (not two singletons), its wait against its own truth.
+  CHECK(truth_of(r.out)["pairs"] == 1);
+  const auto t = tree_of(tree);
+  REQUIRE(t.runs.size() == 1);
+  CHECK(t.staging == 0);
+  const auto profile = json::parse(read_text((t.runs[0] / "profile.json").string()));
+  CHECK(profile["ranks"].size() == 2);
+  const auto jobs = slurm_jobs(jobs_file);
+  REQUIRE(jobs.size() == 1);
+  check_job(job_of(t.runs[0]), jobs[0]);
+  CHECK(job_of(t.runs[0])["step"] == "0");
+}
+
+TEST_CASE("Slurm: sbatch, the module file loaded and mpiexec inside the allocation",
+          "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const std::string lmod_init = "/usr/share/lmod/lmod/init/sh";
+  if (!fs::exists(lmod_init)) {
+    WARN("skipped: Lmod is not installed (apt-get install lmod)");
+    return;
+  }
+  // The build's module file, its install prefix pointed at this build tree.
+  const fs::path build = fs::path(build_tree::mpidle_lib).parent_path().parent_path();
+  const auto modules = fs::path(scratch_dir("slurm_modules"));
+  fs::create_directories(modules / "mpidle");
+  for (const auto& file : fs::directory_iterator(build / "site" / "lmod" / "mpidle")) {
+    std::string text = read_text(file.path().string());
+    const std::string prefix = "/usr/local";  // where make install puts it
+    for (std::size_t at; (at = text.find(prefix + "/")) != std::string::npos;) {
+      text.replace(at, prefix.size(), build.string());
+    }
+    std::ofstream(modules / "mpidle" / file.path().filename()) << text;
+  }
+  const auto tree = scratch_dir("slurm_sbatch");
+  fs::create_directories(tree);
+  std::map<std::string, std::string> env{{"MPIDLE_LOG_DIR", tree}};
+  auto launch = mpi_command(2, example("late_sender"), {}, env, false);
+  const auto script = scratch_dir("slurm_sbatch.sh");
+  std::ofstream(script) << "#!/bin/sh\n. " << lmod_init << "\nmodule use " << modules.string()
+                        << "\nmodule load mpidle\nexport MPIDLE_LOG_DIR=" << quoted({tree})
+                        << "\n"
+                        << quoted(launch) << "\n";
+  const auto jobs_file = scratch_dir("slurm_sbatch.jobs");
+  const auto r = in_slurm("wait_for $(sbatch --parsable -n 2 -J mpidle-batch -o " +
+                              quoted({tree + "/../slurm_sbatch.out"}) + " " + quoted({script}) +
+                              ")",
+                          jobs_file);
+  INFO(r.out << r.err << read_text(tree + "/../slurm_sbatch.out"));
+  REQUIRE(r.status == 0);
+  const auto t = tree_of(tree);
+  REQUIRE(t.runs.size() == 1);
+  CHECK(t.staging == 0);
+  const auto jobs = slurm_jobs(jobs_file);
+  REQUIRE(jobs.size() == 1);
+  check_job(job_of(t.runs[0]), jobs[0]);
+}
+
+TEST_CASE("Slurm: a job array, each task's index in its run's job", "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const auto tree = scratch_dir("slurm_array");
+  fs::create_directories(tree);
+  const auto script = scratch_dir("slurm_array.sh");
+  std::ofstream(script) << "#!/bin/sh\nexport LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
+                        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
+                        << quoted({program("fault_dies"), "whole"}) << "\n";
+  const auto jobs_file = scratch_dir("slurm_array.jobs");
+  const auto r = in_slurm("wait_for $(sbatch --parsable --array=0-1 -n 2 -J mpidle-array "
+                          "-o /dev/null " +
+                              quoted({script}) + ")",
+                          jobs_file);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto t = tree_of(tree);
+  REQUIRE(t.runs.size() == 2);
+  CHECK(t.staging == 0);
+  const auto jobs = slurm_jobs(jobs_file);
+  REQUIRE(jobs.size() == 2);
+  std::set<std::string> indices;
+  for (const auto& run : t.runs) {
+    const auto job = job_of(run);
+    indices.insert(job["array_index"].get<std::string>());
+    check_job(job, job_with(jobs, "ArrayTaskId", job["array_index"].get<std::string>()));
+  }
+  CHECK(indices == std::set<std::string>{"0", "1"});
+}
+
+TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const auto tree = scratch_dir("slurm_two");
+  fs::create_directories(tree);
+  const auto script = scratch_dir("slurm_two.sh");
+  // One rank each: both fit the node's two CPUs and run at once.
+  std::ofstream(script) << "#!/bin/sh\nexport LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
+                        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
+                        << quoted({program("fault_dies"), "linger", "1"}) << "\n";
+  const auto jobs_file = scratch_dir("slurm_two.jobs");
+  const auto r = in_slurm("a=$(sbatch --parsable -n 1 -J first -o /dev/null " + quoted({script}) +
+                              ")\nb=$(sbatch --parsable -n 1 -J second -o /dev/null " +
+                              quoted({script}) + ")\nwait_for $a $b",
+                          jobs_file);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto t = tree_of(tree);
+  REQUIRE(t.runs.size() == 2);
+  CHECK(t.staging == 0);
+  const auto jobs = slurm_jobs(jobs_file);
+  REQUIRE(jobs.size() == 2);
+  std::set<std::string> names;
+  for (const auto& run : t.runs) {
+    const auto job = job_of(run);
+    names.insert(job["job_name"].get<std::string>());
+    check_job(job, job_with(jobs, "JobId", job["job_id"].get<std::string>()));
+  }
+  CHECK(names == std::set<std::string>{"first", "second"});
+  // At once: each job started before the other ended.
+  CHECK(jobs[0].at("StartTime") <= jobs[1].at("EndTime"));
+  CHECK(jobs[1].at("StartTime") <= jobs[0].at("EndTime"));
+}
+
+TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no staging directory",
+          "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  const auto tree = scratch_dir("slurm_cancel");
+  fs::create_directories(tree);
+  // The ranks count their steps in shared mappings, steps.0 and steps.1.
+  const auto steps_dir = scratch_dir("slurm_cancel_steps");
+  fs::create_directories(steps_dir);
+  const auto steps = steps_dir + "/steps";
+  const auto script = scratch_dir("slurm_cancel.sh");
+  std::ofstream(script) << "#!/bin/sh\nexport LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
+                        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
+                        << quoted({program("fault_dies"), "linger", "60", steps}) << "\n";
+  const auto jobs_file = scratch_dir("slurm_cancel.jobs");
+  // Cancelled once its ranks have taken steps inside MPI.
+  const auto r = in_slurm("id=$(sbatch --parsable -n 2 -J cancelled -o /dev/null " +
+                              quoted({script}) + ")\n" +
+                              "i=0; until [ -s " + quoted({steps + ".0"}) +
+                              " ] || [ $i -ge 200 ]; do i=$((i+1)); sleep 0.1; done\n"
+                              "sleep 1; scancel $id\n"
+                              "wait_for $id",
+                          jobs_file);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto jobs = slurm_jobs(jobs_file);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].at("JobState") == "CANCELLED");
+  const auto t = tree_of(tree);
+  CHECK(t.staging == 0);
+  REQUIRE(t.runs.size() == 1);
+  int partial = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto dir = t.runs[0] / "partial" / ("rank-" + std::to_string(rank));
+    if (!fs::exists(dir / "profile.json")) continue;
+    ++partial;
+    CHECK(json::parse(read_text((dir / mpidle::model::kJobRecordFile).string()))["status"] ==
+          "partial");
+    check_job(json::parse(read_text((dir / mpidle::model::kJobRecordFile).string()))["job"],
+              jobs[0]);
+  }
+  CHECK(partial >= 1);
+}
