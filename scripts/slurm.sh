@@ -2,9 +2,10 @@
 # A real Slurm on this one machine, for the tests: munged, slurmctld and slurmd in a
 # scratch directory of their own, on free ports, with no system service touched.
 #
-#   scripts/slurm.sh run [--plugstack FILE] -- COMMAND...
-#       starts the cluster, runs COMMAND with SLURM_CONF (and MUNGE's socket) set,
-#       stops the cluster whatever happens to COMMAND (its exit status is ours)
+#   scripts/slurm.sh run [--plugstack FILE] [--task-prolog FILE] -- COMMAND...
+#       starts the cluster (with that plugstack.conf and TaskProlog), runs COMMAND
+#       with SLURM_CONF set, and stops the cluster and removes its directory
+#       whatever happens to COMMAND (whose exit status is ours)
 #   scripts/slurm.sh check
 #       says why a cluster cannot start here (exit 1), or nothing (exit 0)
 #
@@ -29,7 +30,7 @@ free_port() {
 }
 
 start() {
-  dir=$1 plugstack=$2
+  dir=$1 plugstack=$2 task_prolog=$3
   mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
   chmod 700 "$dir" "$dir/munge"
   # munge: a key of this cluster's own, its socket in the scratch directory.
@@ -69,6 +70,7 @@ InactiveLimit=0
 KillWait=5
 MinJobAge=300
 PlugStackConfig=$dir/plugstack.conf
+${task_prolog:+TaskProlog=$task_prolog}
 NodeName=$host CPUs=$cpus State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 CONF
@@ -107,10 +109,11 @@ case "${1:-}" in
     ;;
   run)
     shift
-    plugstack=
+    plugstack= task_prolog=
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do
       case "$1" in
         --plugstack) plugstack=$2; shift 2 ;;
+        --task-prolog) task_prolog=$2; shift 2 ;;
         *) die "unknown option $1" ;;
       esac
     done
@@ -121,7 +124,7 @@ case "${1:-}" in
     dir=$(mktemp -d /tmp/mpidle-slurm.XXXXXX)
     trap 'stop "$dir"' EXIT
     trap 'exit 130' INT TERM
-    start "$dir" "$plugstack"
+    start "$dir" "$plugstack" "$task_prolog"
     set +e
     "$@"
     status=$?
@@ -129,7 +132,7 @@ case "${1:-}" in
     exit $status
     ;;
   *)
-    echo "usage: scripts/slurm.sh run [--plugstack FILE] -- COMMAND... | check" >&2
+    echo "usage: scripts/slurm.sh run [--plugstack FILE] [--task-prolog FILE] -- COMMAND... | check" >&2
     exit 2
     ;;
 esac

@@ -6,6 +6,7 @@ const char* const mpiexec = MPIEXEC;
 const char* const netpipe = NETPIPE;
 const char* const mpidle_lib = MPIDLE_LIB;
 const char* const mpidle_preload_lib = MPIDLE_PRELOAD_LIB;
+const char* const mpidle_spank_lib = MPIDLE_SPANK_LIB;
 const char* const mpidle_bin = MPIDLE_BIN;
 const char* const mpidle_replay_bin = MPIDLE_REPLAY_BIN;
 const char* const delay_lib = DELAY_LIB;

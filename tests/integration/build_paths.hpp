@@ -9,6 +9,7 @@ extern const char* const mpiexec;
 extern const char* const netpipe;  // NetPIPE built for this tree's MPI
 extern const char* const mpidle_lib;
 extern const char* const mpidle_preload_lib;  // empty where the shim is not built
+extern const char* const mpidle_spank_lib;    // empty without Slurm's header
 extern const char* const mpidle_bin;
 extern const char* const mpidle_replay_bin;
 extern const char* const delay_lib;

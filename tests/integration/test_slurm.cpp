@@ -1,8 +1,9 @@
 // Under a real Slurm (scripts/slurm.sh: munged, slurmctld and slurmd of the test's
 // own, in a scratch directory, on free ports): srun with this MPI's PMI plugin,
 // sbatch with the module file and mpiexec inside the allocation, a job array, two
-// jobs at once into one log tree and a job cancelled mid-run. Every run's job
-// metadata is checked against what Slurm itself says of the job (scontrol).
+// jobs at once into one log tree, a job cancelled mid-run, and the SPANK plugin
+// turning mpidle on for one job or every job. Every run's job metadata is checked
+// against what Slurm itself says of the job (scontrol).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -46,14 +47,20 @@ std::string quoted(const std::vector<std::string>& words) {
 
 // `script` (sh) run inside a fresh cluster, which is gone when this returns; every
 // job's `scontrol -o show job` line is left in `jobs_file`.
-Outcome in_slurm(const std::string& script, const std::string& jobs_file, int timeout_s = 120) {
+Outcome in_slurm(const std::string& script, const std::string& jobs_file,
+                 const std::string& plugstack = "", const std::string& task_prolog = "",
+                 int timeout_s = 120) {
   // wait_for JOB...: until Slurm lists none of them (sbatch --wait polls every
   // few seconds).
   const std::string whole =
       "set -e\nwait_for() { for id; do while squeue -h -j \"$id\" 2>/dev/null | grep -q .; do "
       "sleep 0.1; done; done; }\n" +
       script + "\nscontrol -o show job > " + quoted({jobs_file}) + "\n";
-  return run({kSlurm, "run", "--", "sh", "-c", whole}, {}, timeout_s);
+  std::vector<std::string> argv = {kSlurm, "run"};
+  if (!plugstack.empty()) argv.insert(argv.end(), {"--plugstack", plugstack});
+  if (!task_prolog.empty()) argv.insert(argv.end(), {"--task-prolog", task_prolog});
+  argv.insert(argv.end(), {"--", "sh", "-c", whole});
+  return run(argv, {}, timeout_s);
 }
 
 // Slurm's own account of each job (one scontrol line each): its fields by name.
@@ -180,14 +187,13 @@ TEST_CASE("Slurm: sbatch, the module file loaded and mpiexec inside the allocati
   auto launch = mpi_command(2, example("late_sender"), {}, env, false);
   const auto script = scratch_dir("slurm_sbatch.sh");
   std::ofstream(script) << "#!/bin/sh\n. " << lmod_init << "\nmodule use " << modules.string()
-                        << "\nmodule load mpidle\nexport MPIDLE_LOG_DIR=" << quoted({tree})
-                        << "\n"
+                        << "\nmodule load mpidle\nexport MPIDLE_LOG_DIR=" << quoted({tree}) << "\n"
                         << quoted(launch) << "\n";
   const auto jobs_file = scratch_dir("slurm_sbatch.jobs");
-  const auto r = in_slurm("wait_for $(sbatch --parsable -n 2 -J mpidle-batch -o " +
-                              quoted({tree + "/../slurm_sbatch.out"}) + " " + quoted({script}) +
-                              ")",
-                          jobs_file);
+  const auto r =
+      in_slurm("wait_for $(sbatch --parsable -n 2 -J mpidle-batch -o " +
+                   quoted({tree + "/../slurm_sbatch.out"}) + " " + quoted({script}) + ")",
+               jobs_file);
   INFO(r.out << r.err << read_text(tree + "/../slurm_sbatch.out"));
   REQUIRE(r.status == 0);
   const auto t = tree_of(tree);
@@ -210,10 +216,11 @@ TEST_CASE("Slurm: a job array, each task's index in its run's job", "[mpi][slurm
                         << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
                         << quoted({program("fault_dies"), "whole"}) << "\n";
   const auto jobs_file = scratch_dir("slurm_array.jobs");
-  const auto r = in_slurm("wait_for $(sbatch --parsable --array=0-1 -n 2 -J mpidle-array "
-                          "-o /dev/null " +
-                              quoted({script}) + ")",
-                          jobs_file);
+  const auto r = in_slurm(
+      "wait_for $(sbatch --parsable --array=0-1 -n 2 -J mpidle-array "
+      "-o /dev/null " +
+          quoted({script}) + ")",
+      jobs_file);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   const auto t = tree_of(tree);
@@ -284,13 +291,13 @@ TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no stagin
                         << quoted({program("fault_dies"), "linger", "60", steps}) << "\n";
   const auto jobs_file = scratch_dir("slurm_cancel.jobs");
   // Cancelled once its ranks have taken steps inside MPI.
-  const auto r = in_slurm("id=$(sbatch --parsable -n 2 -J cancelled -o /dev/null " +
-                              quoted({script}) + ")\n" +
-                              "i=0; until [ -s " + quoted({steps + ".0"}) +
-                              " ] || [ $i -ge 200 ]; do i=$((i+1)); sleep 0.1; done\n"
-                              "sleep 1; scancel $id\n"
-                              "wait_for $id",
-                          jobs_file);
+  const auto r =
+      in_slurm("id=$(sbatch --parsable -n 2 -J cancelled -o /dev/null " + quoted({script}) + ")\n" +
+                   "i=0; until [ -s " + quoted({steps + ".0"}) +
+                   " ] || [ $i -ge 200 ]; do i=$((i+1)); sleep 0.1; done\n"
+                   "sleep 1; scancel $id\n"
+                   "wait_for $id",
+               jobs_file);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   const auto jobs = slurm_jobs(jobs_file);
@@ -310,4 +317,133 @@ TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no stagin
               jobs[0]);
   }
   CHECK(partial >= 1);
+}
+
+TEST_CASE(
+    "Slurm: the SPANK plugin turns mpidle on for one job and for every job, never for "
+    "slurmstepd",
+    "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  if (std::string(build_tree::mpidle_spank_lib).empty() ||
+      std::string(build_tree::mpidle_preload_lib).empty()) {
+    WARN("skipped: mpidle-spank.so or the preload shim is not built (libslurm-dev, x86-64)");
+    return;
+  }
+  const auto plugstack = [](const std::string& name, const std::string& tree,
+                            const std::string& extra) {
+    const auto file = scratch_dir(name);
+    std::ofstream(file) << "required " << build_tree::mpidle_spank_lib
+                        << " shim=" << build_tree::mpidle_preload_lib << " log_dir=" << tree
+                        << extra << "\n";
+    return file;
+  };
+  const std::string job = " -n 2 " + srun_mpi() + " " + quoted({example("late_sender")});
+  // What a task and its parent (slurmstepd) have in LD_PRELOAD.
+  const std::string environments =
+      "srun --mpidle -n 1 sh -c 'echo \"task=$LD_PRELOAD\"; echo \"parent=$(cat /proc/$PPID/comm) "
+      "$(tr \"\\\\0\" \"\\\\n\" < /proc/$PPID/environ | grep -c LD_PRELOAD)\"'";
+  {
+    INFO("one job: srun --mpidle, sbatch --mpidle=trace");
+    const auto tree = scratch_dir("slurm_spank_option");
+    fs::create_directories(tree);
+    const auto script = scratch_dir("slurm_spank_option.sh");
+    std::ofstream(script) << "#!/bin/sh\nsrun" << job << "\n";
+    const auto jobs_file = scratch_dir("slurm_spank_option.jobs");
+    const auto r =
+        in_slurm("srun -J without" + job + "\nsrun --mpidle -J with" + job + "\n" + environments +
+                     "\nwait_for $(sbatch --parsable --mpidle=trace -n 2 -J batch "
+                     "-o /dev/null " +
+                     quoted({script}) + ")",
+                 jobs_file, plugstack("slurm_spank_option.conf", tree, ""));
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains(std::string("task=") + build_tree::mpidle_preload_lib));
+    CHECK_THAT(r.out, Catch::Contains("parent=slurmstepd 0"));
+    const auto t = tree_of(tree);
+    REQUIRE(t.runs.size() == 2);  // the jobs that asked, alone
+    CHECK(t.staging == 0);
+    const auto jobs = slurm_jobs(jobs_file);
+    std::set<std::string> names;
+    for (const auto& run : t.runs) {
+      const auto j = job_of(run);
+      names.insert(j["job_name"].get<std::string>());
+      check_job(j, job_with(jobs, "JobName", j["job_name"].get<std::string>()));
+      CHECK(fs::exists(run / "trace.mpidle") == (j["job_name"] == "batch"));
+    }
+    CHECK(names == std::set<std::string>{"with", "batch"});
+  }
+  {
+    INFO("every job: the site's default; a batch script that never mentions mpidle");
+    const auto tree = scratch_dir("slurm_spank_default");
+    fs::create_directories(tree);
+    const auto script = scratch_dir("slurm_spank_default.sh");
+    std::ofstream(script) << "#!/bin/sh\nsrun" << job << "\n";
+    const auto jobs_file = scratch_dir("slurm_spank_default.jobs");
+    const auto r =
+        in_slurm("wait_for $(sbatch --parsable -n 2 -J batch -o /dev/null " + quoted({script}) +
+                     ")\nsrun --mpidle=off -J off" + job + "\nsrun --mpidle=trace -J traced" + job,
+                 jobs_file, plugstack("slurm_spank_default.conf", tree, " default=profile"));
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const auto t = tree_of(tree);
+    REQUIRE(t.runs.size() == 2);  // the batch job's step and the traced one, not "off"
+    CHECK(t.staging == 0);
+    const auto jobs = slurm_jobs(jobs_file);
+    std::set<std::string> names;
+    for (const auto& run : t.runs) {
+      const auto j = job_of(run);
+      names.insert(j["job_name"].get<std::string>());
+      check_job(j, job_with(jobs, "JobName", j["job_name"].get<std::string>()));
+      CHECK(fs::exists(run / "trace.mpidle") == (j["job_name"] == "traced"));
+    }
+    CHECK(names == std::set<std::string>{"batch", "traced"});
+  }
+}
+
+TEST_CASE("Slurm: the TaskProlog turns mpidle on for every job, and a job can opt out",
+          "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) {
+    WARN("skipped: " << why);
+    return;
+  }
+  if (std::string(build_tree::mpidle_preload_lib).empty()) {
+    WARN("skipped: the preload shim is not built (x86-64 only)");
+    return;
+  }
+  const auto tree = scratch_dir("slurm_taskprolog");
+  fs::create_directories(tree);
+  // The build's TaskProlog, its shim and log tree those of this build and test.
+  const fs::path build = fs::path(build_tree::mpidle_lib).parent_path().parent_path();
+  std::string text = read_text((build / "site" / "mpidle-taskprolog.sh").string());
+  REQUIRE(!text.empty());
+  const auto set = [&](const std::string& line, const std::string& value) {
+    const auto at = text.find(line);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, text.find('\n', at) - at, value);
+  };
+  set("shim=", "shim=" + quoted({build_tree::mpidle_preload_lib}));
+  set("log_dir=", "log_dir=" + quoted({tree}));
+  const auto prolog = scratch_dir("slurm_taskprolog.sh");
+  std::ofstream(prolog) << text;
+  fs::permissions(prolog, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  const auto script = scratch_dir("slurm_taskprolog_job.sh");
+  std::ofstream(script) << "#!/bin/sh\nsrun -n 2 " << srun_mpi() << " "
+                        << quoted({example("late_sender")}) << "\n";
+  const auto jobs_file = scratch_dir("slurm_taskprolog.jobs");
+  const auto r = in_slurm("wait_for $(sbatch --parsable -n 2 -J every -o /dev/null " +
+                              quoted({script}) + ")\n" +
+                              "wait_for $(sbatch --parsable -n 2 -J optout "
+                              "--export=ALL,MPIDLE_ENABLE=0 -o /dev/null " +
+                              quoted({script}) + ")",
+                          jobs_file, "", prolog);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto t = tree_of(tree);
+  REQUIRE(t.runs.size() == 1);  // the job that did not opt out
+  CHECK(t.staging == 0);
+  check_job(job_of(t.runs[0]), job_with(slurm_jobs(jobs_file), "JobName", "every"));
 }
