@@ -24,8 +24,8 @@ SPANK_PLUGIN(mpidle, 1);
 
 enum mode { MODE_UNSET = -1, MODE_OFF, MODE_PROFILE, MODE_TRACE };
 
-static int g_site_default = MODE_OFF;  /* plugstack.conf's default= */
-static int g_job_choice = MODE_UNSET;  /* the job's --mpidle */
+static int g_site_default = MODE_OFF; /* plugstack.conf's default= */
+static int g_job_choice = MODE_UNSET; /* the job's --mpidle */
 static char g_shim[4096] = MPIDLE_PRELOAD_LIBRARY;
 static char g_log_dir[4096] = "";
 
@@ -79,9 +79,10 @@ int slurm_spank_init(spank_t sp, int ac, char** av) {
       ok = 0;
     }
     if (!ok) {
-      slurm_error("mpidle: plugstack.conf argument \"%s\": expected default=profile|trace|off, "
-                  "shim=PATH or log_dir=PATH",
-                  arg);
+      slurm_error(
+          "mpidle: plugstack.conf argument \"%s\": expected default=profile|trace|off, "
+          "shim=PATH or log_dir=PATH",
+          arg);
       return -1;
     }
   }

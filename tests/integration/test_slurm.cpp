@@ -113,6 +113,11 @@ void check_job(const json& job, const std::map<std::string, std::string>& slurm)
   if (array) CHECK(job["array_index"] == slurm.at("ArrayTaskId"));
   CHECK(job["job_name"] == slurm.at("JobName"));
   CHECK(job["partition"] == slurm.at("Partition"));
+  if (slurm.at("Account") == "(null)") {
+    CHECK(job["account"].is_null());
+  } else {
+    CHECK(job["account"] == slurm.at("Account"));
+  }
   CHECK(job["node_list"] == slurm.at("NodeList"));
   const std::string user = slurm.at("UserId");  // name(uid)
   CHECK(job["user"] == user.substr(0, user.find('(')));
@@ -250,10 +255,11 @@ TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
                         << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
                         << quoted({program("fault_dies"), "linger", "1"}) << "\n";
   const auto jobs_file = scratch_dir("slurm_two.jobs");
-  const auto r = in_slurm("a=$(sbatch --parsable -n 1 -J first -o /dev/null " + quoted({script}) +
-                              ")\nb=$(sbatch --parsable -n 1 -J second -o /dev/null " +
-                              quoted({script}) + ")\nwait_for $a $b",
-                          jobs_file);
+  const auto r =
+      in_slurm("a=$(sbatch --parsable -n 1 -J first -A physics -o /dev/null " + quoted({script}) +
+                   ")\nb=$(sbatch --parsable -n 1 -J second -A chemistry -o /dev/null " +
+                   quoted({script}) + ")\nwait_for $a $b",
+               jobs_file);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   const auto t = tree_of(tree);
@@ -271,6 +277,34 @@ TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
   // At once: each job started before the other ended.
   CHECK(jobs[0].at("StartTime") <= jobs[1].at("EndTime"));
   CHECK(jobs[1].at("StartTime") <= jobs[0].at("EndTime"));
+
+  // The fleet of these real jobs: its users, accounts and jobs are Slurm's.
+  const auto db = scratch_dir("slurm_two.sqlite");
+  const auto ingest = run({build_tree::mpidle_bin, "fleet", "ingest", tree, "--db", db});
+  INFO(ingest.out << ingest.err);
+  REQUIRE(ingest.status == 0);
+  CHECK_THAT(ingest.out, Catch::Contains("2 added"));
+  const auto report = run({build_tree::mpidle_bin, "fleet", "report", "--db", db, "--json"});
+  REQUIRE(report.status == 0);
+  const auto fleet = json::parse(report.out);
+  std::map<std::string, long long> by_user, by_account;
+  for (const auto& u : fleet["by_user"]) by_user[u["user"].get<std::string>()] = u["jobs"];
+  for (const auto& a : fleet["by_account"]) {
+    by_account[a["account"].get<std::string>()] = a["jobs"];
+  }
+  std::map<std::string, long long> slurm_users, slurm_accounts;
+  std::set<std::string> slurm_ids, fleet_ids;
+  for (const auto& j : jobs) {
+    const std::string user = j.at("UserId");
+    ++slurm_users[user.substr(0, user.find('('))];
+    ++slurm_accounts[j.at("Account")];
+    slurm_ids.insert(j.at("JobId"));
+  }
+  for (const auto& j : fleet["top_jobs"]) fleet_ids.insert(j["job_id"].get<std::string>());
+  CHECK(by_user == slurm_users);
+  CHECK(by_account == slurm_accounts);
+  CHECK(slurm_accounts == std::map<std::string, long long>{{"chemistry", 1}, {"physics", 1}});
+  CHECK(fleet_ids == slurm_ids);
 }
 
 TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no staging directory",
