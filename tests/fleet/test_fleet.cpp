@@ -352,3 +352,73 @@ TEST_CASE("logdir clean removes only abandoned staging directories older than th
   CHECK(run({MPIDLE_BIN, "logdir", "clean", "/nonexistent/tree"}).status == 2);
   CHECK(run({MPIDLE_BIN, "logdir", "sweep", tree.string()}).status == 2);
 }
+
+TEST_CASE("the HTML report reads as a centre reads it: axes, units, whole labels, one page wide",
+          "[fleet]") {
+  // 3,000 jobs over 60 days: a column a day; 100 days: by week.
+  for (const int days : {60, 100}) {
+    INFO(days << " days");
+    const fs::path dir = scratch_dir("fleet_html_" + std::to_string(days));
+    const auto made =
+        run({MPIDLE_SYSTEM_PYTHON, std::string(MPIDLE_SOURCE_DIR) + "/bench/fleet_synthetic.py",
+             (dir / "logs").string(), "--jobs", "3000", "--days", std::to_string(days)});
+    REQUIRE(made.status == 0);
+    const std::string db = (dir / "fleet.db").string();
+    REQUIRE(run({MPIDLE_BIN, "fleet", "ingest", (dir / "logs").string(), "--db", db}).status == 0);
+    const std::string page_file = (dir / "fleet.html").string();
+    REQUIRE(run({MPIDLE_BIN, "fleet", "report", "--db", db, "--html", page_file}).status == 0);
+    const std::string page = read_text(page_file);
+    // Every chart within 960 px, whatever the number of days or weeks.
+    std::size_t charts = 0;
+    for (std::size_t at = 0; (at = page.find("<svg width=\"", at)) != std::string::npos; ++at) {
+      ++charts;
+      CHECK(std::stod(page.substr(at + 12)) <= 960);
+    }
+    CHECK(charts == (days <= 62 ? 9u : 7u));  // 3 bar charts, 2 histograms, days, weeks
+    // Every column chart has a value axis: its unit and at least two ticks with values.
+    std::size_t axes = 0;
+    for (std::size_t at = 0; (at = page.find("<g class=\"axis\">", at)) != std::string::npos;
+         ++at) {
+      ++axes;
+      const std::string axis = page.substr(at, page.find("</g>", at) - at);
+      CHECK(axis.find("class=\"unit\"") != std::string::npos);
+      std::size_t ticks = 0;
+      for (std::size_t t = 0; (t = axis.find("class=\"tick\"", t)) != std::string::npos; ++t) {
+        ++ticks;
+      }
+      CHECK(ticks >= 2);
+    }
+    CHECK(axes == charts - 3);  // all but the three bar charts, whose bars carry their values
+    // Units that fit: 3,000 jobs of hundreds of core-hours each read in thousands.
+    CHECK(page.find("k core-hours, ") != std::string::npos);
+    CHECK((page.find("Core time per day") != std::string::npos) == (days <= 62));
+    if (days > 62) CHECK(page.find("read by week") != std::string::npos);
+    // The page rendered in a window of 1,024 px holds as much of each colour as in
+    // one of 1,600 px: nothing is cut at the right.
+    const char* chromium = "/usr/bin/chromium";
+    if (!fs::exists(chromium)) {
+      WARN("chromium is not installed (apt-get install chromium): the browser render is skipped");
+      continue;
+    }
+    std::map<int, std::pair<long, long>> colours;
+    for (const int width : {1024, 1600}) {
+      const std::string png = (dir / ("fleet-" + std::to_string(width) + ".png")).string();
+      const auto r = run({chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
+                          "--hide-scrollbars", "--window-size=" + std::to_string(width) + ",3200",
+                          "--screenshot=" + png, "file://" + page_file},
+                         {}, 60);
+      INFO(r.err);
+      REQUIRE(r.status == 0);
+      const auto counts = run({MPIDLE_SYSTEM_PYTHON,
+                               std::string(MPIDLE_SOURCE_DIR) + "/tests/integration/png_colors.py",
+                               png, "76,120,168", "214,39,40"});
+      REQUIRE(counts.status == 0);
+      std::istringstream(counts.out) >> colours[width].first >> colours[width].second;
+    }
+    INFO("compute pixels " << colours[1024].first << " / " << colours[1600].first << ", wait "
+                           << colours[1024].second << " / " << colours[1600].second);
+    CHECK(colours[1024].first > 5000);
+    CHECK(colours[1024].first == colours[1600].first);
+    CHECK(colours[1024].second == colours[1600].second);
+  }
+}

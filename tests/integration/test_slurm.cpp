@@ -305,6 +305,12 @@ TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
   CHECK(by_account == slurm_accounts);
   CHECK(slurm_accounts == std::map<std::string, long long>{{"chemistry", 1}, {"physics", 1}});
   CHECK(fleet_ids == slurm_ids);
+  // Two jobs of a second each read in core-seconds, not "0.0 core-hours".
+  const auto html = scratch_dir("slurm_two.html");
+  REQUIRE(run({build_tree::mpidle_bin, "fleet", "report", "--db", db, "--html", html}).status == 0);
+  const auto page = read_text(html);
+  CHECK_THAT(page, Catch::Contains(" core-seconds, "));
+  CHECK_THAT(page, !Catch::Contains("0.0 core-hours"));
 }
 
 TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no staging directory",
