@@ -21,6 +21,18 @@ std::string user_name(uid_t uid) {
   return std::to_string(uid);
 }
 
+// Whether `dir` is a log tree's day directory, .../YYYY/MM/DD: only there do run
+// directories carry the names the log tree gives them.
+bool in_day_directory(const std::filesystem::path& run) {
+  const auto digits = [](const std::filesystem::path& p, std::size_t n) {
+    const std::string s = p.filename().string();
+    return s.size() == n &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const auto day = run.parent_path(), month = day.parent_path(), year = month.parent_path();
+  return digits(day, 2) && digits(month, 2) && digits(year, 4);
+}
+
 }  // namespace
 
 std::string owner_refusal(const std::filesystem::path& run, const std::filesystem::path& record,
@@ -48,7 +60,7 @@ std::string owner_refusal(const std::filesystem::path& run, const std::filesyste
   if (!trusted && owner != claimed) {
     return "claims user " + claimed + " but belongs to " + owner;
   }
-  if (!model::log_run_name_may_be_of(run.filename().string(), claimed)) {
+  if (in_day_directory(run) && !model::log_run_name_may_be_of(run.filename().string(), claimed)) {
     return "claims user " + claimed + " in a directory named for another";
   }
   return {};

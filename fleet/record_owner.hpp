@@ -2,10 +2,11 @@
 // Whether a run's record may speak for the user it names. In a log tree every user
 // can make run directories of their own, so a directory of bob's whose job.json
 // claims user alice must not count as alice's job: the record and its directory
-// must belong to the user the record names (their files' owner), and a directory
-// named as the log tree names runs must start with that user. Files of the
-// superuser or of the ingesting account itself may name anyone (no one else can
-// make them), and so may a service account's that writes a site's logs.
+// must belong to the user the record names (their files' owner), and a directory of
+// a log tree's day (.../YYYY/MM/DD/) named as the log tree names runs must start
+// with that user. Files of the superuser or of the ingesting account itself may
+// name anyone (no one else can make them), and so may a service account's that
+// writes a site's logs.
 
 #include <filesystem>
 #include <string>

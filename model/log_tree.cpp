@@ -74,9 +74,19 @@ std::string log_run_name(const std::string& user, const std::string& executable,
 }
 
 bool log_run_name_may_be_of(const std::string& name, const std::string& user) {
-  // safe() leaves no '_' in a field: a name log_run_name made has exactly three
-  // (a "-N" suffix for a taken name goes to the last field).
+  // safe() leaves no '_' in a field: a name log_run_name made has exactly three, and
+  // ends in the time, HHMMSS (and "-N" for a taken name).
   if (std::count(name.begin(), name.end(), '_') != 3) return true;
+  const std::string time = name.substr(name.rfind('_') + 1);
+  const auto digits = [](const std::string& t) {
+    return !t.empty() &&
+           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const auto dash = time.find('-');
+  if (time.size() < 6 || !digits(time.substr(0, 6)) || (dash != std::string::npos && dash != 6) ||
+      (time.size() > 6 && (dash == std::string::npos || !digits(time.substr(7))))) {
+    return true;
+  }
   return name.substr(0, name.find('_')) == safe(user, 64);
 }
 

@@ -21,8 +21,9 @@ std::string log_run_name(const std::string& user, const std::string& executable,
                          const std::string& job_id, std::time_t when);
 
 // Whether a run directory's name may belong to `user`: false only for a name that
-// log_run_name makes (four '_'-separated fields) whose first field is another
-// user's. A directory named otherwise says nothing of its user.
+// log_run_name makes (four '_'-separated fields, the last HHMMSS or HHMMSS-N) whose
+// first field is another user's. A directory named otherwise says nothing of its
+// user.
 bool log_run_name_may_be_of(const std::string& name, const std::string& user);
 
 // Staging directories start with '.' and end so; readers skip them.

@@ -188,4 +188,8 @@ TEST_CASE("log tree: a run directory's name says whose run it may be", "[log]") 
   // Names the log tree never makes say nothing of their user.
   CHECK(log_run_name_may_be_of("mpidle-cg-20261128-101500", "bob"));
   CHECK(log_run_name_may_be_of("run_1", "bob"));
+  CHECK(log_run_name_may_be_of("my_late_sender_profiled", "bob"));  // no time at the end
+  CHECK(log_run_name_may_be_of("my_late_sender_12345", "bob"));
+  CHECK(log_run_name_may_be_of("my_late_sender_123456-x", "bob"));
+  CHECK_FALSE(log_run_name_may_be_of("alice_x_1_123456-3", "bob"));
 }
