@@ -21,28 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The run directories of a log tree (staging directories apart), and whether any
-// staging directory is left.
-struct TreeContents {
-  std::vector<fs::path> runs;
-  std::size_t staging = 0;
-};
-
-TreeContents runs_in(const fs::path& tree) {
-  TreeContents c;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(tree, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it.depth() != 3 || !it->is_directory()) continue;
-    if (model::is_staging_name(it->path().filename().string())) {
-      ++c.staging;
-    } else {
-      c.runs.push_back(it->path());
-    }
-  }
-  return c;
-}
-
 nlohmann::json read_json(const fs::path& file) {
   return nlohmann::json::parse(read_text(file.string()));
 }
@@ -115,7 +93,7 @@ TEST_CASE(
     check_only_mpidle_lines(p.bare.err, p.profiled.err);
     CHECK(fs::is_empty(cwd));
 
-    const auto contents = runs_in(tree);
+    const auto contents = log_tree_runs(tree);
     CHECK(contents.staging == 0);
     REQUIRE(contents.runs.size() == 1);
     const fs::path run = contents.runs[0];
@@ -167,7 +145,7 @@ TEST_CASE(
   const auto p = both(2, program("fault_dies"), {"exit"}, {{"MPIDLE_LOG_DIR", tree.string()}});
   check_same_for_the_application_ending_apart(p);
   check_only_mpidle_lines(p.bare.err, p.profiled.err);
-  const auto contents = runs_in(tree);
+  const auto contents = log_tree_runs(tree);
   REQUIRE(contents.runs.size() == 1);
   CHECK_FALSE(fs::exists(contents.runs[0] / "profile.json"));
   // As in the working directory: the launcher may end one rank before it wrote.
@@ -209,7 +187,7 @@ TEST_CASE("site configuration: the file's settings apply, garbage in it costs on
   check_same_for_the_application(p);
   check_only_mpidle_lines(p.bare.err, p.profiled.err);
   CHECK(count_lines_with(p.profiled.err, config.string()) == 2);  // the lines, the value
-  const auto contents = runs_in(tree);
+  const auto contents = log_tree_runs(tree);
   REQUIRE(contents.runs.size() == 1);
   CHECK(read_json(contents.runs[0] / "profile.json")["job"]["metadata"]["from"] == "file");
 }
@@ -232,7 +210,7 @@ TEST_CASE(
   const auto as = as_user;
   const auto a = job_as("47001", writers, tree, {"exit7"});
   INFO("user A: " << a.err);
-  const auto contents = runs_in(tree);
+  const auto contents = log_tree_runs(tree);
   if (a.status != 7 || contents.runs.size() != 1) {
     // The user could not run MPI at all (the build tree is not readable by others).
     REQUIRE(run(as("47001", writers, {"/usr/bin/test", "-x", program("fault_dies")})).status != 0);
@@ -304,7 +282,7 @@ TEST_CASE("log tree: 100 runs ending at once into one tree, none lost, none repl
   }
   INFO(first_other);
   CHECK(exited_7 == kRuns);
-  const auto contents = runs_in(tree);
+  const auto contents = log_tree_runs(tree);
   CHECK(contents.staging == 0);
   CHECK(contents.runs.size() == static_cast<std::size_t>(kRuns));
   std::size_t whole = 0;
@@ -340,7 +318,7 @@ TEST_CASE("log tree: a full disk costs the job nothing but its log", "[mpi]") {
   CHECK(count_lines_with(p.profiled.err, "mpidle") == 1);
   CHECK_THAT(p.profiled.err, Catch::Contains("cannot write"));
   // Nothing half-written was published.
-  CHECK(runs_in(tree).runs.empty());
+  CHECK(log_tree_runs(tree).runs.empty());
 }
 
 TEST_CASE("fleet: a run counts for the user it belongs to, never for another", "[mpi]") {
@@ -367,7 +345,7 @@ TEST_CASE("fleet: a run counts for the user it belongs to, never for another", "
   INFO("bob: " << b.err);
   REQUIRE(b.status == 0);
   fs::path bob_run;
-  for (const auto& r : runs_in(tree).runs) {
+  for (const auto& r : log_tree_runs(tree).runs) {
     if (r.filename().string().rfind(bob + "_", 0) == 0) bob_run = r;
   }
   REQUIRE(!bob_run.empty());

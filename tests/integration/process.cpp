@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "model/log_tree.hpp"
+
 extern char** environ;
 
 namespace mpidle::test {
@@ -155,6 +157,21 @@ std::string scratch_dir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("mpidle-it-" + name);
   fs::remove_all(dir);
   return dir.string();
+}
+
+LogTreeRuns log_tree_runs(const fs::path& tree) {
+  LogTreeRuns found;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(tree, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() != 3 || !it->is_directory()) continue;
+    if (model::is_staging_name(it->path().filename().string())) {
+      ++found.staging;
+    } else {
+      found.runs.push_back(it->path());
+    }
+  }
+  return found;
 }
 
 std::string example(const std::string& name) {

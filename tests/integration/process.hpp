@@ -2,6 +2,7 @@
 // Runs a command (usually mpiexec) with extra environment, capturing stdout and
 // stderr, and kills it if it outlives its deadline.
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -51,6 +52,14 @@ std::map<int, long> peak_rss_kib_by_rank(const std::string& out);
 
 // A fresh, empty directory for one test's output.
 std::string scratch_dir(const std::string& name);
+
+// The run directories of a log tree (LOG_DIR/YYYY/MM/DD/<run>), and how many
+// staging directories (runs not yet published) are left in it.
+struct LogTreeRuns {
+  std::vector<std::filesystem::path> runs;
+  std::size_t staging = 0;
+};
+LogTreeRuns log_tree_runs(const std::filesystem::path& tree);
 
 std::string example(const std::string& name);
 std::string program(const std::string& name);

@@ -79,26 +79,6 @@ std::vector<std::map<std::string, std::string>> slurm_jobs(const std::string& jo
   return jobs;
 }
 
-// The run directories in a log tree, and its staging directories.
-struct Tree {
-  std::vector<fs::path> runs;
-  std::size_t staging = 0;
-};
-Tree tree_of(const fs::path& tree) {
-  Tree t;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(tree, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it.depth() != 3 || !it->is_directory()) continue;
-    if (mpidle::model::is_staging_name(it->path().filename().string())) {
-      ++t.staging;
-    } else {
-      t.runs.push_back(it->path());
-    }
-  }
-  return t;
-}
-
 json job_of(const fs::path& run) {
   return json::parse(read_text((run / mpidle::model::kJobRecordFile).string()))["job"];
 }
@@ -133,6 +113,51 @@ const std::map<std::string, std::string>& job_with(
   throw std::logic_error("unreachable");
 }
 
+// A batch script that runs `argv` with srun and this MPI's PMI plugin; with a
+// `tree`, libmpidle preloaded and the runs going there (else it leaves mpidle to the
+// site: the SPANK plugin or the TaskProlog).
+std::string srun_script(const std::string& name, const std::vector<std::string>& argv,
+                        const std::string& tree = "", const std::string& ranks = "") {
+  const auto script = scratch_dir(name);
+  std::ofstream out(script);
+  out << "#!/bin/sh\n";
+  if (!tree.empty()) {
+    out << "export LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
+        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\n";
+  }
+  out << "srun " << ranks << srun_mpi() << " " << quoted(argv) << "\n";
+  return script;
+}
+
+// The runs of `tree`, one per job Slurm ran (`runs` of them), none left staging: each
+// run's job section checked against the job whose `slurm_field` is the run's
+// `field`. Returns the runs' values of `field`.
+std::set<std::string> runs_match_jobs(const std::string& tree, const std::string& jobs_file,
+                                      std::size_t runs, const char* field,
+                                      const char* slurm_field) {
+  const auto t = log_tree_runs(tree);
+  REQUIRE(t.runs.size() == runs);
+  CHECK(t.staging == 0);
+  const auto jobs = slurm_jobs(jobs_file);
+  std::set<std::string> values;
+  for (const auto& run : t.runs) {
+    const auto job = job_of(run);
+    const std::string value = job[field].get<std::string>();
+    values.insert(value);
+    check_job(job, job_with(jobs, slurm_field, value));
+  }
+  return values;
+}
+
+// The job names of the runs in `tree` that were traced.
+std::set<std::string> traced_jobs(const std::string& tree) {
+  std::set<std::string> names;
+  for (const auto& run : log_tree_runs(tree).runs) {
+    if (fs::exists(run / "trace.mpidle")) names.insert(job_of(run)["job_name"].get<std::string>());
+  }
+  return names;
+}
+
 }  // namespace
 
 TEST_CASE("Slurm: srun with the MPI's PMI plugin, the job's metadata from the scheduler",
@@ -152,15 +177,11 @@ TEST_CASE("Slurm: srun with the MPI's PMI plugin, the job's metadata from the sc
   REQUIRE(r.status == 0);
   // Two ranks of one MPI job (not two singletons), its wait against its own truth.
   CHECK(truth_of(r.out)["pairs"] == 1);
-  const auto t = tree_of(tree);
-  REQUIRE(t.runs.size() == 1);
-  CHECK(t.staging == 0);
-  const auto profile = json::parse(read_text((t.runs[0] / "profile.json").string()));
-  CHECK(profile["ranks"].size() == 2);
-  const auto jobs = slurm_jobs(jobs_file);
-  REQUIRE(jobs.size() == 1);
-  check_job(job_of(t.runs[0]), jobs[0]);
-  CHECK(job_of(t.runs[0])["step"] == "0");
+  CHECK(runs_match_jobs(tree, jobs_file, 1, "job_name", "JobName") ==
+        std::set<std::string>{"mpidle-srun"});
+  const auto run = log_tree_runs(tree).runs.at(0);
+  CHECK(json::parse(read_text((run / "profile.json").string()))["ranks"].size() == 2);
+  CHECK(job_of(run)["step"] == "0");
 }
 
 TEST_CASE("Slurm: sbatch, the module file loaded and mpiexec inside the allocation",
@@ -201,12 +222,8 @@ TEST_CASE("Slurm: sbatch, the module file loaded and mpiexec inside the allocati
                jobs_file);
   INFO(r.out << r.err << read_text(tree + "/../slurm_sbatch.out"));
   REQUIRE(r.status == 0);
-  const auto t = tree_of(tree);
-  REQUIRE(t.runs.size() == 1);
-  CHECK(t.staging == 0);
-  const auto jobs = slurm_jobs(jobs_file);
-  REQUIRE(jobs.size() == 1);
-  check_job(job_of(t.runs[0]), jobs[0]);
+  CHECK(runs_match_jobs(tree, jobs_file, 1, "job_name", "JobName") ==
+        std::set<std::string>{"mpidle-batch"});
 }
 
 TEST_CASE("Slurm: a job array, each task's index in its run's job", "[mpi][slurm]") {
@@ -216,29 +233,15 @@ TEST_CASE("Slurm: a job array, each task's index in its run's job", "[mpi][slurm
   }
   const auto tree = scratch_dir("slurm_array");
   fs::create_directories(tree);
-  const auto script = scratch_dir("slurm_array.sh");
-  std::ofstream(script) << "#!/bin/sh\nexport LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
-                        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
-                        << quoted({program("fault_dies"), "whole"}) << "\n";
+  const auto script = srun_script("slurm_array.sh", {program("fault_dies"), "whole"}, tree);
   const auto jobs_file = scratch_dir("slurm_array.jobs");
-  const auto r = in_slurm(
-      "wait_for $(sbatch --parsable --array=0-1 -n 2 -J mpidle-array "
-      "-o /dev/null " +
-          quoted({script}) + ")",
-      jobs_file);
+  const auto r =
+      in_slurm("wait_for $(sbatch --parsable --array=0-1 -n 2 -J mpidle-array -o /dev/null " +
+                   quoted({script}) + ")",
+               jobs_file);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
-  const auto t = tree_of(tree);
-  REQUIRE(t.runs.size() == 2);
-  CHECK(t.staging == 0);
-  const auto jobs = slurm_jobs(jobs_file);
-  REQUIRE(jobs.size() == 2);
-  std::set<std::string> indices;
-  for (const auto& run : t.runs) {
-    const auto job = job_of(run);
-    indices.insert(job["array_index"].get<std::string>());
-    check_job(job, job_with(jobs, "ArrayTaskId", job["array_index"].get<std::string>()));
-  }
+  const auto indices = runs_match_jobs(tree, jobs_file, 2, "array_index", "ArrayTaskId");
   CHECK(indices == std::set<std::string>{"0", "1"});
 }
 
@@ -249,11 +252,8 @@ TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
   }
   const auto tree = scratch_dir("slurm_two");
   fs::create_directories(tree);
-  const auto script = scratch_dir("slurm_two.sh");
   // One rank each: both fit the node's two CPUs and run at once.
-  std::ofstream(script) << "#!/bin/sh\nexport LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
-                        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
-                        << quoted({program("fault_dies"), "linger", "1"}) << "\n";
+  const auto script = srun_script("slurm_two.sh", {program("fault_dies"), "linger", "1"}, tree);
   const auto jobs_file = scratch_dir("slurm_two.jobs");
   const auto r =
       in_slurm("a=$(sbatch --parsable -n 1 -J first -A physics -o /dev/null " + quoted({script}) +
@@ -262,17 +262,9 @@ TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
                jobs_file);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
-  const auto t = tree_of(tree);
-  REQUIRE(t.runs.size() == 2);
-  CHECK(t.staging == 0);
+  const auto names = runs_match_jobs(tree, jobs_file, 2, "job_name", "JobName");
   const auto jobs = slurm_jobs(jobs_file);
   REQUIRE(jobs.size() == 2);
-  std::set<std::string> names;
-  for (const auto& run : t.runs) {
-    const auto job = job_of(run);
-    names.insert(job["job_name"].get<std::string>());
-    check_job(job, job_with(jobs, "JobId", job["job_id"].get<std::string>()));
-  }
   CHECK(names == std::set<std::string>{"first", "second"});
   // At once: each job started before the other ended.
   CHECK(jobs[0].at("StartTime") <= jobs[1].at("EndTime"));
@@ -325,10 +317,8 @@ TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no stagin
   const auto steps_dir = scratch_dir("slurm_cancel_steps");
   fs::create_directories(steps_dir);
   const auto steps = steps_dir + "/steps";
-  const auto script = scratch_dir("slurm_cancel.sh");
-  std::ofstream(script) << "#!/bin/sh\nexport LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
-                        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\nsrun " << srun_mpi() << " "
-                        << quoted({program("fault_dies"), "linger", "60", steps}) << "\n";
+  const auto script =
+      srun_script("slurm_cancel.sh", {program("fault_dies"), "linger", "60", steps}, tree);
   const auto jobs_file = scratch_dir("slurm_cancel.jobs");
   // Cancelled once its ranks have taken steps inside MPI.
   const auto r =
@@ -343,7 +333,7 @@ TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no stagin
   const auto jobs = slurm_jobs(jobs_file);
   REQUIRE(jobs.size() == 1);
   CHECK(jobs[0].at("JobState") == "CANCELLED");
-  const auto t = tree_of(tree);
+  const auto t = log_tree_runs(tree);
   CHECK(t.staging == 0);
   REQUIRE(t.runs.size() == 1);
   int partial = 0;
@@ -389,8 +379,7 @@ TEST_CASE(
     INFO("one job: srun --mpidle, sbatch --mpidle=trace");
     const auto tree = scratch_dir("slurm_spank_option");
     fs::create_directories(tree);
-    const auto script = scratch_dir("slurm_spank_option.sh");
-    std::ofstream(script) << "#!/bin/sh\nsrun" << job << "\n";
+    const auto script = srun_script("slurm_spank_option.sh", {example("late_sender")}, "", "-n 2 ");
     const auto jobs_file = scratch_dir("slurm_spank_option.jobs");
     const auto r =
         in_slurm("srun -J without" + job + "\nsrun --mpidle -J with" + job + "\n" + environments +
@@ -402,25 +391,17 @@ TEST_CASE(
     REQUIRE(r.status == 0);
     CHECK_THAT(r.out, Catch::Contains(std::string("task=") + build_tree::mpidle_preload_lib));
     CHECK_THAT(r.out, Catch::Contains("parent=slurmstepd 0"));
-    const auto t = tree_of(tree);
-    REQUIRE(t.runs.size() == 2);  // the jobs that asked, alone
-    CHECK(t.staging == 0);
-    const auto jobs = slurm_jobs(jobs_file);
-    std::set<std::string> names;
-    for (const auto& run : t.runs) {
-      const auto j = job_of(run);
-      names.insert(j["job_name"].get<std::string>());
-      check_job(j, job_with(jobs, "JobName", j["job_name"].get<std::string>()));
-      CHECK(fs::exists(run / "trace.mpidle") == (j["job_name"] == "batch"));
-    }
+    // The jobs that asked, alone; sbatch's traced.
+    const auto names = runs_match_jobs(tree, jobs_file, 2, "job_name", "JobName");
+    CHECK(traced_jobs(tree) == std::set<std::string>{"batch"});
     CHECK(names == std::set<std::string>{"with", "batch"});
   }
   {
     INFO("every job: the site's default; a batch script that never mentions mpidle");
     const auto tree = scratch_dir("slurm_spank_default");
     fs::create_directories(tree);
-    const auto script = scratch_dir("slurm_spank_default.sh");
-    std::ofstream(script) << "#!/bin/sh\nsrun" << job << "\n";
+    const auto script =
+        srun_script("slurm_spank_default.sh", {example("late_sender")}, "", "-n 2 ");
     const auto jobs_file = scratch_dir("slurm_spank_default.jobs");
     const auto r =
         in_slurm("wait_for $(sbatch --parsable -n 2 -J batch -o /dev/null " + quoted({script}) +
@@ -428,17 +409,9 @@ TEST_CASE(
                  jobs_file, plugstack("slurm_spank_default.conf", tree, " default=profile"));
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
-    const auto t = tree_of(tree);
-    REQUIRE(t.runs.size() == 2);  // the batch job's step and the traced one, not "off"
-    CHECK(t.staging == 0);
-    const auto jobs = slurm_jobs(jobs_file);
-    std::set<std::string> names;
-    for (const auto& run : t.runs) {
-      const auto j = job_of(run);
-      names.insert(j["job_name"].get<std::string>());
-      check_job(j, job_with(jobs, "JobName", j["job_name"].get<std::string>()));
-      CHECK(fs::exists(run / "trace.mpidle") == (j["job_name"] == "traced"));
-    }
+    // The batch job's step and the traced one, not "off".
+    const auto names = runs_match_jobs(tree, jobs_file, 2, "job_name", "JobName");
+    CHECK(traced_jobs(tree) == std::set<std::string>{"traced"});
     CHECK(names == std::set<std::string>{"batch", "traced"});
   }
 }
@@ -470,9 +443,7 @@ TEST_CASE("Slurm: the TaskProlog turns mpidle on for every job, and a job can op
   std::ofstream(prolog) << text;
   fs::permissions(prolog, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                               fs::perms::others_read | fs::perms::others_exec);
-  const auto script = scratch_dir("slurm_taskprolog_job.sh");
-  std::ofstream(script) << "#!/bin/sh\nsrun -n 2 " << srun_mpi() << " "
-                        << quoted({example("late_sender")}) << "\n";
+  const auto script = srun_script("slurm_taskprolog_job.sh", {example("late_sender")}, "", "-n 2 ");
   const auto jobs_file = scratch_dir("slurm_taskprolog.jobs");
   const auto r = in_slurm("wait_for $(sbatch --parsable -n 2 -J every -o /dev/null " +
                               quoted({script}) + ")\n" +
@@ -482,8 +453,7 @@ TEST_CASE("Slurm: the TaskProlog turns mpidle on for every job, and a job can op
                           jobs_file, "", prolog);
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
-  const auto t = tree_of(tree);
-  REQUIRE(t.runs.size() == 1);  // the job that did not opt out
-  CHECK(t.staging == 0);
-  check_job(job_of(t.runs[0]), job_with(slurm_jobs(jobs_file), "JobName", "every"));
+  // The job that did not opt out, alone.
+  CHECK(runs_match_jobs(tree, jobs_file, 1, "job_name", "JobName") ==
+        std::set<std::string>{"every"});
 }

@@ -87,10 +87,13 @@ TEST_CASE("polls are counted exactly and timed by sample, as the program timed t
     INFO("Iprobe: mpidle " << iprobe->time_s << " s, the program " << observed_iprobe
                            << " s; Test: mpidle " << test->time_s << " s, the program "
                            << observed_test << " s");
-    // Not left unextrapolated (1/16 of it) nor counted 16 times.
-    CHECK(iprobe->time_s <= 1.05 * observed_iprobe);
+    // Not left unextrapolated (1/16 of it) nor counted 16 times. About half the
+    // program's time as a rule, but a sample of one poll in 16 can land on slowed
+    // polls: CI once saw 1.52 times the program's Test time (8.0 against 5.3 ms; 0 of
+    // 20 runs here since).
+    CHECK(iprobe->time_s <= 2 * observed_iprobe);
     CHECK(iprobe->time_s >= 0.2 * observed_iprobe);
-    CHECK(test->time_s <= 1.05 * observed_test);
+    CHECK(test->time_s <= 2 * observed_test);
     CHECK(test->time_s >= 0.2 * observed_test);
     CHECK(iprobe->wait_s <= iprobe->time_s);
     // How many polls were estimated: none with every poll timed, about 15 in 16 else.
