@@ -1,39 +1,14 @@
 #include "record_owner.hpp"
 
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 
+#include "model/job_metadata.hpp"
 #include "model/log_tree.hpp"
 
 namespace mpidle::fleet {
-namespace {
-
-// The account's name, or its number where the system knows no name for it (as the
-// profiler names a user without one).
-std::string user_name(uid_t uid) {
-  passwd entry{};
-  passwd* found = nullptr;
-  char buffer[4096];
-  if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found) return found->pw_name;
-  return std::to_string(uid);
-}
-
-// Whether `dir` is a log tree's day directory, .../YYYY/MM/DD: only there do run
-// directories carry the names the log tree gives them.
-bool in_day_directory(const std::filesystem::path& run) {
-  const auto digits = [](const std::filesystem::path& p, std::size_t n) {
-    const std::string s = p.filename().string();
-    return s.size() == n &&
-           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  const auto day = run.parent_path(), month = day.parent_path(), year = month.parent_path();
-  return digits(day, 2) && digits(month, 2) && digits(year, 4);
-}
-
-}  // namespace
 
 std::string owner_refusal(const std::filesystem::path& run, const std::filesystem::path& record,
                           const nlohmann::json& doc, const OwnerPolicy& policy) {
@@ -48,9 +23,10 @@ std::string owner_refusal(const std::filesystem::path& run, const std::filesyste
   if (::stat(record.c_str(), &file) != 0 || ::stat(run.c_str(), &dir) != 0) {
     return "its owner cannot be read";
   }
-  const std::string owner = user_name(file.st_uid);
+  const std::string owner = model::account_name(file.st_uid);
   if (dir.st_uid != file.st_uid) {
-    return "its record belongs to " + owner + " and its directory to " + user_name(dir.st_uid);
+    return "its record belongs to " + owner + " and its directory to " +
+           model::account_name(dir.st_uid);
   }
   // Files only the superuser or the ingesting account could have written speak
   // for anyone, as do a named service account's.
@@ -60,7 +36,8 @@ std::string owner_refusal(const std::filesystem::path& run, const std::filesyste
   if (!trusted && owner != claimed) {
     return "claims user " + claimed + " but belongs to " + owner;
   }
-  if (in_day_directory(run) && !model::log_run_name_may_be_of(run.filename().string(), claimed)) {
+  if (model::is_log_day_directory(run.parent_path()) &&
+      !model::log_run_name_may_be_of(run.filename().string(), claimed)) {
     return "claims user " + claimed + " in a directory named for another";
   }
   return {};

@@ -1,6 +1,7 @@
 #include "job_metadata.hpp"
 
 #include <elf.h>
+#include <pwd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -223,6 +224,16 @@ nlohmann::json job_json(const JobMetadata& job, const std::vector<std::string>& 
           {"start", start},
           {"end", end},
           {"metadata", job.user_metadata}};
+}
+
+std::string account_name(unsigned uid) {
+  passwd entry{};
+  passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(static_cast<uid_t>(uid), &entry, buffer, sizeof buffer, &found) == 0 && found) {
+    return found->pw_name;
+  }
+  return std::to_string(uid);
 }
 
 }  // namespace mpidle::model

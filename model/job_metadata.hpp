@@ -38,6 +38,11 @@ inline constexpr std::size_t kMaxNodeList = 4096;
 // scheduler names one: the login name of the process).
 JobMetadata detect_job(const EnvLookup& environment, const std::string& user);
 
+// The login name of account `uid`, or its number where the system knows no name
+// for it (never $USER, which any job may set). A job's user is named so, and the
+// fleet names a record's owner so to compare the two.
+std::string account_name(unsigned uid);
+
 // "k=v,k2=v2" (',' or ';' between pairs). A pair without '=' or with an empty key
 // adds one warning and is skipped.
 std::map<std::string, std::string> parse_user_metadata(const std::string& text,

@@ -15,6 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Whether `text` is digits only, and `size` of them (any number but none: 0).
+bool all_digits(const std::string& text, std::size_t size = 0) {
+  return !text.empty() && (size == 0 || text.size() == size) &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 std::string safe(const std::string& text, std::size_t max) {
   std::string out;
   for (const char c : text.substr(0, max)) {
@@ -73,21 +79,20 @@ std::string log_run_name(const std::string& user, const std::string& executable,
          (job_id.empty() ? std::string("nojob") : safe(job_id, 64)) + "_" + time;
 }
 
+bool is_log_day_directory(const fs::path& dir) {
+  const fs::path month = dir.parent_path();
+  return all_digits(dir.filename().string(), 2) && all_digits(month.filename().string(), 2) &&
+         all_digits(month.parent_path().filename().string(), 4);
+}
+
 bool log_run_name_may_be_of(const std::string& name, const std::string& user) {
   // safe() leaves no '_' in a field: a name log_run_name made has exactly three, and
   // ends in the time, HHMMSS (and "-N" for a taken name).
   if (std::count(name.begin(), name.end(), '_') != 3) return true;
   const std::string time = name.substr(name.rfind('_') + 1);
-  const auto digits = [](const std::string& t) {
-    return !t.empty() &&
-           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  const auto dash = time.find('-');
-  if (time.size() < 6 || !digits(time.substr(0, 6)) || (dash != std::string::npos && dash != 6) ||
-      (time.size() > 6 && (dash == std::string::npos || !digits(time.substr(7))))) {
-    return true;
-  }
-  return name.substr(0, name.find('_')) == safe(user, 64);
+  const bool made_here = all_digits(time.substr(0, 6), 6) &&
+                         (time.size() == 6 || (time[6] == '-' && all_digits(time.substr(7))));
+  return !made_here || name.substr(0, name.find('_')) == safe(user, 64);
 }
 
 bool is_staging_name(const std::string& name) {

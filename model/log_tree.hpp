@@ -14,6 +14,8 @@ namespace mpidle::model {
 
 // LOG_DIR/YYYY/MM/DD for the local date of `when`.
 std::filesystem::path log_day_directory(const std::filesystem::path& log_dir, std::time_t when);
+// Whether `dir` is such a day directory (its last three parts YYYY/MM/DD).
+bool is_log_day_directory(const std::filesystem::path& dir);
 
 // "<user>_<exe>_<jobid>_<HHMMSS>" ("nojob" without a job id); characters other than
 // letters, digits, '.', '+' and '-' become '-', so a name never makes a path.

@@ -1,7 +1,6 @@
 #include "log_location.hpp"
 
 #include <limits.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -15,15 +14,7 @@
 namespace mpidle::profiler {
 
 std::string process_user() {
-  passwd entry{};
-  passwd* found = nullptr;
-  char buffer[4096];
-  if (getpwuid_r(getuid(), &entry, buffer, sizeof buffer, &found) == 0 && found) {
-    return found->pw_name;
-  }
-  // Never $USER, which any job may set: the fleet checks a record's user against
-  // its files' owner, whose name is this number where the system knows no name.
-  return std::to_string(getuid());
+  return model::account_name(getuid());
 }
 
 std::string executable_path() {

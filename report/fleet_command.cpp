@@ -25,10 +25,14 @@ int ingest_command(Args args) {
   std::string db;
   fleet::OwnerPolicy owners;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--db" || args[i] == "--service-account") {
+    const auto value = [&]() -> const std::string& {
       if (i + 1 >= args.size()) throw UsageError(args[i] + " needs a value");
-      (args[i] == "--db" ? db : owners.services.emplace_back()) = args[i + 1];
-      ++i;
+      return args[++i];
+    };
+    if (args[i] == "--db") {
+      db = value();
+    } else if (args[i] == "--service-account") {
+      owners.services.push_back(value());
     } else if (args[i] == "--trust-records") {
       owners.check = false;
     } else if (!args[i].empty() && args[i][0] == '-') {

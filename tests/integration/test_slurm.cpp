@@ -341,10 +341,9 @@ TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no stagin
     const auto dir = t.runs[0] / "partial" / ("rank-" + std::to_string(rank));
     if (!fs::exists(dir / "profile.json")) continue;
     ++partial;
-    CHECK(json::parse(read_text((dir / mpidle::model::kJobRecordFile).string()))["status"] ==
-          "partial");
-    check_job(json::parse(read_text((dir / mpidle::model::kJobRecordFile).string()))["job"],
-              jobs[0]);
+    const auto record = json::parse(read_text((dir / mpidle::model::kJobRecordFile).string()));
+    CHECK(record["status"] == "partial");
+    check_job(record["job"], jobs[0]);
   }
   CHECK(partial >= 1);
 }
