@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "call_scope.hpp"
 #include "clock.hpp"
 #include "context.hpp"
 #include "model/profile_tables.hpp"
@@ -35,14 +36,33 @@ inline constinit std::uint32_t g_poll_sample = 1;
 }
 }  // namespace detail
 
-// Whether this poll (Test family, Iprobe, Improbe) goes untimed: one in
-// MPIDLE_POLL_SAMPLE is timed, and every one that is traced (a trace record needs
-// its times). Most polls: one load and one thread-local decrement.
+// Whether this poll (Test family, Iprobe, Improbe) takes the untimed path: the
+// outermost MPI call of its thread, recording, not tracing (a trace record needs
+// its times), and not the one in MPIDLE_POLL_SAMPLE that is timed. Most polls: two
+// loads, one thread-local test and one thread-local decrement.
 [[gnu::always_inline]] inline bool untimed_poll() {
-  if (detail::g_trace_open.load(std::memory_order_relaxed)) return false;
+  if (detail::tls_in_mpi || !detail::g_recording.load(std::memory_order_relaxed) ||
+      detail::g_trace_open.load(std::memory_order_relaxed))
+    return false;
   if (__builtin_expect(--detail::tls_poll_countdown != 0, 1)) return true;
   detail::tls_poll_countdown = detail::g_poll_sample <= 1 ? 1 : detail::next_poll_gap();
   return false;
+}
+
+// The untimed path's MPI call: the re-entry guard set around it, as CallScope
+// would (untimed_poll() saw it clear).
+template <typename Real, typename... Args>
+[[gnu::always_inline]] inline int call_unrecorded(Real real, Args... args) {
+  detail::tls_in_mpi = true;
+  const int rc = real(args...);
+  detail::tls_in_mpi = false;
+  return rc;
+}
+
+// An untimed poll that completed nothing: one visit of its key (no time, no bytes).
+[[gnu::always_inline]] inline void record_untimed_poll(MpiFn fn, void* return_address,
+                                                       std::int32_t peer) {
+  if (ThreadState* state = thread_state()) state->record_untimed_poll(fn, return_address, peer);
 }
 
 // Whether the current call records trace events (trace mode, or a window is open).
@@ -94,11 +114,7 @@ class Call {
   // A Test-family call or probe that completed nothing. Untimed (never traced):
   // only its visit counts.
   [[gnu::always_inline]] void record_incomplete(std::int32_t peer) {
-    if (!m_timed) {
-      if (ThreadState* state = thread_state())
-        state->record_untimed_poll(m_fn, m_return_address, peer);
-      return;
-    }
+    if (!m_timed) return record_untimed_poll(m_fn, m_return_address, peer);
     record_incomplete_timed(peer);
   }
   // Trace mode: a further record of this call (a request it completed, the

@@ -236,6 +236,63 @@ inline void record_completed_one(Call& call, const RequestSnapshot& snapshot, in
   if (table) forget_completed(*table, e);
 }
 
+// The untimed path of polls (Test family, Iprobe, Improbe; the wrappers take it
+// when untimed_poll() says so). A poll's Untimed keeps only what the poll's own
+// hook needs should the poll complete something, without a Call: the requests as
+// they were before the call (MPI nulls those it completes), copied as they are
+// and turned into keys only then; a status of its own where the program ignores
+// it. before() is false where the inline room is too small (the wrapper then
+// times the poll). The rare completion replays the poll's hook, out of line.
+template <typename Hook, typename... Args>
+[[gnu::noinline]] int complete_untimed_poll(MpiFn fn, void* callsite, int rc, Args... args) {
+  CallScope scope;  // mpidle's own work: never recorded
+  Call call(fn, callsite, Call::untimed);
+  Hook hook;
+  hook.before(call, args...);
+  hook.after(call, rc);
+  return rc;
+}
+
+struct PolledRequests {
+  int count;
+  MPI_Request raw[kInline];
+  // One jump and `n` moves: a loop here became a general inline memcpy.
+  [[gnu::always_inline]] bool take(int n, const MPI_Request* requests) {
+    static_assert(kInline == 8);
+    count = requests != nullptr && n > 0 ? n : 0;
+    switch (count) {
+      default:
+        return false;  // more than kInline
+      case 8:
+        raw[7] = requests[7];
+        [[fallthrough]];
+      case 7:
+        raw[6] = requests[6];
+        [[fallthrough]];
+      case 6:
+        raw[5] = requests[5];
+        [[fallthrough]];
+      case 5:
+        raw[4] = requests[4];
+        [[fallthrough]];
+      case 4:
+        raw[3] = requests[3];
+        [[fallthrough]];
+      case 3:
+        raw[2] = requests[2];
+        [[fallthrough]];
+      case 2:
+        raw[1] = requests[1];
+        [[fallthrough]];
+      case 1:
+        raw[0] = requests[0];
+        [[fallthrough]];
+      case 0:
+        return true;
+    }
+  }
+};
+
 }  // namespace detail
 
 // ---- point-to-point -------------------------------------------------------------
@@ -536,6 +593,33 @@ struct Iprobe {
     completed(call, rc);
   }
   [[gnu::noinline]] void completed(Call& call, int rc) { m_probe.after(call, rc); }
+
+  struct Untimed {
+    int m_source;
+    int m_tag;
+    MPI_Comm m_comm;
+    int* m_flag;
+    MPI_Status* m_status;
+    MPI_Status m_own_status;
+    [[gnu::always_inline]] bool before(int source, int tag, MPI_Comm comm, int* flag,
+                                       MPI_Status*& status) {
+      m_source = source;
+      m_tag = tag;
+      m_comm = comm;
+      m_flag = flag;
+      status = detail::own_status_if_ignored(status, m_own_status);
+      m_status = status;
+      return true;
+    }
+    bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
+    std::int32_t peer() const {
+      return m_source == MPI_ANY_SOURCE ? -1 : world_peer(m_source, m_comm);
+    }
+    [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
+      return detail::complete_untimed_poll<Iprobe>(fn, callsite, rc, m_source, m_tag, m_comm,
+                                                   m_flag, m_status);
+    }
+  };
 };
 
 // A matched probe remembers the sender (and tag, communicator) for the
@@ -575,6 +659,23 @@ struct Improbe {
     completed(call, rc);
   }
   [[gnu::noinline]] void completed(Call& call, int rc) { m_mprobe.after(call, rc); }
+
+  struct Untimed {
+    Iprobe::Untimed m_iprobe;
+    MPI_Message* m_message;
+    [[gnu::always_inline]] bool before(int source, int tag, MPI_Comm comm, int* flag,
+                                       MPI_Message* message, MPI_Status*& status) {
+      m_message = message;
+      return m_iprobe.before(source, tag, comm, flag, status);
+    }
+    bool nothing_completed(int rc) const { return m_iprobe.nothing_completed(rc); }
+    std::int32_t peer() const { return m_iprobe.peer(); }
+    [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
+      const Iprobe::Untimed& p = m_iprobe;
+      return detail::complete_untimed_poll<Improbe>(fn, callsite, rc, p.m_source, p.m_tag, p.m_comm,
+                                                    p.m_flag, m_message, p.m_status);
+    }
+  };
 };
 
 inline PendingOp take_message(MPI_Message message) {
@@ -656,6 +757,26 @@ struct Test {
     completed(call, rc);
   }
   [[gnu::noinline]] void completed(Call& call, int rc) { m_wait.after(call, rc); }
+
+  struct Untimed {
+    MPI_Request m_request;
+    int* m_flag;
+    MPI_Status* m_status;
+    MPI_Status m_own_status;
+    [[gnu::always_inline]] bool before(MPI_Request* request, int* flag, MPI_Status*& status) {
+      if (request == nullptr) return false;  // erroneous: MPI says so, timed
+      m_request = *request;
+      m_flag = flag;
+      status = detail::own_status_if_ignored(status, m_own_status);
+      m_status = status;
+      return true;
+    }
+    bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
+    std::int32_t peer() const { return -1; }
+    [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
+      return detail::complete_untimed_poll<Test>(fn, callsite, rc, &m_request, m_flag, m_status);
+    }
+  };
 };
 
 struct Waitany {
@@ -687,6 +808,29 @@ struct Testany {
     completed(call, rc);
   }
   [[gnu::noinline]] void completed(Call& call, int rc) { m_waitany.after(call, rc); }
+
+  struct Untimed {
+    detail::PolledRequests m_requests;
+    int* m_index;
+    int* m_flag;
+    MPI_Status* m_status;
+    MPI_Status m_own_status;
+    [[gnu::always_inline]] bool before(int count, MPI_Request* requests, int* index, int* flag,
+                                       MPI_Status*& status) {
+      if (!m_requests.take(count, requests)) return false;
+      m_index = index;
+      m_flag = flag;
+      status = detail::own_status_if_ignored(status, m_own_status);
+      m_status = status;
+      return true;
+    }
+    bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
+    std::int32_t peer() const { return -1; }
+    [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
+      return detail::complete_untimed_poll<Testany>(fn, callsite, rc, m_requests.count,
+                                                    m_requests.raw, m_index, m_flag, m_status);
+    }
+  };
 };
 
 // Several requests (Waitall, Testall, Waitsome, Testsome). The i-th completed
@@ -756,6 +900,27 @@ struct Testall {
     completed(call, rc);
   }
   [[gnu::noinline]] void completed(Call& call, int rc) { m_waitall.after(call, rc); }
+
+  struct Untimed {
+    detail::PolledRequests m_requests;
+    int* m_flag;
+    MPI_Status* m_statuses;
+    MPI_Status m_own[detail::kInline];
+    [[gnu::always_inline]] bool before(int count, MPI_Request* requests, int* flag,
+                                       MPI_Status*& statuses) {
+      if (!m_requests.take(count, requests)) return false;
+      m_flag = flag;
+      if (statuses == MPI_STATUSES_IGNORE) statuses = m_own;
+      m_statuses = statuses;
+      return true;
+    }
+    bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
+    std::int32_t peer() const { return -1; }
+    [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
+      return detail::complete_untimed_poll<Testall>(fn, callsite, rc, m_requests.count,
+                                                    m_requests.raw, m_flag, m_statuses);
+    }
+  };
 };
 
 struct Waitsome {
@@ -781,7 +946,31 @@ struct Waitsome {
     record_completed_set(call, m_snapshot, m_indices, n, m_statuses);
   }
 };
-using Testsome = Waitsome;
+struct Testsome : Waitsome {
+  struct Untimed {
+    detail::PolledRequests m_requests;
+    int* m_outcount;
+    int* m_indices;
+    MPI_Status* m_statuses;
+    MPI_Status m_own[detail::kInline];
+    [[gnu::always_inline]] bool before(int count, MPI_Request* requests, int* outcount,
+                                       int* indices, MPI_Status*& statuses) {
+      if (!m_requests.take(count, requests)) return false;
+      m_outcount = outcount;
+      m_indices = indices;
+      if (statuses == MPI_STATUSES_IGNORE) statuses = m_own;
+      m_statuses = statuses;
+      return true;
+    }
+    // MPI_UNDEFINED (no active request) is recorded as a completion, as Waitsome's is.
+    bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && *m_outcount == 0; }
+    std::int32_t peer() const { return -1; }
+    [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
+      return detail::complete_untimed_poll<Testsome>(
+          fn, callsite, rc, m_requests.count, m_requests.raw, m_outcount, m_indices, m_statuses);
+    }
+  };
+};
 
 // ---- collectives --------------------------------------------------------------------
 // Keyed by the communicator's shape as well: a collective's cost depends on how

@@ -122,27 +122,22 @@ std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot) {
   return slot.size;
 }
 
+#ifndef MPIDLE_STATUS_COUNT_FIELD
+// The portable calls, where the build found no status field (mpi_handles.hpp).
 std::uint64_t received_bytes(const MPI_Status* status, std::uint64_t fallback) {
   if (status == nullptr || status == MPI_STATUS_IGNORE) return fallback;
-#ifdef MPIDLE_STATUS_COUNT_FIELD
-  const std::int64_t count = mpidle_status_count_bytes(status);
-#else
   // Counted in MPI_BYTE: every MPI stores a received message's size in bytes.
   MPI_Count count = MPI_UNDEFINED;
   if (call_real(real_get_elements_x, status, MPI_BYTE, &count) != MPI_SUCCESS) return fallback;
   if (count == MPI_UNDEFINED) return fallback;
-#endif
   return count < 0 ? fallback : static_cast<std::uint64_t>(count);
 }
 
 bool was_cancelled(const MPI_Status* status) {
   if (status == nullptr || status == MPI_STATUS_IGNORE) return false;
-#ifdef MPIDLE_STATUS_COUNT_FIELD
-  return mpidle_status_cancelled(status) != 0;
-#else
   int flag = 0;
   return call_real(real_test_cancelled, status, &flag) == MPI_SUCCESS && flag != 0;
-#endif
 }
+#endif
 
 }  // namespace mpidle::profiler

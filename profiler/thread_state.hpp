@@ -73,8 +73,8 @@ class ThreadState {
     const auto returns_to = reinterpret_cast<std::uintptr_t>(return_address);
     const auto f = static_cast<std::uint16_t>(fn);
     PollKey& poll = m_polls[poll_index(returns_to)];
-    if (__builtin_expect(poll.stats != nullptr && poll.callsite == returns_to &&
-                             poll.function == f && poll.peer == peer,
+    // A slot's callsite is set only with its statistics (0 in an empty slot).
+    if (__builtin_expect(poll.callsite == returns_to && poll.function == f && poll.peer == peer,
                          1)) {
       ++poll.stats->visits;
       ++poll.stats->untimed;

@@ -262,7 +262,11 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
     fn_type = f"int (*)({', '.join(decl_list)})"
     out.append(f"// {name}: {kind}")
     out.append(f"static mpidle::profiler::RealFunction<{fn_type}> real_{name}{{\"P{name}\"}};")
-    out.append(f"[[gnu::always_inline]] static inline int wrap_{name}({inner_params}) {{")
+    # A poll's recorded path is a function of its own: the untimed path (below)
+    # reaches it by a tail call, so that the untimed one saves no registers for it.
+    inline = "[[gnu::noinline]] static" if kind in POLL_KINDS else \
+        "[[gnu::always_inline]] static inline"
+    out.append(f"{inline} int wrap_{name}({inner_params}) {{")
     out.append(f"  const auto real = real_{name}.get();")
     out.append(f"  if (real == nullptr) return mpidle::profiler::missing_function(\"P{name}\");")
     out.append("  mpidle::profiler::CallScope scope;")
@@ -288,18 +292,6 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
         hook_args = ", ".join(["call"] + [role_value(r, roles, types, where)
                                           for r in KIND_ROLES[kind]])
         out.append(f"  if (!scope.records()) return real({forward});")
-        if kind in POLL_KINDS:
-            # Most polls: no clock read, no trace; the hook's timing and tracing
-            # branches fold away on this path (Call::untimed).
-            out.append("  if (mpidle::profiler::untimed_poll()) {")
-            out.append(f"    mpidle::profiler::Call call(mpidle::profiler::MpiFn::{name}, "
-                       "mpidle_callsite, mpidle::profiler::Call::untimed);")
-            out.append(f"    mpidle::profiler::hooks::{camel(kind)} hook;")
-            out.append(f"    hook.before({hook_args});")
-            out.append(f"    const int rc = real({forward});")
-            out.append("    hook.after(call, rc);")
-            out.append("    return rc;")
-            out.append("  }")
         out.append(f"  mpidle::profiler::Call call(mpidle::profiler::MpiFn::{name}, mpidle_callsite);")
         out.append(f"  mpidle::profiler::hooks::{camel(kind)} hook;")
         out.append(f"  hook.before({hook_args});")
@@ -311,6 +303,29 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
     out.append("}")
     call_args = ", ".join(["__builtin_return_address(0)"] + args +
                           (["mpidle_names"] if names else []))
+    lean = []
+    if kind in POLL_KINDS:
+        # Most polls: no Call, no clock read, no trace, no request keys; only a
+        # completion (out of line) runs the poll's own hook (hooks::K::Untimed).
+        # The callsite is read again after the call, from the stack, rather than
+        # kept in a register that would have to be saved.
+        lean_args = ", ".join(role_value(r, roles, types, where) for r in KIND_ROLES[kind])
+        lean = [
+            "  if (mpidle::profiler::untimed_poll()) {",
+            f"    const auto real = real_{name}.get();",
+            f"    mpidle::profiler::hooks::{camel(kind)}::Untimed poll;",
+            f"    if (real != nullptr && poll.before({lean_args})) {{",
+            f"      const int rc = mpidle::profiler::call_unrecorded(real, {forward});",
+            "      if (__builtin_expect(poll.nothing_completed(rc), 1)) {",
+            f"        mpidle::profiler::record_untimed_poll(mpidle::profiler::MpiFn::{name}, "
+            "__builtin_return_address(0), poll.peer());",
+            "        return rc;",
+            "      }",
+            f"      return poll.completed(mpidle::profiler::MpiFn::{name}, "
+            "__builtin_return_address(0), rc);",
+            "    }",
+            "  }",
+        ]
     for prefix in ("", "P"):
         out.append(f"extern \"C\" MPIDLE_EXPORT int {prefix}{name}({params}) {{")
         if names:
@@ -320,6 +335,7 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
             out.append("  va_end(mpidle_names);")
             out.append("  return rc;")
         else:
+            out.extend(lean)
             out.append(f"  return wrap_{name}({call_args});")
         out.append("}")
     out.append("")

@@ -142,8 +142,13 @@ TEST_CASE("ranks of other communicators are reported as world ranks", "[mpi]") {
 }
 
 TEST_CASE("completion calls: peers, sizes and calls that completed nothing", "[mpi]") {
-  const auto dir = scratch_dir("completion");
-  const auto r = run_mpi(2, program("completion_calls"), {}, {{"MPIDLE_OUTPUT", dir}});
+  // 65536: every poll after a thread's first goes untimed, so completions are
+  // recorded on the polls' untimed path; 16: on either path.
+  const std::string sample = GENERATE("16", "65536");
+  const auto dir = scratch_dir("completion" + sample);
+  const auto r = run_mpi(2, program("completion_calls"), {},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_POLL_SAMPLE", sample}});
+  INFO("MPIDLE_POLL_SAMPLE=" << sample << "\n" << r.err);
   REQUIRE(r.status == 0);
   const auto truth = truth_of(r.out);
   REQUIRE(truth.contains("failed_tests"));
@@ -162,9 +167,17 @@ TEST_CASE("completion calls: peers, sizes and calls that completed nothing", "[m
   REQUIRE(iprobe != nullptr);
   CHECK(iprobe->calls == count("iprobes"));
   CHECK(iprobe->incomplete_calls == count("failed_iprobes"));
+  const std::pair<const char*, std::string> more_polls[] = {
+      {"MPI_Testany", "testanys"}, {"MPI_Testsome", "testsomes"}, {"MPI_Improbe", "improbes"}};
+  for (const auto& [fn, key] : more_polls) {
+    const auto* row = function_row(p, fn);
+    REQUIRE(row != nullptr);
+    CHECK(row->calls == count(key.c_str()));
+    CHECK(row->incomplete_calls == count(("failed_" + key).c_str()));
+  }
   CHECK(calls_of(p, "MPI_Waitany") == 1);
   CHECK(calls_of(p, "MPI_Start") == 6);
-  CHECK(calls_of(p, "MPI_Wait") == 3 + 1 + 3);
+  CHECK(calls_of(p, "MPI_Wait") == 3 + 1 + 3 + 1);
 
   auto has_minimum = [&](const char* fn, std::int64_t rank, std::int64_t peer, std::int64_t sc) {
     return std::any_of(p.rank_minima.begin(), p.rank_minima.end(), [&](const auto& m) {
@@ -180,6 +193,14 @@ TEST_CASE("completion calls: peers, sizes and calls that completed nothing", "[m
   CHECK(has_minimum("MPI_Testall", 1, -1, 6));
   // Iprobe with MPI_ANY_SOURCE that found the message names the sender.
   CHECK(has_minimum("MPI_Iprobe", 1, 0, 0));
+  // Wildcard receives completed under ignored statuses: the sender and the bytes
+  // from the status mpidle passed. Testany: 5 doubles (40 bytes -> class 6).
+  CHECK(has_minimum("MPI_Testany", 1, 0, 6));
+  // Testsome: 3 doubles (24 bytes -> class 5).
+  CHECK(has_minimum("MPI_Testsome", 1, 0, 5));
+  // Improbe names the sender; the Mrecv of its message gets 7 doubles (56 -> 6).
+  CHECK(has_minimum("MPI_Improbe", 1, 0, 0));
+  CHECK(has_minimum("MPI_Mrecv", 1, 0, 6));
   // Persistent requests keep their peer and size over every round (24 bytes → 5).
   CHECK(has_minimum("MPI_Wait", 1, 0, 5));
   CHECK(has_minimum("MPI_Wait", 0, 1, 5));
