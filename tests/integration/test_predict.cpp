@@ -110,9 +110,10 @@ constexpr double kWorkloadIdeal = 100 * 5000e-6 * 1.1;  // the slower rank compu
 // predict_workload takes on an idle node (`ideal`: its slower rank's bursts plus
 // what the run adds on purpose). Comparing two disturbed runs would measure the
 // load, not the model.
-bool undisturbed(const Traced& t, double ideal) {
+// An undisturbed run takes at most `slack` times `ideal` plus `margin` seconds.
+bool undisturbed(const Traced& t, double ideal, double slack = 1.2, double margin = 0.02) {
   INFO("wall " << t.wall << " s, ideal " << ideal << " s, stolen " << t.stolen << " s");
-  return t.stolen < 0.01 * t.wall + 1e-3 && t.wall < 1.2 * ideal + 0.02;
+  return t.stolen < 0.01 * t.wall + 1e-3 && t.wall < slack * ideal + margin;
 }
 
 // CPU the node spent on processes other than this test and the children it has
@@ -233,7 +234,14 @@ TEST_CASE("predict: a CPU scale matches a run whose compute really was scaled", 
       auto args = kWorkload;
       args.insert(args.end(), {"--compute-scale", std::to_string(scale)});
       const auto scaled = traced_workload("predict_cpu_scaled", args);
-      if (!undisturbed(base, kWorkloadIdeal) || !undisturbed(scaled, kWorkloadIdeal * scale)) {
+      // Both runs within 5% (plus 5 ms) of what they take alone: the prediction
+      // replays the base run's trace, so a base run slowed and a scaled run not
+      // (or the reverse) differ by the disturbance, not the model. Their waits
+      // (busy polls) lose the core to other load without the bursts' count of
+      // stolen time seeing it: CI once saw 0.307 s at scale 0.5, 12% over the
+      // 0.275 s it takes alone, against 0.276 s predicted.
+      if (!undisturbed(base, kWorkloadIdeal, 1.05, 0.005) ||
+          !undisturbed(scaled, kWorkloadIdeal * scale, 1.05, 0.005)) {
         return false;
       }
       const auto p = predict(base.dir, {"--machine", here, "--cpu-scale", std::to_string(scale)});
