@@ -407,7 +407,7 @@ struct StartP2P {
       }
     }
   }
-  void after(Call& call, int rc) {
+  [[gnu::always_inline]] void after(Call& call, int rc) {
     call.record(m_bytes, m_peer == kPeerFromStatus ? -1 : m_peer);
     if (rc != MPI_SUCCESS) return;
     HandleTable* table = detail::requests();
