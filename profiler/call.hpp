@@ -41,8 +41,8 @@ inline constinit std::uint32_t g_poll_sample = 1;
 // its times), and not the one in MPIDLE_POLL_SAMPLE that is timed. Most polls: two
 // loads, one thread-local test and one thread-local decrement.
 [[gnu::always_inline]] inline bool untimed_poll() {
-  if (detail::tls_in_mpi || !detail::g_recording.load(std::memory_order_relaxed) ||
-      detail::g_trace_open.load(std::memory_order_relaxed))
+  if (detail::g_trace_open.load(std::memory_order_relaxed) ||
+      !detail::g_recording.load(std::memory_order_relaxed) || detail::tls_in_mpi)
     return false;
   if (__builtin_expect(--detail::tls_poll_countdown != 0, 1)) return true;
   detail::tls_poll_countdown = detail::g_poll_sample <= 1 ? 1 : detail::next_poll_gap();
