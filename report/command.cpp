@@ -12,16 +12,18 @@ namespace mpidle::report {
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run",
-       "mpidle run [--output DIR] [--wait-estimate E] [--callsite-depth N] [--trace] -- "
+       "mpidle run [-o|--output DIR] [--wait-estimate E] [--callsite-depth N] [--trace] -- "
        "LAUNCHER "
        "ARGS...\n"
        "  e.g. mpidle run -- mpiexec -n 4 ./app input.dat\n\n"
        "Runs the command with libmpidle.so preloaded into every MPI process, then\n"
        "prints where the profile is and a five-line summary on stderr. Exits with\n"
        "the command's exit status.\n\n"
-       "  --output DIR        run directory (default mpidle-<app>-<YYYYmmdd-HHMMSS>)\n"
-       "  --wait-estimate E   the wait the reports show: robust (default), minimum, global\n"
+       "  -o, --output DIR    run directory (default mpidle-<app>-<YYYYmmdd-HHMMSS>)\n"
+       "  --wait-estimate E   the wait the reports show: calibrated (default), robust,\n"
+       "                      minimum, global\n"
        "  --global-min        the same as --wait-estimate global\n"
+       "  --metadata K=V,...  the user's own pairs for the job record\n"
        "  --callsite-depth N  stack frames per callsite (1 = caller only; >1 uses libunwind)\n"
        "  --trace             also record a trace: one merged, clock-synchronized file\n"
        "  --pcontrol P        MPI_Pcontrol's convention: pause (mpiP's, default), regions\n"

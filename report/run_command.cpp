@@ -42,7 +42,9 @@ RunOptions parse_run_args(Args args) {
       ++i;
       break;
     }
-    if (const model::SettingSpec* spec = model::find_setting_for_option(a)) {
+    // -o: the run directory's short name, as mpiP's and Score-P's users type it.
+    if (const model::SettingSpec* spec =
+            model::find_setting_for_option(a == "-o" ? std::string("--output") : a)) {
       std::string value = "1";
       if (spec->type != model::SettingType::flag) {
         if (i + 1 >= args.size()) throw UsageError(a + " needs a value");

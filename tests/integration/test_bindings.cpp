@@ -78,8 +78,9 @@ TEST_CASE("Fortran programs are counted exactly once per call", "[mpi]") {
 TEST_CASE("NetPIPE from Debian runs unmodified with exact call counts", "[mpi]") {
   const int repeats = 40;
   const auto dir = scratch_dir("netpipe");
-  const auto r = run({build_tree::mpidle_bin, "run", "--output", dir, "--", build_tree::mpiexec,
-                      "-n", "2", build_tree::netpipe, "-l", "1", "-u", "1", "-p", "0", "-n",
+  // mpidle's -o names the run directory; NetPIPE's own -o, after --, its output file.
+  const auto r = run({build_tree::mpidle_bin, "run", "-o", dir, "--", build_tree::mpiexec, "-n",
+                      "2", build_tree::netpipe, "-l", "1", "-u", "1", "-p", "0", "-n",
                       std::to_string(repeats), "-o", dir + ".np.out"});
   INFO(r.err);
   REQUIRE(r.status == 0);
