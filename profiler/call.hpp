@@ -39,7 +39,7 @@ inline constinit std::uint32_t g_poll_sample = 1;
 // Whether this poll (Test family, Iprobe, Improbe) takes the untimed path: the
 // outermost MPI call of its thread, recording, not tracing (a trace record needs
 // its times), and not the one in MPIDLE_POLL_SAMPLE that is timed. Most polls: two
-// loads, one thread-local test and one thread-local decrement.
+// loads, a thread-local test and a thread-local decrement.
 [[gnu::always_inline]] inline bool untimed_poll() {
   if (detail::g_trace_open.load(std::memory_order_relaxed) ||
       !detail::g_recording.load(std::memory_order_relaxed) || detail::tls_in_mpi)
@@ -78,9 +78,8 @@ class Call {
     // Trace fields cost nothing in profile mode: set only when tracing.
     if (tracing()) m_trace = TraceInfo{};
   }
-  // A poll that untimed_poll() left untimed: never traced, no clock read. The
-  // wrapper's path for it knows this, so that the hook's tracing and timing
-  // branches fold away.
+  // A poll that untimed_poll() left untimed and that completed something
+  // (hooks::detail::complete_untimed_poll): never traced, no clock read.
   enum Untimed { untimed };
   [[gnu::always_inline]] Call(MpiFn fn, void* return_address, Untimed)
       : m_fn(fn), m_return_address(return_address), m_timed(false) {
@@ -111,11 +110,11 @@ class Call {
     m_comm_shape = comm_shape;
     record(bytes, peer);
   }
-  // A Test-family call or probe that completed nothing. Untimed (never traced):
-  // only its visit counts.
-  [[gnu::always_inline]] void record_incomplete(std::int32_t peer) {
-    if (!m_timed) return record_untimed_poll(m_fn, m_return_address, peer);
-    record_incomplete_timed(peer);
+  // A Test-family call or probe that completed nothing, timed or traced (an untimed
+  // one never reaches its hook: the wrapper's untimed path records it). Out of
+  // line, so that the hooks' inlined paths keep few registers.
+  [[gnu::noinline]] void record_incomplete(std::int32_t peer) {
+    record_as(static_cast<std::int16_t>(model::kSizeClassIncomplete), 0, peer);
   }
   // Trace mode: a further record of this call (a request it completed, the
   // receive half of a Sendrecv), with the call's times.
@@ -137,11 +136,6 @@ class Call {
     if (ThreadState* state = thread_state()) state->papi_call_end();
   }
 
-  // A sampled or traced poll that completed nothing: out of line, so that the
-  // wrappers' untimed path keeps few registers.
-  [[gnu::noinline]] void record_incomplete_timed(std::int32_t peer) {
-    record_as(static_cast<std::int16_t>(model::kSizeClassIncomplete), 0, peer);
-  }
   // Inlined: one table update per call, without a call of its own.
   [[gnu::always_inline]] void record_as(std::int16_t size_class, std::uint64_t bytes,
                                         std::int32_t peer) {

@@ -253,6 +253,16 @@ template <typename Hook, typename... Args>
   return rc;
 }
 
+// A status of its own where the program ignores it (own_status_if_ignored).
+struct PolledStatus {
+  MPI_Status* status;
+  MPI_Status own;
+  [[gnu::always_inline]] void take(MPI_Status*& program_status) {
+    program_status = own_status_if_ignored(program_status, own);
+    status = program_status;
+  }
+};
+
 struct PolledRequests {
   int count;
   MPI_Request raw[kInline];
@@ -290,6 +300,21 @@ struct PolledRequests {
       case 0:
         return true;
     }
+  }
+};
+
+// Testall's and Testsome's: the requests and, where the program ignores them,
+// statuses of its own (own_statuses_if_ignored: at most kInline, inline room).
+struct PolledSet {
+  PolledRequests requests;
+  MPI_Status* statuses;
+  MPI_Status own[kInline];
+  [[gnu::always_inline]] bool take(int count, const MPI_Request* polled,
+                                   MPI_Status*& program_statuses) {
+    if (!requests.take(count, polled)) return false;
+    program_statuses = own_statuses_if_ignored(program_statuses, requests.count, own);
+    statuses = program_statuses;
+    return true;
   }
 };
 
@@ -586,7 +611,7 @@ struct Iprobe {
     m_probe.before(call, source, tag, comm, status);
     m_flag = flag;
   }
-  // A poll that completed nothing stays inline (the wrappers' common path); a
+  // A poll that completed nothing stays inline (the timed path's common case); a
   // completion goes out of line.
   [[gnu::always_inline]] void after(Call& call, int rc) {
     if (rc == MPI_SUCCESS && !*m_flag) return call.record_incomplete(m_probe.posted_peer());
@@ -599,16 +624,14 @@ struct Iprobe {
     int m_tag;
     MPI_Comm m_comm;
     int* m_flag;
-    MPI_Status* m_status;
-    MPI_Status m_own_status;
+    detail::PolledStatus m_status;
     [[gnu::always_inline]] bool before(int source, int tag, MPI_Comm comm, int* flag,
                                        MPI_Status*& status) {
       m_source = source;
       m_tag = tag;
       m_comm = comm;
       m_flag = flag;
-      status = detail::own_status_if_ignored(status, m_own_status);
-      m_status = status;
+      m_status.take(status);
       return true;
     }
     bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
@@ -617,7 +640,7 @@ struct Iprobe {
     }
     [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
       return detail::complete_untimed_poll<Iprobe>(fn, callsite, rc, m_source, m_tag, m_comm,
-                                                   m_flag, m_status);
+                                                   m_flag, m_status.status);
     }
   };
 };
@@ -673,7 +696,7 @@ struct Improbe {
     [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
       const Iprobe::Untimed& p = m_iprobe;
       return detail::complete_untimed_poll<Improbe>(fn, callsite, rc, p.m_source, p.m_tag, p.m_comm,
-                                                    p.m_flag, m_message, p.m_status);
+                                                    p.m_flag, m_message, p.m_status.status);
     }
   };
 };
@@ -761,20 +784,19 @@ struct Test {
   struct Untimed {
     MPI_Request m_request;
     int* m_flag;
-    MPI_Status* m_status;
-    MPI_Status m_own_status;
+    detail::PolledStatus m_status;
     [[gnu::always_inline]] bool before(MPI_Request* request, int* flag, MPI_Status*& status) {
       if (request == nullptr) return false;  // erroneous: MPI says so, timed
       m_request = *request;
       m_flag = flag;
-      status = detail::own_status_if_ignored(status, m_own_status);
-      m_status = status;
+      m_status.take(status);
       return true;
     }
     bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
     std::int32_t peer() const { return -1; }
     [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
-      return detail::complete_untimed_poll<Test>(fn, callsite, rc, &m_request, m_flag, m_status);
+      return detail::complete_untimed_poll<Test>(fn, callsite, rc, &m_request, m_flag,
+                                                 m_status.status);
     }
   };
 };
@@ -813,22 +835,20 @@ struct Testany {
     detail::PolledRequests m_requests;
     int* m_index;
     int* m_flag;
-    MPI_Status* m_status;
-    MPI_Status m_own_status;
+    detail::PolledStatus m_status;
     [[gnu::always_inline]] bool before(int count, MPI_Request* requests, int* index, int* flag,
                                        MPI_Status*& status) {
       if (!m_requests.take(count, requests)) return false;
       m_index = index;
       m_flag = flag;
-      status = detail::own_status_if_ignored(status, m_own_status);
-      m_status = status;
+      m_status.take(status);
       return true;
     }
     bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
     std::int32_t peer() const { return -1; }
     [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
-      return detail::complete_untimed_poll<Testany>(fn, callsite, rc, m_requests.count,
-                                                    m_requests.raw, m_index, m_flag, m_status);
+      return detail::complete_untimed_poll<Testany>(
+          fn, callsite, rc, m_requests.count, m_requests.raw, m_index, m_flag, m_status.status);
     }
   };
 };
@@ -902,23 +922,18 @@ struct Testall {
   [[gnu::noinline]] void completed(Call& call, int rc) { m_waitall.after(call, rc); }
 
   struct Untimed {
-    detail::PolledRequests m_requests;
+    detail::PolledSet m_set;
     int* m_flag;
-    MPI_Status* m_statuses;
-    MPI_Status m_own[detail::kInline];
     [[gnu::always_inline]] bool before(int count, MPI_Request* requests, int* flag,
                                        MPI_Status*& statuses) {
-      if (!m_requests.take(count, requests)) return false;
       m_flag = flag;
-      if (statuses == MPI_STATUSES_IGNORE) statuses = m_own;
-      m_statuses = statuses;
-      return true;
+      return m_set.take(count, requests, statuses);
     }
     bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && !*m_flag; }
     std::int32_t peer() const { return -1; }
     [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
-      return detail::complete_untimed_poll<Testall>(fn, callsite, rc, m_requests.count,
-                                                    m_requests.raw, m_flag, m_statuses);
+      return detail::complete_untimed_poll<Testall>(fn, callsite, rc, m_set.requests.count,
+                                                    m_set.requests.raw, m_flag, m_set.statuses);
     }
   };
 };
@@ -948,26 +963,22 @@ struct Waitsome {
 };
 struct Testsome : Waitsome {
   struct Untimed {
-    detail::PolledRequests m_requests;
+    detail::PolledSet m_set;
     int* m_outcount;
     int* m_indices;
-    MPI_Status* m_statuses;
-    MPI_Status m_own[detail::kInline];
     [[gnu::always_inline]] bool before(int count, MPI_Request* requests, int* outcount,
                                        int* indices, MPI_Status*& statuses) {
-      if (!m_requests.take(count, requests)) return false;
       m_outcount = outcount;
       m_indices = indices;
-      if (statuses == MPI_STATUSES_IGNORE) statuses = m_own;
-      m_statuses = statuses;
-      return true;
+      return m_set.take(count, requests, statuses);
     }
     // MPI_UNDEFINED (no active request) is recorded as a completion, as Waitsome's is.
     bool nothing_completed(int rc) const { return rc == MPI_SUCCESS && *m_outcount == 0; }
     std::int32_t peer() const { return -1; }
     [[gnu::noinline]] int completed(MpiFn fn, void* callsite, int rc) {
-      return detail::complete_untimed_poll<Testsome>(
-          fn, callsite, rc, m_requests.count, m_requests.raw, m_outcount, m_indices, m_statuses);
+      return detail::complete_untimed_poll<Testsome>(fn, callsite, rc, m_set.requests.count,
+                                                     m_set.requests.raw, m_outcount, m_indices,
+                                                     m_set.statuses);
     }
   };
 };

@@ -39,10 +39,10 @@ CommInfo* build_comm_info(MPI_Comm comm);
 CommInfo* build_win_info(MPI_Win win);
 std::uint64_t type_size_slow(MPI_Datatype type, TypeSizeSlot& slot);
 
-// Bytes a completed receive got, from its status; `fallback` (the posted buffer)
-// when the status has no count. Called behind the second clock read. Inline
-// where the build knows the status' fields: two loads, no call.
-// Whether the operation behind a completed status was cancelled.
+// received_bytes: the bytes a completed receive got, from its status; `fallback`
+// (the posted buffer) when the status has no count. Called behind the second
+// clock read. was_cancelled: whether the operation behind a completed status was
+// cancelled. Inline where the build knows the status' fields: loads, no call.
 #ifdef MPIDLE_STATUS_COUNT_FIELD
 inline std::uint64_t received_bytes(const MPI_Status* status, std::uint64_t fallback) {
   if (status == nullptr || status == MPI_STATUS_IGNORE) return fallback;
