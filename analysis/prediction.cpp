@@ -1,7 +1,10 @@
 #include "prediction.hpp"
 
+#include "collective_cost.hpp"
 #include "model/function_catalog.hpp"
 #include "model/huge_page_allocator.hpp"
+#include "prediction_tally.hpp"
+#include "trace_links.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,16 +20,12 @@ using model::CollectiveKind;
 using model::TraceRecord;
 using model::TraceRole;
 
-constexpr std::int64_t kNotYetPredicted = std::numeric_limits<std::int64_t>::min();
-constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
+constexpr std::int64_t kNotYetPredicted = kUnknownTime;
+constexpr std::uint64_t kNone = TraceLinks::kNone;
 
 std::int64_t to_ns(double seconds) {
   return std::llround(std::max(0.0, seconds) * 1e9);
 }
-double to_s(std::int64_t ns) {
-  return static_cast<double>(ns) * 1e-9;
-}
-
 struct Instance {
   std::int64_t cost_ns = -1;         // the model's cost (−1: not yet known)
   std::int64_t latency_ns = 0;       // the 0-byte part of it
@@ -46,7 +45,16 @@ class Replay {
  public:
   Replay(const model::Trace& trace, const sync::TraceMatching& matching,
          const PredictionInput& input, const PredictionProgress& progress)
-      : m_trace(trace), m_matching(matching), m_in(input), m_progress(progress) {
+      : m_trace(trace),
+        m_matching(matching),
+        m_in(input),
+        m_progress(progress),
+        m_links(link_trace(trace, matching)),
+        m_as_send(m_links.as_send),
+        m_as_receive(m_links.as_receive),
+        m_bytes(m_links.bytes),
+        m_blocking_ends(m_links.blocking_ends),
+        m_tally(trace) {
     for (const auto& r : trace.ranks) {
       if (r.synced.size() != 2 * r.records.size()) {
         throw model::TraceError("the trace has no synchronized timestamps (run mpidle sync first)");
@@ -60,7 +68,6 @@ class Replay {
   Prediction run() {
     const std::size_t n = m_trace.ranks.size();
     m_state.assign(n, {});
-    m_split.assign(n, {});
     std::int64_t start = std::numeric_limits<std::int64_t>::max();
     for (std::size_t r = 0; r < n; ++r) {
       if (m_trace.ranks[r].records.empty()) continue;
@@ -85,7 +92,7 @@ class Replay {
         }
       }
       if (earliest_enter == std::numeric_limits<std::int64_t>::max()) break;
-      ++m_out.unresolved;
+      ++m_out_unresolved;
       advance(earliest, true);
     }
     return finish(start);
@@ -101,18 +108,9 @@ class Replay {
     bool entered = false;                   // that call's enter is published
   };
 
-  // Which message or collective instance each record takes part in.
+  // The per-message state of the replay.
   void link() {
     const std::size_t n = m_trace.ranks.size();
-    m_as_send.resize(n);
-    m_as_receive.resize(n);
-    m_as_instance.resize(n);
-    m_member.resize(n);
-    for (std::size_t r = 0; r < n; ++r) {
-      const std::size_t records = m_trace.ranks[r].records.size();
-      m_as_send[r].assign(records, kNone);
-      m_as_receive[r].assign(records, kNone);
-    }
     const auto& messages = m_matching.messages;
     m_send_enter.assign(messages.size(), kNotYetPredicted);
     m_posted.assign(messages.size(), kNotYetPredicted);
@@ -121,60 +119,18 @@ class Replay {
     m_in_link.assign(n, Link{});
     m_send_done.assign(messages.size(), kNotYetPredicted);
     m_receive_done.assign(messages.size(), kNotYetPredicted);
-    m_blocking_ends.assign(messages.size(), 0);
-    m_bytes.assign(messages.size(), 0);
     m_waiter.assign(messages.size(), -1);
     m_progress_pending.resize(n);
-    // Isend requests complete in a later record that names the same serial.
-    std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> isend_by_serial(n);
-    for (std::uint64_t m = 0; m < messages.size(); ++m) {
-      const auto& msg = messages[m];
-      m_as_send[msg.send.rank][msg.send.record] = m;
-      m_as_receive[msg.receive.rank][msg.receive.record] = m;
-      m_as_receive[msg.posted.rank][msg.posted.record] = m;
-      const auto& send = m_trace.ranks[msg.send.rank].records[msg.send.record];
-      m_bytes[m] = message_bytes(m_trace, msg);
-      if (send.role == TraceRole::isend && send.sequence != 0) {
-        isend_by_serial[msg.send.rank][send.sequence] = m;
-      }
-      // Both ends in calls that block (a send, or a Wait on an Isend, found below).
-      const auto& received = m_trace.ranks[msg.receive.rank].records[msg.receive.record];
-      m_blocking_ends[m] = send.role == TraceRole::send && !polls(received) ? 1 : 0;
-    }
-    for (std::size_t r = 0; r < n; ++r) {
-      if (isend_by_serial[r].empty()) continue;
-      const auto& records = m_trace.ranks[r].records;
-      for (std::uint64_t i = 0; i < records.size(); ++i) {
-        const auto& rec = records[i];
-        if (rec.role != TraceRole::completion || rec.collective_kind != 0) continue;
-        if (m_as_receive[r][i] != kNone) continue;
-        auto it = isend_by_serial[r].find(rec.sequence);
-        if (it == isend_by_serial[r].end()) continue;
-        m_as_send[r][i] = it->second;
-        const auto& msg = messages[it->second];
-        const auto& received = m_trace.ranks[msg.receive.rank].records[msg.receive.record];
-        m_blocking_ends[it->second] = !polls(rec) && !polls(received) ? 1 : 0;
-      }
-    }
     m_two_way = two_way_exchanges(m_trace, m_matching);
     m_instances.resize(m_matching.collectives.size());
     for (std::uint64_t c = 0; c < m_matching.collectives.size(); ++c) {
-      const auto& match = m_matching.collectives[c];
-      if (!match.complete()) continue;  // constrains nothing: its calls keep their time
-      m_instances[c].enters.assign(match.members.size(), kNotYetPredicted);
-      for (std::uint32_t k = 0; k < match.members.size(); ++k) {
-        const auto& member = match.members[k];
-        for (const auto& ref : {member.enter, member.exit}) {
-          m_as_instance[ref.rank][ref.record] = c;
-          m_member[ref.rank][ref.record] = k;
-        }
-      }
+      if (!m_matching.collectives[c].complete()) continue;
+      m_instances[c].enters.assign(m_matching.collectives[c].members.size(), kNotYetPredicted);
     }
   }
 
   void classify_functions() {
     for (const auto& f : m_trace.functions) {
-      m_polling.push_back(model::is_poll(f) ? 1 : 0);
       const std::string name = model::collective_model_for(f);
       auto it = m_in.machine.collectives.find(name);
       m_collective_model.push_back(
@@ -191,7 +147,7 @@ class Replay {
   }
 
   // A call that polls (MPI_Test*): MPI progresses there too, but the call returns.
-  bool polls(const TraceRecord& rec) const { return m_polling[rec.function] != 0; }
+  bool polls(const TraceRecord& rec) const { return m_links.polling[rec.function] != 0; }
 
   const model::MessageCosts* costs(std::uint32_t from, std::uint32_t to) const {
     const bool apart = !m_in.hosts.empty() && from < m_in.hosts.size() && to < m_in.hosts.size() &&
@@ -318,59 +274,12 @@ class Replay {
     const auto& match = m_matching.collectives[c];
     const auto& first = match.members[0].enter;
     const TraceRecord& rec = m_trace.ranks[first.rank].records[first.record];
-    const model::CollectiveModel* cm = m_collective_model[rec.function];
-    const int size = static_cast<int>(match.members.size());
-    if (cm) {
-      inst.cost_ns = to_ns(cm->at(size, rec.bytes));
-      inst.latency_ns = std::min(inst.cost_ns, to_ns(cm->at(size, 0)));
-    } else {
-      // No model for it: the fastest member's measured time, its pure cost there.
-      inst.cost_ns = std::numeric_limits<std::int64_t>::max();
-      for (const auto& m : match.members) {
-        inst.cost_ns = std::min(inst.cost_ns, synced_exit(m.exit.rank, m.exit.record) -
-                                                  synced_enter(m.enter.rank, m.enter.record));
-      }
-      inst.cost_ns = std::max<std::int64_t>(0, inst.cost_ns);
-      inst.latency_ns = inst.cost_ns;
-    }
-    const std::int64_t cost = inst.cost_ns;
-    const std::int64_t last = *std::max_element(inst.enters.begin(), inst.enters.end());
+    const CollectiveCost cost = collective_cost(m_trace, match, m_collective_model[rec.function]);
+    inst.cost_ns = cost.ns;
+    inst.latency_ns = cost.latency_ns;
     inst.exits.assign(inst.enters.size(), 0);
-    std::int64_t root_enter = kNotYetPredicted;
-    std::size_t root = inst.enters.size();
-    for (std::size_t k = 0; k < match.members.size(); ++k) {
-      if (match.members[k].rank == match.root) {
-        root = k;
-        root_enter = inst.enters[k];
-      }
-    }
-    const auto kind = root == inst.enters.size() && (match.kind == CollectiveKind::one_to_n ||
-                                                     match.kind == CollectiveKind::n_to_one)
-                          ? CollectiveKind::n_to_n
-                          : match.kind;
-    std::int64_t prefix = kNotYetPredicted;  // scans: latest enter of the members before
     for (std::size_t k = 0; k < inst.enters.size(); ++k) {
-      const std::int64_t own = inst.enters[k];
-      std::int64_t& exit = inst.exits[k];
-      switch (kind) {
-        case CollectiveKind::one_to_n:
-          exit = k == root ? own + cost : std::max(own, root_enter) + cost;
-          break;
-        case CollectiveKind::n_to_one:
-          exit = k == root ? std::max(own, last) + cost : own + cost;
-          break;
-        case CollectiveKind::scan:
-          prefix = std::max(prefix, own);
-          exit = prefix + cost;
-          break;
-        case CollectiveKind::exscan:
-          exit = std::max(own, prefix) + cost;
-          prefix = std::max(prefix, own);
-          break;
-        default:
-          exit = last + cost;
-          break;
-      }
+      inst.exits[k] = *collective_exit(match, k, inst.enters, cost.ns);
     }
     for (auto r : inst.waiting) wake(static_cast<std::int32_t>(r));
     inst.waiting.clear();
@@ -472,13 +381,13 @@ class Replay {
             force = false;
             continue;
           }
-          exit = std::max(exit, inst.exits[m_member[r].at(i)]);
+          exit = std::max(exit, inst.exits[m_links.member[r].at(i)]);
           if (inst.cost_ns > work.ns) work = {inst.cost_ns, inst.latency_ns};
         }
       }
       const bool local_call = !modelled;
       if (local_call) exit = s.enter + (measured_exit - measured_enter);
-      account(r, main, s.burst, s.enter, exit, work, local_call);
+      m_tally.call(r, main, s.burst, s.enter, exit, work.ns, work.latency_ns, local_call);
       s.clock = exit;
       s.measured_exit = measured_exit;
       s.entered = false;
@@ -491,32 +400,8 @@ class Replay {
     }
   }
 
-  // The (function, callsite) row of a call: a flat table when the trace's tables
-  // are small (they are, in practice), else a hash map.
-  std::size_t site_of(const TraceRecord& main) {
-    const std::size_t functions = m_trace.functions.size();
-    const std::size_t cells = functions * m_trace.callsites.size();
-    std::size_t* slot = nullptr;
-    if (cells <= (std::size_t{1} << 22)) {
-      if (m_site_table.empty()) m_site_table.assign(cells, kNoSite);
-      slot = &m_site_table[main.callsite * functions + main.function];
-    } else {
-      const std::uint64_t key = (main.callsite << 32) | main.function;
-      slot = &m_site_index.try_emplace(key, kNoSite).first->second;
-    }
-    if (*slot == kNoSite) {
-      *slot = m_out.sites.size();
-      SitePrediction site;
-      site.function = main.function;
-      site.callsite = static_cast<std::uint32_t>(main.callsite);
-      m_out.sites.push_back(site);
-    }
-    return *slot;
-  }
-
   std::uint64_t instance_of(std::uint32_t r, std::uint64_t i) const {
-    auto it = m_as_instance[r].find(i);
-    return it == m_as_instance[r].end() ? kNone : it->second;
+    return m_links.instance_of(r, i);
   }
 
   // What the call's enter makes known to other ranks.
@@ -568,55 +453,17 @@ class Replay {
     }
     if (rec.role == TraceRole::collective || rec.role == TraceRole::icollective) {
       const std::uint64_t c = instance_of(r, i);
-      if (c != kNone) enter_instance(c, m_member[r].at(i), enter);
+      if (c != kNone) enter_instance(c, m_links.member[r].at(i), enter);
     }
   }
 
   void park(std::uint32_t r, std::uint64_t m) { m_waiter[m] = static_cast<std::int32_t>(r); }
   void park_on_instance(std::uint32_t r, std::uint64_t c) { m_instances[c].waiting.push_back(r); }
 
-  void account(std::uint32_t r, const TraceRecord& main, std::int64_t burst, std::int64_t enter,
-               std::int64_t exit, Cost work, bool local_call) {
-    TimeSplit t;
-    t.compute_s = to_s(burst);
-    const std::int64_t duration = exit - enter;
-    if (local_call) {
-      t.other_s = to_s(duration);
-    } else {
-      const std::int64_t model = std::min(duration, work.ns);
-      const std::int64_t latency = std::min(model, work.latency_ns);
-      t.latency_s = to_s(latency);
-      t.bandwidth_s = to_s(model - latency);
-      t.wait_s = to_s(duration - model);
-    }
-    m_split[r].add(t);
-    auto& site = m_out.sites[site_of(main)];
-    ++site.calls;
-    site.time.add(t);
-  }
-
   Prediction finish(std::int64_t start) {
-    m_out.machine = m_in.machine.name;
-    m_out.cpu_scale = m_in.cpu_scale;
-    m_out.events = m_total_records;
-    for (std::size_t r = 0; r < m_trace.ranks.size(); ++r) {
-      const auto& rank = m_trace.ranks[r];
-      RankPrediction p;
-      p.time = m_split[r];
-      if (!rank.records.empty()) {
-        p.wall_s = to_s(m_state[r].clock - start);
-        p.measured_wall_s = to_s(rank.synced.back() - start);
-      }
-      m_out.wall_s = std::max(m_out.wall_s, p.wall_s);
-      m_out.measured_wall_s = std::max(m_out.measured_wall_s, p.measured_wall_s);
-      m_out.total.add(p.time);
-      m_out.ranks.push_back(p);
-    }
-    std::stable_sort(m_out.sites.begin(), m_out.sites.end(),
-                     [](const SitePrediction& a, const SitePrediction& b) {
-                       return a.time.mpi_s() > b.time.mpi_s();
-                     });
-    return std::move(m_out);
+    std::vector<std::int64_t> ends;
+    for (const auto& st : m_state) ends.push_back(st.clock);
+    return m_tally.finish(start, ends, m_in, m_total_records, m_out_unresolved);
   }
 
   const model::Trace& m_trace;
@@ -624,10 +471,10 @@ class Replay {
   const PredictionInput& m_in;
   const PredictionProgress& m_progress;
 
-  std::vector<model::HugeVector<std::uint64_t>> m_as_send, m_as_receive;  // message per record
-  // Collective records are few: a map per rank, not a vector per record.
-  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_as_instance;
-  std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> m_member;
+  const TraceLinks m_links;
+  const std::vector<model::HugeVector<std::uint64_t>>&m_as_send, &m_as_receive;
+  const model::HugeVector<std::uint64_t>& m_bytes;         // what each message carried
+  const model::HugeVector<std::uint8_t>& m_blocking_ends;  // both ends block
   model::HugeVector<std::int64_t> m_send_enter, m_posted;  // per message, predicted
   model::HugeVector<std::int64_t> m_moving;                // per message: on_links()
   // A rank's link in one direction: the latest times it is busy, in time order. Only
@@ -665,10 +512,7 @@ class Replay {
   // Per message: the predicted enters of the calls that complete it on each side,
   // and whether both of those block (only then can a transfer be held there).
   model::HugeVector<std::int64_t> m_send_done, m_receive_done;
-  model::HugeVector<std::uint8_t> m_blocking_ends;
   std::vector<std::uint8_t> m_two_way;       // per message: part of an exchange both ways
-  model::HugeVector<std::uint64_t> m_bytes;  // what each message carried
-  std::vector<std::uint8_t> m_polling;       // per function: an MPI_Test*
   model::HugeVector<std::int32_t> m_waiter;  // per message: the rank parked on it
   // Per rank: non-blocking messages it started whose progress waits for its next call
   // inside MPI (message, whether this rank sends it).
@@ -677,13 +521,10 @@ class Replay {
   std::vector<const model::CollectiveModel*> m_collective_model;  // per function
 
   std::vector<RankState> m_state;
-  std::vector<TimeSplit> m_split;
   std::vector<std::uint32_t> m_ready;
-  static constexpr std::size_t kNoSite = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> m_site_table;
-  std::unordered_map<std::uint64_t, std::size_t> m_site_index;
+  PredictionTally m_tally;
   std::uint64_t m_total_records = 0, m_done = 0, m_next_progress = 1'000'000;
-  Prediction m_out;
+  std::uint64_t m_out_unresolved = 0;
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ struct SitePrediction {
 
 struct Prediction {
   std::string machine;
+  std::string engine;  // what replayed it: "simgrid 3.32" or "mpidle"
   double cpu_scale = 1;
   double wall_s = 0;           // the run's predicted wall time
   double measured_wall_s = 0;  // the same span on the synchronized trace

@@ -61,6 +61,7 @@ json target_json(const model::Trace& trace, const Prediction& p, std::size_t top
   if (p.wall_high_s > 0) doc["wall_s_range"] = {p.wall_low_s, p.wall_high_s};
   if (p.extrapolated_bytes > 0) doc["extrapolated_bytes"] = p.extrapolated_bytes;
   if (!p.limits.empty()) doc["model_limits"] = p.limits;
+  if (!p.engine.empty()) doc["engine"] = p.engine;
   return doc;
 }
 

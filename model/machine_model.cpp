@@ -73,6 +73,8 @@ json messages_to_json(const MessageCosts& m) {
               {"receive_overhead", curve_to_json(m.receive_overhead)},
               {"protocols", std::move(protocols)}};
   if (m.exchange) doc["exchange"] = curve_to_json(*m.exchange);
+  if (m.sharing != LinkSharing::unknown) doc["sharing"] = sharing_name(m.sharing);
+  if (m.exchange_ratio > 0) doc["exchange_ratio"] = m.exchange_ratio;
   return doc;
 }
 
@@ -86,6 +88,17 @@ MessageCosts messages_from_json(const json& doc, const std::string& where) {
   }
   if (doc.contains("exchange"))
     m.exchange = curve_from_json(doc.at("exchange"), where + ".exchange");
+  if (doc.contains("sharing")) {
+    const json& v = doc.at("sharing");
+    if (v == "shared") {
+      m.sharing = LinkSharing::shared;
+    } else if (v == "split_duplex") {
+      m.sharing = LinkSharing::split_duplex;
+    } else {
+      fail(where, "\"sharing\" is not \"shared\" or \"split_duplex\"");
+    }
+  }
+  if (doc.contains("exchange_ratio")) m.exchange_ratio = number(doc, "exchange_ratio", where);
   if (!doc.contains("protocols") || !doc.at("protocols").is_array() ||
       doc.at("protocols").empty()) {
     fail(where, "\"protocols\" is not a non-empty list");
@@ -126,6 +139,18 @@ double CostCurve::at(std::uint64_t bytes) const {
   const double span = static_cast<double>(hi->bytes - lo->bytes);
   const double t = (static_cast<double>(bytes) - static_cast<double>(lo->bytes)) / span;
   return std::max(0.0, lo->seconds + t * (hi->seconds - lo->seconds));
+}
+
+double CostCurve::fixed_part(std::uint64_t bytes) const {
+  const double total = at(bytes);
+  if (points.size() < 2 || bytes <= points.front().bytes) return total;
+  auto hi = std::lower_bound(points.begin(), points.end(), bytes,
+                             [](const CostPoint& p, std::uint64_t b) { return p.bytes < b; });
+  if (hi == points.end()) hi = points.end() - 1;
+  const auto lo = hi - 1;
+  const double slope = (hi->seconds - lo->seconds) / static_cast<double>(hi->bytes - lo->bytes);
+  const double intercept = lo->seconds - slope * static_cast<double>(lo->bytes);
+  return std::clamp(intercept, 0.0, total);
 }
 
 const ProtocolSegment& MessageCosts::protocol_for(std::uint64_t bytes) const {
@@ -193,6 +218,8 @@ json machine_to_json(const MachineModel& m) {
               {"description", m.description},
               {"p2p", {{"intra_node", curve_to_json(m.p2p)}}},
               {"eager_limit_bytes", m.eager_limit_bytes}};
+  if (!m.host.empty()) doc["host"] = m.host;
+  if (!m.cpu_model.empty()) doc["cpu_model"] = m.cpu_model;
   if (m.p2p_inter_node) doc["p2p"]["inter_node"] = curve_to_json(*m.p2p_inter_node);
   if (m.messages) doc["messages"]["intra_node"] = messages_to_json(*m.messages);
   if (m.messages_inter_node) {
@@ -235,6 +262,9 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
   if (doc.contains("name") && doc.at("name").is_string()) m.name = doc.at("name");
   if (doc.contains("description") && doc.at("description").is_string()) {
     m.description = doc.at("description");
+  }
+  for (auto [key, field] : {std::pair{"host", &m.host}, std::pair{"cpu_model", &m.cpu_model}}) {
+    if (doc.contains(key) && doc.at(key).is_string()) *field = doc.at(key);
   }
   if (!doc.contains("p2p") || !doc.at("p2p").is_object()) fail(where, "no \"p2p\" object");
   const json& p2p = doc.at("p2p");
@@ -305,6 +335,37 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
     m.launches = static_cast<std::uint32_t>(n);
   }
   return m;
+}
+
+const char* sharing_name(LinkSharing sharing) {
+  switch (sharing) {
+    case LinkSharing::shared:
+      return "shared";
+    case LinkSharing::split_duplex:
+      return "split_duplex";
+    default:
+      return "unknown";
+  }
+}
+
+double exchange_ratio(const CostCurve& exchange, const CostCurve& one_way) {
+  constexpr std::uint64_t kBandwidthBound = 64 * 1024;
+  std::uint64_t largest = 0;
+  for (const auto& p : exchange.points) {
+    if (p.bytes >= kBandwidthBound && !one_way.points.empty() &&
+        p.bytes <= one_way.points.back().bytes) {
+      largest = p.bytes;
+    }
+  }
+  const double alone = largest > 0 ? one_way.at(largest) : 0;
+  return alone > 0 ? exchange.at(largest) / alone : 0;
+}
+
+LinkSharing link_sharing(const MessageCosts* costs, const CostCurve& one_way) {
+  if (costs && costs->sharing != LinkSharing::unknown) return costs->sharing;
+  const double ratio = costs && costs->exchange ? exchange_ratio(*costs->exchange, one_way) : 0;
+  if (ratio <= 0) return LinkSharing::split_duplex;
+  return ratio > 1.5 ? LinkSharing::shared : LinkSharing::split_duplex;
 }
 
 MachineModel read_machine(const std::filesystem::path& file) {

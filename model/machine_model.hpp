@@ -36,6 +36,10 @@ struct CostCurve {
   std::vector<CostPoint> points;
   double at(std::uint64_t bytes) const;
   double latency_s() const { return at(0); }
+  // The part of at(bytes) that does not grow with size on its segment: the
+  // segment's intercept at 0 bytes, within [0, at(bytes)]. At most the first point's
+  // size, all of it. SMPI's piecewise model: each segment its latency and bandwidth.
+  double fixed_part(std::uint64_t bytes) const;
   // Bytes per second of the last segment (0 if the curve has fewer than two points
   // or does not grow).
   double bandwidth_bytes_per_s() const;
@@ -78,6 +82,12 @@ struct ProtocolSegment {
 // What one message costs each side's CPU besides its one-way time (LogGP's o):
 // the send call of a message that need not wait for its receiver, and the receive
 // of one that has arrived. The one-way time (MachineModel::p2p) includes both.
+// Whether two transfers at once on a link share its rate (one medium for both
+// directions, as a rate limit on one loopback) or each direction has its own (a
+// full-duplex network card, split-duplex in SimGrid's terms).
+enum class LinkSharing : std::uint8_t { unknown = 0, shared = 1, split_duplex = 2 };
+const char* sharing_name(LinkSharing sharing);
+
 struct MessageCosts {
   CostCurve send_overhead;
   CostCurve receive_overhead;
@@ -87,13 +97,29 @@ struct MessageCosts {
   // TCP) the rendezvous answers, which one-way times do not show. Absent in models
   // of earlier probes: such an exchange is then costed one way per direction.
   std::optional<CostCurve> exchange;
+  // As the probe measured it: the exchange both ways over one way at the largest size
+  // both curves have (exchange_ratio, 0: not measured), and what that says.
+  LinkSharing sharing = LinkSharing::unknown;
+  double exchange_ratio = 0;
   const ProtocolSegment& protocol_for(std::uint64_t bytes) const;
 };
+
+// The link's sharing: as the model says, else from its exchange curve against the
+// one-way curve at the largest size both measured (from 64 KiB, where bandwidth
+// decides: twice one way or more than 1.5 times is one medium), else split-duplex,
+// as every switched interconnect is.
+LinkSharing link_sharing(const MessageCosts* costs, const CostCurve& one_way);
+// The exchange both ways over one way at the largest size of both curves that is at
+// least 64 KiB, 0 where there is none.
+double exchange_ratio(const CostCurve& exchange, const CostCurve& one_way);
 
 struct MachineModel {
   std::string name;         // e.g. the host name of the probe's rank 0
   std::string description;  // MPI library, node names, date
-  CostCurve p2p;            // one message's time between ranks of one node: half a ping-pong
+  // Where the probe ran (its rank 0's host name and /proc/cpuinfo's model name):
+  // two models of one host and CPU model compare compute at factor 1.
+  std::string host, cpu_model;
+  CostCurve p2p;  // one message's time between ranks of one node: half a ping-pong
   std::optional<CostCurve> p2p_inter_node;  // between nodes, when the probe had two
   // Sends up to this size complete without the receiver (eager protocol).
   std::uint64_t eager_limit_bytes = 0;

@@ -298,6 +298,23 @@ int main(int argc, char** argv) {
     if (same_node < 0) m.messages = m.messages_inter_node;
     progress("message costs between nodes: " + overheads_text(*m.messages_inter_node));
   }
+  // Whether both directions of the link share its rate: the exchange both ways
+  // against one way, at the largest size (docs/prediction.md, "The platform").
+  auto measure_sharing = [](std::optional<mpidle::model::MessageCosts>& costs,
+                            const mpidle::model::CostCurve& one_way) {
+    if (!costs || !costs->exchange) return;
+    costs->exchange_ratio = mpidle::model::exchange_ratio(*costs->exchange, one_way);
+    costs->sharing = mpidle::model::link_sharing(&*costs, one_way);
+  };
+  measure_sharing(m.messages, m.p2p);
+  if (m.p2p_inter_node) measure_sharing(m.messages_inter_node, *m.p2p_inter_node);
+  if (m.messages) {
+    progress(std::string("link: ") + mpidle::model::sharing_name(m.messages->sharing) +
+             " (an exchange both ways takes " + std::to_string(m.messages->exchange_ratio) +
+             " x one way)");
+  }
+  m.host = host_of(0);
+  m.cpu_model = mpidle::probe::cpu_model_name();
   measure_collectives(m, size);
 
   progress("compute kernels (every rank at once)");

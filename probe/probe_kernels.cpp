@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <vector>
 
 namespace mpidle::probe {
@@ -67,6 +68,19 @@ KernelTime compute_bound_kernel(int max_rounds) {
     g_sink = x;
     return took;
   });
+}
+
+std::string cpu_model_name() {
+  std::ifstream info("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(info, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) break;
+    const auto start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? std::string() : line.substr(start);
+  }
+  return {};
 }
 
 }  // namespace mpidle::probe

@@ -1,4 +1,6 @@
 #pragma once
+
+#include <string>
 // The two fixed compute kernels of a machine model (docs/prediction.md): their
 // times on two machines compare the machines' CPUs for compute bursts.
 
@@ -22,5 +24,9 @@ KernelTime memory_bound_kernel(int max_rounds);
 // 2·10^8 dependent multiply-adds on doubles: bound by the core's floating-point
 // latency and clock.
 KernelTime compute_bound_kernel(int max_rounds);
+
+// The CPU's model name (/proc/cpuinfo's "model name"; empty where there is none):
+// two probes of one host and CPU model compute alike (docs/prediction.md).
+std::string cpu_model_name();
 
 }  // namespace mpidle::probe

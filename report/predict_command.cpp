@@ -1,5 +1,6 @@
 // mpidle predict: a trace run replayed on target machine models (docs/prediction.md).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include "analysis/prediction.hpp"
 #include "analysis/prediction_limits.hpp"
 #include "analysis/prediction_output.hpp"
+#include "analysis/simgrid_prediction.hpp"
 #include "command.hpp"
 #include "model/json_fields.hpp"
 #include "model/machine_model.hpp"
@@ -35,6 +37,7 @@ struct PredictOptions {
   double latency_s = -1;
   double bandwidth = -1;
   std::size_t top = 5;
+  std::string engine;  // "simgrid" or "mpidle"; empty: SimGrid where built in
 };
 
 PredictOptions parse(Args args) {
@@ -43,7 +46,7 @@ PredictOptions parse(Args args) {
     const std::string& a = args[i];
     const bool takes_value = a == "--machine" || a == "--source" || a == "--cpu-scale" ||
                              a == "--latency" || a == "--bandwidth" || a == "--top" ||
-                             a == "--against";
+                             a == "--against" || a == "--cpu-factor" || a == "--engine";
     if (!takes_value) {
       take_positional(a, o.run, "run directory");
       continue;
@@ -58,10 +61,18 @@ PredictOptions parse(Args args) {
       o.against = v;
     } else if (a == "--top") {
       o.top = top_option(v);
+    } else if (a == "--engine") {
+      if (v != "simgrid" && v != "mpidle") throw UsageError("--engine is simgrid or mpidle");
+      if (v == "simgrid" && !analysis::simgrid_available()) {
+        throw UsageError(
+            "--engine simgrid: this mpidle was built without SimGrid "
+            "(install libsimgrid-dev and build again)");
+      }
+      o.engine = v;
     } else {
       const double x = number_option(a, v);
-      if (a == "--cpu-scale") {
-        if (!(x > 0 && x < 1e6)) throw UsageError("--cpu-scale must be a positive factor");
+      if (a == "--cpu-scale" || a == "--cpu-factor") {
+        if (!(x > 0 && x < 1e6)) throw UsageError(a + " must be a positive factor");
         o.cpu_scale = x;
       } else if (a == "--latency") {
         if (!(x >= 0 && x < 10)) throw UsageError("--latency is in seconds, from 0 to 10");
@@ -74,6 +85,7 @@ PredictOptions parse(Args args) {
   }
   if (o.run.empty()) throw UsageError("which run? (mpidle predict RUN_DIR --machine FILE)");
   if (o.machines.empty()) throw UsageError("which machine? (--machine FILE, from mpidle probe)");
+  if (o.engine.empty()) o.engine = analysis::simgrid_available() ? "simgrid" : "mpidle";
   if (!o.against.empty() && o.machines.size() != 1) {
     throw UsageError("--against checks one machine's prediction: give one --machine");
   }
@@ -105,6 +117,30 @@ model::MachineModel adjusted(model::MachineModel m, const PredictOptions& o) {
   return m;
 }
 
+// One replay of the trace on the chosen engine; SimGrid's failures (an inconsistent
+// trace that blocks it, a platform too large for its route table) fall back to
+// mpidle's own replay, which resolves cycles, and say so once.
+analysis::Prediction replay(const PredictOptions& o, const model::Trace& trace,
+                            const sync::TraceMatching& matching,
+                            const analysis::PredictionInput& input,
+                            const analysis::PredictionProgress& progress = {}) {
+  if (o.engine == "simgrid") {
+    try {
+      analysis::Prediction p = analysis::predict_simgrid(trace, matching, input);
+      p.engine = "simgrid " + analysis::simgrid_version();
+      return p;
+    } catch (const analysis::EngineError& e) {
+      std::fprintf(stderr,
+                   "mpidle predict: %s: SimGrid could not replay the trace (%s): "
+                   "mpidle's own replay instead\n",
+                   input.machine.name.c_str(), e.what());
+    }
+  }
+  analysis::Prediction p = analysis::predict(trace, matching, input, progress);
+  p.engine = "mpidle";
+  return p;
+}
+
 std::string times(double predicted, double measured) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", measured > 0 ? predicted / measured : 0.0);
@@ -114,8 +150,8 @@ std::string times(double predicted, double measured) {
 void print_target(const model::Trace& trace, const analysis::Prediction& p, std::size_t top) {
   const auto& t = p.total;
   const double whole = t.total_s() > 0 ? t.total_s() : 1;
-  std::printf("\n%s (CPU x%.3g): predicted wall %s (%s of measured %s); dominated by %s\n",
-              p.machine.c_str(), p.cpu_scale, seconds(p.wall_s).c_str(),
+  std::printf("\n%s (CPU x%.3g, %s): predicted wall %s (%s of measured %s); dominated by %s\n",
+              p.machine.c_str(), p.cpu_scale, p.engine.c_str(), seconds(p.wall_s).c_str(),
               times(p.wall_s, p.measured_wall_s).c_str(), seconds(p.measured_wall_s).c_str(),
               p.dominant().c_str());
   if (p.wall_high_s > 0) {
@@ -213,6 +249,21 @@ int predict_command(Args args) {
     input.cpu_scale = 1;
     if (o.cpu_scale > 0) {
       input.cpu_scale = o.cpu_scale;
+    } else if (source && !source->host.empty() && source->host == input.machine.host &&
+               !source->cpu_model.empty() && source->cpu_model == input.machine.cpu_model) {
+      // One host and CPU model probed twice (say inside and outside a network
+      // namespace): one CPU, whatever the kernels' times say (--cpu-factor to differ).
+      if (source->compute && input.machine.compute) {
+        const double ratio = model::cpu_ratio(*source->compute, *input.machine.compute);
+        if (std::abs(ratio - 1) > 0.03) {
+          std::fprintf(stderr,
+                       "mpidle predict: %s: probed on the same host and CPU (%s) as the source, "
+                       "yet its kernels ran %.1f%% %s: compute keeps its time (--cpu-factor "
+                       "to set one)\n",
+                       input.machine.name.c_str(), source->cpu_model.c_str(),
+                       100 * std::abs(ratio - 1), ratio > 1 ? "slower" : "faster");
+        }
+      }
     } else if (source && source->compute && input.machine.compute) {
       input.cpu_scale = model::cpu_factor(*source->compute, *input.machine.compute);
       const double ratio = model::cpu_ratio(*source->compute, *input.machine.compute);
@@ -228,7 +279,7 @@ int predict_command(Args args) {
                    "mpidle predict: compute bursts keep their measured time (give --source with "
                    "the model of the machine the run was traced on, or --cpu-scale)\n");
     }
-    predictions.push_back(analysis::predict(trace, matching, input, [&](double done) {
+    predictions.push_back(replay(o, trace, matching, input, [&](double done) {
       if (show_progress)
         std::fprintf(stderr, "mpidle predict: %s %3.0f%%\r", input.machine.name.c_str(),
                      100 * done);
@@ -245,7 +296,7 @@ int predict_command(Args args) {
         analysis::PredictionInput end = input;
         end.machine = model::shifted_by_spread(input.machine, direction);
         end.cpu_scale = input.cpu_scale * (1 + direction * cpu_spread);
-        const double wall = analysis::predict(trace, matching, end).wall_s;
+        const double wall = replay(o, trace, matching, end).wall_s;
         (direction < 0 ? p.wall_low_s : p.wall_high_s) = wall;
       }
       // A faster network can leave a rank waiting longer elsewhere: the ends are sorted,

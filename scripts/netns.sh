@@ -7,11 +7,19 @@
 # fixed by the kernel whatever speed state the VM is in. Needs root
 # (CAP_NET_ADMIN); the tests and the bench skip without it.
 #
-#   netns.sh run NAME RATE [RANKS] -- LAUNCH...   cluster up, LAUNCH, cluster down
-#   netns.sh rank PROGRAM...                       (inside LAUNCH) PROGRAM in its rank's namespace
-#   netns.sh up NAME RATE [RANKS] / down NAME      for several launches in a row
-#   netns.sh env NAME                              the settings `run` exports, as shell lines
-#   netns.sh check                                 exit 0 where this can work
+#   netns.sh run NAME RATE [RANKS] [KIND] -- LAUNCH...  cluster up, LAUNCH, cluster down
+#   netns.sh rank PROGRAM...                   (inside LAUNCH) PROGRAM in its rank's namespace
+#   netns.sh up NAME RATE [RANKS] [KIND] / down NAME   for several launches in a row
+#   netns.sh env NAME [KIND]                   the settings `run` exports, as shell lines
+#   netns.sh check                             exit 0 where this can work
+#
+# KIND says how two transfers at once share the rate:
+#   split  (the default) split-duplex, as a real interconnect: every rank's card has
+#          its own limit on what it sends, so the two directions between two ranks,
+#          and two ranks sending to others, each get the whole rate.
+#   shared one medium: all ranks in one namespace, talking over its loopback, whose
+#          one limit every packet of every direction passes (the namespaces' cards
+#          then carry only the launcher's traffic).
 #
 # RATE: a tc rate (200mbit, 1gbit) or "unlimited". RANKS: 2 by default. `run`
 # removes everything however LAUNCH ends, interrupted included, and exits with
@@ -26,8 +34,8 @@
 set -u
 
 usage() {
-  echo "usage: netns.sh run NAME RATE [RANKS] -- LAUNCH... | rank PROGRAM... |" \
-    "up NAME RATE [RANKS] | down NAME | env NAME | check" >&2
+  echo "usage: netns.sh run NAME RATE [RANKS] [split|shared] -- LAUNCH... | rank PROGRAM... |" \
+    "up NAME RATE [RANKS] [split|shared] | down NAME | env NAME [split|shared] | check" >&2
   exit 2
 }
 
@@ -49,7 +57,13 @@ subnet() {
 # `tc -s qdisc` shows them as "dropped").
 shape() {
   [ "$2" = unlimited ] && return 0
-  ip netns exec "$1" tc qdisc add dev mpidle root tbf rate "$2" burst 4kb latency 100ms
+  ip netns exec "$1" tc qdisc add dev "${3:-mpidle}" root tbf rate "$2" burst 4kb latency 100ms
+}
+
+# The shared medium: the loopback of the one namespace, at an Ethernet MTU (its 64 KiB
+# would not fit the bucket) and the rate.
+shape_loopback() {
+  ip -n "$1" link set lo mtu 1500 && shape "$1" "$2" lo
 }
 
 down() {
@@ -63,7 +77,11 @@ down() {
 }
 
 up() {
-  name=$1 rate=$2 ranks=$3
+  name=$1 rate=$2 ranks=$3 kind=${4:-split}
+  case "$kind" in
+    split | shared) ;;
+    *) echo "netns.sh: KIND is split or shared" >&2; exit 2 ;;
+  esac
   case "$name" in
     mpidle-*) ;;
     *) echo "netns.sh: names start with mpidle-" >&2; exit 2 ;;
@@ -83,6 +101,8 @@ up() {
   fi
   net=$(subnet "$name")
   ip addr add "$net.254/24" dev "$bridge" && ip link set "$bridge" up || fail=1
+  # A shared medium: one namespace for every rank, its loopback limited.
+  [ "$kind" = shared ] && ranks=1
   i=0
   while [ $i -lt "$ranks" ] && [ -z "${fail:-}" ]; do
     ns=$name-$i
@@ -92,7 +112,8 @@ up() {
       ip link set "$port" master "$bridge" && ip link set "$port" up &&
       ip -n "$ns" addr add "$net.$((i + 1))/24" dev mpidle &&
       ip -n "$ns" link set mpidle up && ip -n "$ns" link set lo up &&
-      shape "$ns" "$rate"; } || fail=1
+      if [ "$kind" = shared ]; then shape_loopback "$ns" "$rate"; else shape "$ns" "$rate"; fi; } ||
+      fail=1
     i=$((i + 1))
   done
   if [ -n "${fail:-}" ]; then
@@ -103,13 +124,16 @@ up() {
 }
 
 exports() {
+  device=mpidle
+  [ "${2:-split}" = shared ] && device=lo
   cat <<EOF
 MPIDLE_NETNS=$1
+MPIDLE_NETNS_LINK=${2:-split}
 UCX_TLS=tcp,self
-UCX_NET_DEVICES=mpidle
+UCX_NET_DEVICES=$device
 OMPI_MCA_pml=ob1
 OMPI_MCA_btl=self,tcp
-OMPI_MCA_btl_tcp_if_include=mpidle
+OMPI_MCA_btl_tcp_if_include=$device
 PMIX_MCA_ptl_tcp_if_include=$(subnet "$1").0/24
 PMIX_MCA_ptl_tcp_remote_connections=1
 EOF
@@ -127,16 +151,16 @@ case "$command" in
     [ $ok -eq 0 ] || exit 77
     ;;
   up)
-    [ $# -eq 2 ] || [ $# -eq 3 ] || usage
-    up "$1" "$2" "${3:-2}"
+    [ $# -ge 2 ] && [ $# -le 4 ] || usage
+    up "$1" "$2" "${3:-2}" "${4:-split}"
     ;;
   down)
     [ $# -eq 1 ] || usage
     down "$1"
     ;;
   env)
-    [ $# -eq 1 ] || usage
-    exports "$1"
+    [ $# -eq 1 ] || [ $# -eq 2 ] || usage
+    exports "$1" "${2:-split}"
     ;;
   rank)
     [ $# -ge 1 ] || usage
@@ -145,6 +169,7 @@ case "$command" in
       echo "netns.sh rank: run it as the program of a launch inside 'netns.sh run'" >&2
       exit 2
     fi
+    [ "${MPIDLE_NETNS_LINK:-split}" = shared ] && rank=0
     if ! ip netns list | grep -q "^$MPIDLE_NETNS-$rank\b"; then
       echo "netns.sh rank: no namespace for rank $rank (give 'run' more RANKS)" >&2
       exit 2
@@ -155,20 +180,23 @@ case "$command" in
     [ $# -ge 4 ] || usage
     name=$1 rate=$2
     shift 2
-    ranks=2
-    if [ "$1" != "--" ]; then
-      ranks=$1
-      shift
-    fi
+    ranks=2 kind=split
+    case "$1" in
+      '' | *[!0-9]*) ;;
+      *) ranks=$1; shift ;;
+    esac
+    case "$1" in
+      split | shared) kind=$1; shift ;;
+    esac
     [ $# -ge 2 ] && [ "$1" = "--" ] || usage
     shift
     trap 'down "$name"' EXIT
     trap 'down "$name"; exit 130' INT
     trap 'down "$name"; exit 143' TERM
     trap 'down "$name"; exit 129' HUP
-    ( up "$name" "$rate" "$ranks" ) || exit $?
+    ( up "$name" "$rate" "$ranks" "$kind" ) || exit $?
     # The settings, exported for LAUNCH only.
-    eval "$(exports "$name" | sed 's/^/export /')"
+    eval "$(exports "$name" "$kind" | sed 's/^/export /')"
     "$@"
     status=$?
     down "$name"

@@ -1,5 +1,7 @@
 /* A workload for the prediction tests: per iteration a busy compute burst, then a
- * Sendrecv ring exchange (or only an Allreduce, with --allreduce-only; or, with
+ * Sendrecv ring exchange (or, with --irecv-send, each rank posting an Irecv from the
+ * rank before, then a blocking Send to the rank after and a Wait, as NPB's CG
+ * exchanges; or only an Allreduce, with --allreduce-only; or, with
  * --reply-bytes R, a one-way stream: each even rank sends --bytes to the next rank
  * and receives R bytes back, the data flowing one way as a pipeline's does), and an
  * Allreduce every --allreduce-every iterations. --compute-scale F multiplies every
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   const int bytes = (int)number(argc, argv, "--bytes", 1024);
   const int every = (int)number(argc, argv, "--allreduce-every", 10);
   const int allreduce_only = example_has_flag(argc, argv, "--allreduce-only");
+  const int irecv_send = example_has_flag(argc, argv, "--irecv-send");
   int reply = (int)number(argc, argv, "--reply-bytes", -1);
   if (reply > bytes) reply = bytes; /* the buffers hold --bytes */
   char* send = calloc((size_t)bytes + 8, 1);
@@ -68,6 +71,11 @@ int main(int argc, char** argv) {
         MPI_Recv(recv, bytes, MPI_BYTE, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Send(send, reply, MPI_BYTE, rank - 1, 1, MPI_COMM_WORLD);
       }
+    } else if (irecv_send) {
+      MPI_Request request;
+      MPI_Irecv(recv, bytes, MPI_BYTE, (rank + size - 1) % size, 0, MPI_COMM_WORLD, &request);
+      MPI_Send(send, bytes, MPI_BYTE, (rank + 1) % size, 0, MPI_COMM_WORLD);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
     } else {
       MPI_Sendrecv(send, bytes, MPI_BYTE, (rank + 1) % size, 0, recv, bytes, MPI_BYTE,
                    (rank + size - 1) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -1,0 +1,185 @@
+#include "simgrid_platform.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_set>
+
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+
+#include "simgrid_prediction.hpp"
+
+namespace mpidle::analysis {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using Direction = sg4::LinkInRoute::Direction;
+
+// A full route table holds P² routes.
+constexpr std::size_t kMaxRanks = 512;
+
+// What the factor callbacks need, alive while the engine runs.
+struct Factors {
+  const model::CostCurve* intra = nullptr;
+  const model::CostCurve* inter = nullptr;
+  std::vector<std::uint32_t> node_of;
+  std::unordered_map<const sg4::Host*, std::uint32_t> position;
+
+  // Whether src and dst are on two nodes; nothing for a rank to itself.
+  std::optional<bool> apart(const sg4::Host* src, const sg4::Host* dst) const {
+    const auto a = position.find(src), b = position.find(dst);
+    if (a == position.end() || b == position.end() || a->second == b->second) return {};
+    return node_of[a->second] != node_of[b->second];
+  }
+  const model::CostCurve& curve(const sg4::Host* src, const sg4::Host* dst) const {
+    const auto far = apart(src, dst);
+    return inter && far && *far ? *inter : *intra;
+  }
+};
+
+double route_latency(const std::vector<sg4::Link*>& links) {
+  double latency = 0;
+  for (const auto* l : links) latency += l->get_latency();
+  return latency;
+}
+
+double route_bandwidth(const std::vector<sg4::Link*>& links) {
+  double bandwidth = 0;
+  for (const auto* l : links) {
+    bandwidth = bandwidth == 0 ? l->get_bandwidth() : std::min(bandwidth, l->get_bandwidth());
+  }
+  return bandwidth;
+}
+
+struct LinkCurve {
+  double latency_s = 1e-9;  // SimGrid needs a route with some latency to scale
+  double bandwidth = 1e12;  // bytes per second
+};
+LinkCurve nominal(const model::CostCurve& c) {
+  LinkCurve l;
+  l.latency_s = std::max(c.latency_s(), 1e-9);
+  const double b = c.bandwidth_bytes_per_s();
+  if (b > 0) l.bandwidth = b;
+  return l;
+}
+
+sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, const LinkCurve& c,
+                     model::LinkSharing sharing, double latency_share) {
+  if (sharing == model::LinkSharing::shared) {
+    return zone->create_link(name, c.bandwidth)
+        ->set_latency(c.latency_s * latency_share)
+        ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
+        ->seal();
+  }
+  return zone->create_split_duplex_link(name, c.bandwidth)
+      ->set_latency(c.latency_s * latency_share)
+      ->seal();
+}
+
+std::vector<sg4::LinkInRoute> hop(sg4::Link* link, model::LinkSharing sharing, Direction d) {
+  if (sharing == model::LinkSharing::shared) return {sg4::LinkInRoute(link)};
+  return {sg4::LinkInRoute(link, d)};
+}
+
+}  // namespace
+
+Platform build_platform(const model::MachineModel& machine, const std::vector<std::string>& hosts,
+                        std::size_t ranks, double cpu_scale) {
+  if (ranks > kMaxRanks) {
+    throw EngineError("the SimGrid platform holds a route per pair of ranks, at most " +
+                      std::to_string(kMaxRanks) + " ranks");
+  }
+  Platform p;
+  std::map<std::string, std::uint32_t> nodes;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const std::string host = r < hosts.size() ? hosts[r] : std::string();
+    p.node_of.push_back(
+        nodes.try_emplace(host, static_cast<std::uint32_t>(nodes.size())).first->second);
+  }
+  p.inter_node_curve = nodes.size() > 1 && machine.p2p_inter_node.has_value();
+  const model::CostCurve& inter_curve = p.inter_node_curve ? *machine.p2p_inter_node : machine.p2p;
+  const model::MessageCosts* intra_costs = machine.messages ? &*machine.messages : nullptr;
+  const model::MessageCosts* inter_costs =
+      machine.messages_inter_node ? &*machine.messages_inter_node : intra_costs;
+  p.intra = model::link_sharing(intra_costs, machine.p2p);
+  p.inter = model::link_sharing(inter_costs, inter_curve);
+
+  sg4::NetZone* zone = sg4::create_full_zone("machine");
+  const double speed = kFlopsPerTracedSecond / cpu_scale;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    sg4::Host* h = zone->create_host("rank-" + std::to_string(r), speed)->seal();
+    p.position[h] = static_cast<std::uint32_t>(r);
+    p.hosts.push_back(h);
+  }
+  const LinkCurve intra = nominal(machine.p2p), inter = nominal(inter_curve);
+  // Within a node: one medium for all its ranks (shared), or a port per rank with a
+  // direction each way (split-duplex). Between nodes: a network card per node.
+  std::vector<sg4::Link*> medium(nodes.size(), nullptr), card(nodes.size(), nullptr);
+  std::vector<sg4::Link*> port(ranks, nullptr), loop(ranks, nullptr);
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    if (p.intra == model::LinkSharing::shared)
+      medium[n] = make_link(zone, "node-" + std::to_string(n) + "-medium", intra, p.intra, 1.0);
+    if (nodes.size() > 1)
+      card[n] = make_link(zone, "node-" + std::to_string(n) + "-card", inter, p.inter, 0.5);
+  }
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (p.intra != model::LinkSharing::shared)
+      port[r] = make_link(zone, "rank-" + std::to_string(r) + "-port", intra, p.intra, 0.5);
+    loop[r] = zone->create_link("rank-" + std::to_string(r) + "-loop", intra.bandwidth)
+                  ->set_latency(intra.latency_s)
+                  ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
+                  ->seal();
+  }
+  for (std::size_t a = 0; a < ranks; ++a) {
+    for (std::size_t b = 0; b < ranks; ++b) {
+      std::vector<sg4::LinkInRoute> route;
+      if (a == b) {
+        route.emplace_back(loop[a]);
+      } else if (p.node_of[a] == p.node_of[b]) {
+        if (p.intra == model::LinkSharing::shared) {
+          route.emplace_back(medium[p.node_of[a]]);
+        } else {
+          route.emplace_back(port[a], Direction::UP);
+          route.emplace_back(port[b], Direction::DOWN);
+        }
+      } else {
+        for (auto& l : hop(card[p.node_of[a]], p.inter, Direction::UP)) route.push_back(l);
+        for (auto& l : hop(card[p.node_of[b]], p.inter, Direction::DOWN)) route.push_back(l);
+      }
+      zone->add_route(p.hosts[a]->get_netpoint(), p.hosts[b]->get_netpoint(), nullptr, nullptr,
+                      route, false);
+    }
+  }
+  zone->seal();
+
+  // SMPI's piecewise model, from the curves themselves: a message of s bytes takes
+  // the fixed part of its segment as latency and the rest at its own bandwidth.
+  auto factors = std::make_shared<Factors>();
+  factors->intra = &machine.p2p;
+  factors->inter = p.inter_node_curve ? &*machine.p2p_inter_node : nullptr;
+  factors->node_of = p.node_of;
+  factors->position = p.position;
+  auto* network = zone->get_network_model();
+  network->set_lat_factor_cb([factors](double size, const sg4::Host* src, const sg4::Host* dst,
+                                       const std::vector<sg4::Link*>& links,
+                                       const std::unordered_set<sg4::NetZone*>&) {
+    const double latency = route_latency(links);
+    const auto bytes = static_cast<std::uint64_t>(size);
+    return latency > 0 ? factors->curve(src, dst).fixed_part(bytes) / latency : 1.0;
+  });
+  network->set_bw_factor_cb([factors](double size, const sg4::Host* src, const sg4::Host* dst,
+                                      const std::vector<sg4::Link*>& links,
+                                      const std::unordered_set<sg4::NetZone*>&) {
+    const double bandwidth = route_bandwidth(links);
+    const auto bytes = static_cast<std::uint64_t>(size);
+    const auto& c = factors->curve(src, dst);
+    const double moving = c.at(bytes) - c.fixed_part(bytes);
+    // An empty message goes as one byte (simgrid_replay.cpp), in no time beyond latency.
+    if (bytes <= 1 || moving <= 0 || bandwidth <= 0) return 1e6;
+    return size / moving / bandwidth;
+  });
+  return p;
+}
+
+}  // namespace mpidle::analysis
