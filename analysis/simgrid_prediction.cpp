@@ -1,9 +1,7 @@
 #include "simgrid_prediction.hpp"
 
-#include <simgrid/version.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <simgrid/s4u/Engine.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +10,11 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+
+// SimGrid's version header needs its base definitions first.
+#include <xbt/base.h>
+// (kept apart, so that no sorting puts the version header first)
+#include <simgrid/version.h>
 
 namespace mpidle::analysis {
 namespace {

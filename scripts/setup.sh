@@ -12,7 +12,7 @@
 # mpi4py (the window checks of bench/wait_estimates.py).
 set -eu
 
-packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev libacl1-dev libsqlite3-dev libpq-dev pkg-config python3-pandas python3-dev ccache libslurm-dev"
+packages="mpich libmpich-dev libunwind-dev libpapi-dev nlohmann-json3-dev catch2 cmake g++ gfortran make python3 netpipe-mpich2 openmpi-bin libopenmpi-dev netpipe-openmpi clang-format git python3-jsonschema libotf2-trace-dev otf2-tools libdw-dev clang-14 libclang-rt-14-dev libacl1-dev libsqlite3-dev libpq-dev pkg-config python3-pandas python3-dev ccache libslurm-dev libsimgrid-dev"
 optional=""
 if [ "${1:-}" = "--test" ]; then
   packages=""

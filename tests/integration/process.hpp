@@ -53,6 +53,11 @@ std::map<int, long> peak_rss_kib_by_rank(const std::string& out);
 // A fresh, empty directory for one test's output.
 std::string scratch_dir(const std::string& name);
 
+// Ends a test that cannot run its check here (no root for network namespaces, a
+// package missing): one line saying why, and exit status 77, which ctest counts as
+// skipped (SKIP_RETURN_CODE), never as passed.
+[[noreturn]] void skip_test(const std::string& why);
+
 // The run directories of a log tree (LOG_DIR/YYYY/MM/DD/<run>), and how many
 // staging directories (runs not yet published) are left in it.
 struct LogTreeRuns {

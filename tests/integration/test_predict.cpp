@@ -628,53 +628,101 @@ TEST_CASE("predict: a model of TCP has its overheads and protocols, and predicts
   CHECK(on_tcp <= real.wall * 2.5);
 }
 
-TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, within 10%",
-          "[mpi]") {
-  // A real, slower interconnect whatever speed state the VM is in: every rank in a
-  // network namespace of its own, whose link into a bridge is rate-limited by the
-  // kernel (scripts/netns.sh). Needs root; without it the check says why it is not done.
-  const std::string netns = std::string(MPIDLE_SOURCE_DIR) + "/scripts/netns.sh";
-  if (run({netns, "check"}).status != 0) {
-    WARN("not checked: network namespaces need root (CAP_NET_ADMIN)");
-    return;
+namespace {
+
+// A rate-limited link of scripts/netns.sh (root): a real, slower interconnect whatever
+// speed state the VM is in, every rank in a network namespace whose traffic the
+// kernel limits. `kind` "split": each rank's card its own limit (split-duplex);
+// "shared": one limit for every direction (the namespace's loopback).
+class NetnsLink {
+ public:
+  NetnsLink(std::string rate, std::string kind)
+      : m_rate(std::move(rate)),
+        m_kind(std::move(kind)),
+        m_name("mpidle-it" + std::to_string(getpid()) + m_kind) {}
+
+  static std::string script() { return std::string(MPIDLE_SOURCE_DIR) + "/scripts/netns.sh"; }
+  // Skips the test where namespaces cannot be made (no root).
+  static void require() {
+    if (run({script(), "check"}).status != 0)
+      skip_test("network namespaces need root (CAP_NET_ADMIN)");
   }
-  const std::string name = "mpidle-it" + std::to_string(getpid());
-  // Open MPI's launcher: root, and the settings netns.sh exports, forwarded.
-  auto launch = [&](std::vector<std::string> command) {
-    std::vector<std::string> argv = {netns, "run", name, "200mbit", "--"};
+
+  // `command` with the link up, and down after.
+  std::vector<std::string> launch(const std::vector<std::string>& command) const {
+    std::vector<std::string> argv = {script(), "run", m_name, m_rate, "2", m_kind, "--"};
     argv.insert(argv.end(), command.begin(), command.end());
     return argv;
-  };
-  auto launcher = [&](std::map<std::string, std::string> env) {
+  }
+  // The launcher of 2 ranks on the link (Open MPI's: root, and `env` forwarded).
+  std::vector<std::string> launcher(const std::map<std::string, std::string>& env) const {
     std::vector<std::string> argv = {build_tree::mpiexec};
     if (testing_open_mpi()) {
       if (geteuid() == 0) argv.push_back("--allow-run-as-root");
       for (const auto& [key, value] : env) argv.insert(argv.end(), {"-x", key});
     }
-    argv.insert(argv.end(), {"-n", "2", netns, "rank"});
+    argv.insert(argv.end(), {"-n", "2", script(), "rank"});
     return argv;
-  };
+  }
   // MPICH 4.0.2 over UCX 1.13's TCP transport now and then never returns from a
   // launch (seen here in the probe: one rank spinning). A launch that does not end
   // in `timeout_s` is killed whole and run again, up to 3 times; the namespaces of a
   // killed launch are removed here (netns.sh cannot, killed).
-  auto on_link = [&](const std::vector<std::string>& argv,
-                     const std::map<std::string, std::string>& env, int timeout_s) {
+  Outcome run_on(const std::vector<std::string>& argv,
+                 const std::map<std::string, std::string>& env, int timeout_s) const {
     Outcome r;
     for (int attempt = 0; attempt < 3; ++attempt) {
       r = run(argv, env, timeout_s);
-      run({netns, "down", name});
+      run({script(), "down", m_name});
       if (r.status == 0) break;
       WARN("a launch on the link ended with status " << r.status << ": run again");
     }
     return r;
-  };
-  const std::string machine = scratch_dir("predict_200m") + ".json";
-  auto probe_argv = launch({build_tree::mpidle_bin, "probe", "-o", machine, "--quick", "--"});
-  for (const auto& a : launcher({})) probe_argv.push_back(a);
-  const auto probed = on_link(probe_argv, {}, 25);
-  INFO(probed.out << probed.err);
-  REQUIRE(probed.status == 0);
+  }
+  // A quick probe of the link: the machine model's file.
+  std::string probe(const std::string& name) const {
+    const std::string machine = scratch_dir(name) + ".json";
+    auto argv = launch({build_tree::mpidle_bin, "probe", "-o", machine, "--quick", "--"});
+    for (const auto& a : launcher({})) argv.push_back(a);
+    const auto probed = run_on(argv, {}, 40);
+    INFO(probed.out << probed.err);
+    REQUIRE(probed.status == 0);
+    return machine;
+  }
+  // predict_workload `args` traced on the link, run again while other load on the node
+  // slowed it (its bursts lost CPU time, by its own count): what it observed.
+  Observed workload(const std::string& name, const std::vector<std::string>& args,
+                    std::map<std::string, std::string>* env_out = nullptr) const {
+    std::map<std::string, std::string> env = {{"LD_PRELOAD", build_tree::mpidle_lib},
+                                              {"MPIDLE_TRACE", "1"},
+                                              {"MPIDLE_OUTPUT", scratch_dir(name)}};
+    auto argv = launch(launcher(env));
+    argv.push_back(program("predict_workload"));
+    argv.insert(argv.end(), args.begin(), args.end());
+    Observed seen;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const Outcome r = run_on(argv, env, 30);
+      INFO(r.err);
+      REQUIRE(r.status == 0);
+      seen = observed(r.out);
+      if (seen.stolen < 0.01 * seen.wall + 1e-3) break;
+      WARN("the run on the link lost " << seen.stolen << " s of its bursts to other load: again");
+    }
+    if (env_out) *env_out = env;
+    return seen;
+  }
+
+ private:
+  std::string m_rate, m_kind, m_name;
+};
+
+}  // namespace
+
+TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, within 10%",
+          "[mpi]") {
+  NetnsLink::require();
+  const NetnsLink link("200mbit", "split");
+  const std::string machine = link.probe("predict_200m");
 
   // 256 KiB one way per step, 8 B back: 11 ms on the link, 0.07 ms over shared
   // memory. (An exchange both ways at once is in bench/predict_transports.py: under
@@ -685,25 +733,8 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
                                          "--allreduce-every", "10"};
   const auto traced = traced_workload("predict_stream_200m_shm", ring, transport("shm"));
   const double predicted = predicted_wall(predict(traced.dir, {"--machine", machine}));
-  std::map<std::string, std::string> env = {{"LD_PRELOAD", build_tree::mpidle_lib},
-                                            {"MPIDLE_TRACE", "1"},
-                                            {"MPIDLE_OUTPUT", scratch_dir("predict_stream_200m")}};
-  auto real_argv = launch(launcher(env));
-  real_argv.push_back(program("predict_workload"));
-  real_argv.insert(real_argv.end(), ring.begin(), ring.end());
-  // A run that other load on the node slowed (its bursts lost CPU time, by its own
-  // count) measures the load, not the link: run again, up to 3 times.
-  Outcome r;
-  Observed seen;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    r = on_link(real_argv, env, 15);
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    seen = observed(r.out);
-    if (seen.stolen < 0.01 * seen.wall + 1e-3) break;
-    WARN("the run on the link lost " << seen.stolen << " s of its bursts to other load: again");
-  }
-  const double real = seen.wall;
+  std::map<std::string, std::string> env;
+  const double real = link.workload("predict_stream_200m", ring, &env).wall;
   INFO("predicted " << predicted << " s on the 200 Mbit/s link, a run there took " << real
                     << " s (over shared memory: " << traced.wall << " s)");
   CHECK(real > 10 * traced.wall);  // the link, not the CPU, decides
@@ -755,5 +786,46 @@ TEST_CASE("predict: a stream traced over shared memory, on a 200 Mbit/s link, wi
     CHECK(refused.status == 2);
     CHECK(count_lines_with(refused.err, "mpidle predict: ") == 1);
     CHECK(refused.out.empty());
+  }
+}
+
+TEST_CASE("predict: exchanges both ways on a shared and a split-duplex link, within 10%", "[mpi]") {
+  // NPB CG's exchange: each rank posts an Irecv from the other, sends 256 KiB to it
+  // with a blocking Send, then waits. On a split-duplex link both directions move at
+  // the whole rate at once; on a shared one (one limit for both) at half of it each.
+  // The probe finds which from its exchange both ways; SimGrid shares the link.
+  NetnsLink::require();
+  const std::vector<std::string> exchange = {"--iterations", "40",     "--compute-us", "2000",
+                                             "--bytes",      "262144", "--irecv-send"};
+  const auto traced = traced_workload("predict_exchange_shm", exchange, transport("shm"));
+  double real_split = 0;
+  for (const std::string kind : {"split", "shared"}) {
+    const NetnsLink link("200mbit", kind);
+    const std::string machine = link.probe("predict_exchange_" + kind);
+    const auto model = model::read_machine(machine);
+    REQUIRE(model.messages);
+    INFO(kind << " link: an exchange both ways took " << model.messages->exchange_ratio
+              << " x one way");
+    CHECK(model.messages->sharing ==
+          (kind == "shared" ? model::LinkSharing::shared : model::LinkSharing::split_duplex));
+    const auto asked = run({build_tree::mpidle_bin, "predict", traced.dir, "--machine", machine,
+                            "--engine", "simgrid"});
+    if (asked.status == 2 && asked.err.find("built without SimGrid") != std::string::npos)
+      skip_test("this mpidle was built without SimGrid");
+    INFO(asked.out << asked.err);
+    REQUIRE(asked.status == 0);
+    const auto doc = nlohmann::json::parse(read_text(traced.dir + "/prediction.json"));
+    const std::string engine = doc.at("targets").at(0).value("engine", "");
+    const double predicted = predicted_wall(doc);
+    const double real = link.workload("predict_exchange_" + kind + "_run", exchange).wall;
+    INFO("on SimGrid (" << engine << "): predicted " << predicted << " s, a run there took " << real
+                        << " s (over shared memory: " << traced.wall << " s)");
+    CHECK(engine.rfind("simgrid", 0) == 0);
+    CHECK(std::abs(predicted / real - 1) <= 0.10);
+    if (kind == "split") {
+      real_split = real;
+    } else {
+      CHECK(real > 1.6 * real_split);  // the link really is shared
+    }
   }
 }
