@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Prediction across real changes of interconnect, on one host.
 
-Candidates: shared memory; TCP through a link without limit; TCP at 1 Gbit/s; TCP
-at 200 Mbit/s. The TCP candidates are real links: every rank in a network
-namespace of its own whose link into a bridge is a token bucket of that rate
+Candidates: shared memory; TCP through a link without limit; TCP at 1 Gbit/s and
+at 200 Mbit/s, each on a split-duplex link (every rank's card its own token bucket,
+as a real interconnect) and on a shared one (-shared: one bucket for both
+directions, the loopback of one namespace). The TCP candidates are real links
 (scripts/netns.sh; needs root, else only shared memory and plain TCP are run).
+Every trace is predicted by both engines, SimGrid and mpidle's own replay
+(--engines), side by side.
 For one MPI build, each candidate is probed (`mpidle probe --launches N`: every
 point and kernel the median of N launches), each program is traced R times on every candidate (the
 candidates alternating within each repeat), and every trace is predicted on every
@@ -46,15 +49,18 @@ MPIS = {
                 "netpipe": "NPopenmpi"},
 }
 
-# Candidate -> the link's rate (None: shared memory; "loopback": TCP over one
-# namespace's loopback, where netns.sh cannot run).
-CANDIDATES = {"shm": None, "tcp": "unlimited", "tcp-1g": "1gbit", "tcp-200m": "200mbit"}
+# Candidate -> the link's rate and kind (rate None: shared memory; "loopback": TCP
+# over the host's loopback, where netns.sh cannot run).
+CANDIDATES = {"shm": (None, None), "tcp": ("unlimited", "split"), "tcp-1g": ("1gbit", "split"),
+              "tcp-200m": ("200mbit", "split"), "tcp-1g-shared": ("1gbit", "shared"),
+              "tcp-200m-shared": ("200mbit", "shared")}
+DEFAULT_CANDIDATES = "shm,tcp,tcp-1g,tcp-200m,tcp-1g-shared,tcp-200m-shared"
 
 
 def launch(mpi, candidate, before, after):
     """The command line that runs `before` (mpidle run/probe and its options, ending
     in "--") around a 2-rank launch of `after` on the candidate."""
-    rate = CANDIDATES[candidate]
+    rate, kind = CANDIDATES[candidate]
     head = [mpi["launcher"]]
     if mpi["launcher"].endswith("openmpi") and os.geteuid() == 0:
         head.append("--allow-run-as-root")
@@ -63,7 +69,8 @@ def launch(mpi, candidate, before, after):
     if rate == "loopback":
         return before + head + ["-n", "2"] + mpi["plain_tcp"] + after
     name = f"mpidle-bench{os.getpid()}"
-    return [NETNS, "run", name, rate, "--"] + before + head + ["-n", "2", NETNS, "rank"] + after
+    return [NETNS, "run", name, rate, "2", kind, "--"] + before + head + \
+        ["-n", "2", NETNS, "rank"] + after
 
 
 def programs(build, netpipe, mpi_name, work):
@@ -148,9 +155,9 @@ def trace(mpidle, mpi, candidate, argv, out, cwd):
         timeout=120, cwd=cwd)
 
 
-def predict(mpidle, trace_dir, machines):
+def predict(mpidle, trace_dir, machines, engine):
     """The predicted wall time of a trace on each machine, and its measured span."""
-    argv = [mpidle, "predict", trace_dir]
+    argv = [mpidle, "predict", trace_dir, "--engine", engine]
     for m in machines:
         argv += ["--machine", m]
     run(argv)
@@ -169,11 +176,13 @@ def main():
     ap.add_argument("--repeats", type=int, default=5, help="real runs per program and candidate")
     ap.add_argument("--quick-probe", action="store_true")
     ap.add_argument("--probes", type=int, default=3, help="probe launches per candidate (each point's median is used)")
-    ap.add_argument("--candidates", default=",".join(CANDIDATES),
+    ap.add_argument("--engines", default="simgrid,mpidle", help="comma-separated: simgrid, mpidle")
+    ap.add_argument("--candidates", default=DEFAULT_CANDIDATES,
                     help="comma-separated, of " + ", ".join(CANDIDATES))
     ap.add_argument("--only", help="run only the programs whose name contains this")
     args = ap.parse_args()
     mpi = MPIS[args.mpi]
+    engines = [e for e in args.engines.split(",") if e]
     args.build = os.path.abspath(args.build)  # hpcc runs in a directory of its own
     mpidle = os.path.join(args.build, "bin", "mpidle")
     order = [c for c in args.candidates.split(",") if c]
@@ -181,12 +190,12 @@ def main():
         if c not in CANDIDATES:
             sys.exit(f"predict_transports: unknown candidate {c}")
     if subprocess.run([NETNS, "check"], capture_output=True).returncode != 0:
-        limited = [c for c in order if CANDIDATES[c] not in (None, "unlimited")]
+        limited = [c for c in order if CANDIDATES[c][0] not in (None, "unlimited")]
         if limited:
             print(f"predict_transports: {', '.join(limited)} left out: rate-limited links need "
                   "network namespaces (root)", file=sys.stderr)
         order = [c for c in order if c not in limited]
-        CANDIDATES["tcp"] = "loopback"
+        CANDIDATES["tcp"] = ("loopback", None)
     # Whatever ends this script, no namespace of its own stays behind.
     atexit.register(lambda: subprocess.run([NETNS, "down", f"mpidle-bench{os.getpid()}"],
                                            capture_output=True))
@@ -200,36 +209,44 @@ def main():
     for name, argv, cwd in programs(args.build, mpi["netpipe"], args.mpi, work):
         if args.only and args.only not in name:
             continue
-        # predicted[a][b]: predictions of the runs on a for machine b; measured[a].
-        predicted = {a: {b: [] for b in order} for a in order}
+        # predicted[e][a][b]: engine e's predictions of the runs on a for machine b.
+        predicted = {e: {a: {b: [] for b in order} for a in order} for e in engines}
         measured = {a: [] for a in order}
         for i in range(args.repeats):
             for a in order:  # alternating, so that a slow spell hits every candidate
                 out = os.path.join(work, f"{len(rows)}_{a}_{i}")
                 trace(mpidle, mpi, a, argv, out, cwd)
-                walls, span = predict(mpidle, out, [machines[b] for b in order])
+                for e in engines:
+                    walls, span = predict(mpidle, out, [machines[b] for b in order], e)
+                    for b, w in zip(order, walls):
+                        predicted[e][a][b].append(w)
                 measured[a].append(span)
-                for b, w in zip(order, walls):
-                    predicted[a][b].append(w)
                 shutil.rmtree(out, ignore_errors=True)
-        row = {"program": name, "measured_s": {}, "spread": {}, "ratio": {}}
+        row = {"program": name, "measured_s": {}, "spread": {}, "ratio": {e: {} for e in engines}}
         for b in order:
             row["measured_s"][b] = statistics.median(measured[b])
             row["spread"][b] = max(measured[b]) / min(measured[b])
-            for a in order:
-                row["ratio"][f"{a}->{b}"] = statistics.median(predicted[a][b]) / row["measured_s"][b]
+            for e in engines:
+                for a in order:
+                    row["ratio"][e][f"{a}->{b}"] = \
+                        statistics.median(predicted[e][a][b]) / row["measured_s"][b]
         rows.append(row)
         print(f"{name}: " + "  ".join(f"{b} {row['measured_s'][b]:.4f} s (spread "
                                       f"{row['spread'][b]:.3f})" for b in order), flush=True)
-        for a in order:
-            print(f"  from {a:9s}" + "".join(f" {b}:{row['ratio'][f'{a}->{b}']:.3f}" for b in order),
-                  flush=True)
+        for e in engines:
+            for a in order:
+                print(f"  {e:8s} from {a:16s}" +
+                      "".join(f" {b}:{row['ratio'][e][f'{a}->{b}']:.3f}" for b in order), flush=True)
     shutil.rmtree(work, ignore_errors=True)
-    cross = [abs(v - 1) for r in rows for k, v in r["ratio"].items()
-             if k.split("->")[0] != k.split("->")[1]]
-    if cross:
-        print(f"worst cross-candidate error: {100 * max(cross):.1f}% (goal 10%)")
-    print(json.dumps({"mpi": args.mpi, "candidates": order, "probe_spread": probe_spread,
+    for e in engines:
+        cross = [abs(v - 1) for r in rows for k, v in r["ratio"][e].items()
+                 if k.split("->")[0] != k.split("->")[1]]
+        within = sum(1 for v in cross if v <= 0.10)
+        if cross:
+            print(f"{e}: worst cross-candidate error {100 * max(cross):.1f}%, "
+                  f"{within} of {len(cross)} cells within 10%")
+    print(json.dumps({"mpi": args.mpi, "engines": engines, "candidates": order,
+                      "probe_spread": probe_spread,
                       "predict_transports": rows}))
 
 

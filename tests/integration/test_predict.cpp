@@ -297,12 +297,19 @@ TEST_CASE("predict: a probe's spread gives an interval, and a curve stretched fa
   CHECK(stretched.at("targets").at(0).at("extrapolated_bytes") == 1048576);
 }
 
+namespace {
+std::string here_model_host(const std::string& machine_file) {
+  return nlohmann::json::parse(read_text(machine_file)).value("host", "");
+}
+}  // namespace
+
 TEST_CASE("predict: several machines give one ranking, and bad input gives one error", "[mpi]") {
   const auto here = probe("predict_rank_model", 2);
   const auto run = traced_workload("predict_rank", {"--iterations", "20", "--compute-us", "1000"});
-  // A hand-written model of a machine with a CPU twice as slow and a slow network.
+  // A hand-written model of another machine, with a CPU twice as slow.
   auto slow = nlohmann::json::parse(read_text(here));
   slow["name"] = "slow";
+  slow["host"] = "another-host";
   slow["compute"]["memory_bound_s"] = slow["compute"]["memory_bound_s"].get<double>() * 2;
   slow["compute"]["compute_bound_s"] = slow["compute"]["compute_bound_s"].get<double>() * 2;
   const std::string slow_file = scratch_dir("predict_rank_slow") + ".json";
@@ -346,6 +353,22 @@ TEST_CASE("predict: several machines give one ranking, and bad input gives one e
   CHECK_THAT(html, Catch::Contains("data-machine=\"slow\""));
   CHECK_THAT(html, Catch::Contains("data-machine=\"measured\""));
 
+  {
+    // The same kernels' times on the probe's own host and CPU model are the same CPU
+    // (two probes of one host in two places): factor 1, and said.
+    slow["host"] = here_model_host(here);
+    const std::string same_file = scratch_dir("predict_rank_same_host") + ".json";
+    std::ofstream(same_file) << slow.dump();
+    const auto same = test::run(
+        {build_tree::mpidle_bin, "predict", run.dir, "--machine", same_file, "--source", here});
+    INFO(same.out << same.err);
+    CHECK(same.status == 0);
+    CHECK_THAT(same.err, Catch::Contains("probed on the same host and CPU"));
+    CHECK_THAT(same.out, Catch::Contains("slow (CPU x1,"));
+    const auto forced = test::run({build_tree::mpidle_bin, "predict", run.dir, "--machine",
+                                   same_file, "--source", here, "--cpu-factor", "2"});
+    CHECK_THAT(forced.out, Catch::Contains("slow (CPU x2,"));
+  }
   auto refused = [](const std::vector<std::string>& argv) {
     const auto r = test::run(argv);
     CHECK(r.status == 2);
