@@ -98,6 +98,27 @@ def programs(build, netpipe, mpi_name, work):
         with open(os.path.join(hpcc_dir, "hpccinf.txt"), "w") as f:
             f.write(hpcc_randomaccess.HPCCINF.format(n=1000))
         rows.append(("HPC Challenge N=1000", [shutil.which("hpcc")], hpcc_dir))
+    # Three more packaged programs nobody here wrote, of three patterns. A pipelined
+    # solver: ScaLAPACK's LU test driver (Debian's scalapack-mpi-test, for both MPIs),
+    # panel factorizations broadcast along the process row, 6 factorizations of a
+    # 640 x 640 matrix in blocks of 16 on a 1 x 2 grid. It reads LU.dat from its
+    # working directory.
+    inputs = os.path.join(SOURCE, "bench", "inputs")
+    xdlu = f"/usr/lib/x86_64-linux-gnu/scalapack/{mpi_name}-tests/xdlu"
+    if os.path.exists(xdlu):
+        lu_dir = os.path.join(work, "scalapack")
+        os.makedirs(lu_dir, exist_ok=True)
+        shutil.copy(os.path.join(inputs, "scalapack_LU.dat"), os.path.join(lu_dir, "LU.dat"))
+        rows.append(("ScaLAPACK LU 640", [xdlu], lu_dir))
+    # All-to-all heavy: MPB (mpb-mpi, Open MPI), photonic bands by FFTW's MPI
+    # transposes. A stencil: Meep (meep-openmpi), FDTD steps exchanging the halos of
+    # its chunks.
+    if mpi_name == "openmpi" and shutil.which("mpb-mpi"):
+        rows.append(("MPB rods", [shutil.which("mpb-mpi"), os.path.join(inputs, "mpb_rods.ctl")],
+                     work))
+    if mpi_name == "openmpi" and shutil.which("meep"):
+        rows.append(("Meep waveguide", [shutil.which("meep"),
+                                        os.path.join(inputs, "meep_waveguide.ctl")], work))
     if shutil.which(netpipe):
         for size in (65536, 1 << 20):
             rows.append((f"NetPIPE {size >> 10} KiB",

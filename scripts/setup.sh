@@ -19,10 +19,12 @@ if [ "${1:-}" = "--test" ]; then
   optional="chromium python3-pil bagel postgresql lmod lammps iproute2 valgrind python3-mpi4py slurm-wlm munge"
 fi
 # `setup.sh --bench`: HPC Challenge (Open MPI), whose polling loop `make bench` times,
-# and mpi4py (Open MPI) for the Python program among the packaged ones.
+# mpi4py (Open MPI) for the Python program among the packaged ones, and the packaged
+# programs of the prediction matrix (bench/predict_transports.py): ScaLAPACK's test
+# drivers (both MPIs), MPB and Meep (Open MPI).
 if [ "${1:-}" = "--bench" ]; then
   packages=""
-  optional="hpcc python3-mpi4py iproute2"
+  optional="hpcc python3-mpi4py iproute2 scalapack-mpi-test mpb-mpi meep-openmpi"
 fi
 
 missing=""
