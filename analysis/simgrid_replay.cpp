@@ -57,6 +57,8 @@ class Simulation {
           name.empty() || it == m_in.machine.collectives.end() ? nullptr : &it->second);
     }
     m_instances.resize(matching.collectives.size());
+    m_posted_at.assign(matching.messages.size(), -1);
+    m_put_at.assign(matching.messages.size(), -1);
   }
 
   Prediction run() {
@@ -97,6 +99,7 @@ class Simulation {
     // SimGrid's objects go before its engine does.
     m_ranks.clear();
     m_instances.clear();
+    m_post_waiters.clear();
     m_actors.clear();
     return m_tally.finish(m_start, m_end, m_in, m_events, 0);
   }
@@ -106,11 +109,16 @@ class Simulation {
     std::vector<std::int64_t> enters;
     CollectiveCost cost;
     bool costed = false;
-    std::vector<sg4::ActorPtr> waiting;  // members suspended until another enters
+    // Members blocked until another enters. Semaphores, not suspended actors: a
+    // suspended actor's transfers in flight would stop too.
+    std::vector<sg4::SemaphorePtr> waiting;
   };
   // A rank's open communications, by message.
   struct RankComms {
     std::unordered_map<std::uint64_t, sg4::CommPtr> sends, receives;
+    // Sends that returned before their data arrived (the target's blocking_send):
+    // their transfers go on, and end before the rank does.
+    std::vector<sg4::CommPtr> behind;
     // Rendezvous transfers that move only while both sides are in MPI: posted at
     // the rank's next call that waits or polls (message, whether it sends it).
     std::vector<std::pair<std::uint64_t, bool>> held;
@@ -192,6 +200,7 @@ class Simulation {
     // At least a byte: SimGrid completes an empty message to a known receiver at once,
     // without its latency.
     const std::uint64_t bytes = std::max<std::uint64_t>(1, m_links.bytes[m]);
+    m_put_at[m] = sg4::Engine::get_clock();
     if (p.rendezvous) {
       m_ranks[r].sends[m] = box->put_async(&g_payload, bytes);
     } else {
@@ -202,6 +211,48 @@ class Simulation {
     const Protocol p = protocol(m);
     void* data = nullptr;
     m_ranks[r].receives[m] = mailbox(m, !p.rendezvous)->get_async(&data);
+    m_posted_at[m] = sg4::Engine::get_clock();
+    auto waiter = m_post_waiters.find(m);
+    if (waiter != m_post_waiters.end()) {
+      waiter->second->release();
+      m_post_waiters.erase(waiter);
+    }
+  }
+
+  // The target's blocking send curve for message m, if its model measured one.
+  const model::CostCurve* blocking_send(std::uint64_t m) const {
+    const auto& msg = m_matching.messages[m];
+    const model::MessageCosts* c = costs(msg.send.rank, msg.receive.rank);
+    return c && c->blocking_send ? &*c->blocking_send : nullptr;
+  }
+
+  // A rendezvous send (blocking, or the Wait of an Isend) ends its target's
+  // blocking-send time after its transfer could start (the send posted and the
+  // receive too), or with the transfer where that is sooner; a transfer still
+  // moving then goes on behind the rank.
+  void complete_send(std::uint32_t r, std::uint64_t m, const sg4::CommPtr& comm, Work& work) {
+    const model::CostCurve* curve = blocking_send(m);
+    if (!curve) {
+      comm->wait();
+      const Work w = transfer_work(m, comm);
+      work.at_least(w.ns, w.latency_ns);
+      return;
+    }
+    while (m_posted_at[m] < 0) {
+      auto blocked = sg4::Semaphore::create(0);
+      m_post_waiters[m] = blocked;
+      blocked->acquire();
+    }
+    const std::uint64_t bytes = m_links.bytes[m];
+    const double returns = std::max(m_put_at[m], m_posted_at[m]) + curve->at(bytes);
+    if (returns > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(returns);
+    if (comm->get_state() == sg4::Activity::State::FINISHED) {
+      const Work w = transfer_work(m, comm);
+      work.at_least(std::min(w.ns, to_ns(curve->at(bytes))), w.latency_ns);
+    } else {
+      m_ranks[r].behind.push_back(comm);
+      work.at_least(to_ns(curve->at(bytes)), to_ns(curve->at(0)));
+    }
   }
   // A held transfer's side posts at its next call inside MPI that waits or polls.
   void post_held(std::uint32_t r) {
@@ -239,7 +290,7 @@ class Simulation {
     Instance& inst = instance(c);
     if (inst.enters[k] != kUnknownTime) return;
     inst.enters[k] = at;
-    for (auto& actor : std::exchange(inst.waiting, {})) actor->resume();
+    for (auto& blocked : std::exchange(inst.waiting, {})) blocked->release();
   }
   // Blocks until member k's exit is known, then until that time.
   void leave_collective(std::uint64_t c, std::uint32_t k, Work& work) {
@@ -247,8 +298,9 @@ class Simulation {
     const auto& match = m_matching.collectives[c];
     std::optional<std::int64_t> exit;
     while (!(exit = collective_exit(match, k, inst.enters, inst.cost.ns))) {
-      inst.waiting.push_back(sg4::Actor::self());
-      sg4::this_actor::suspend();
+      inst.waiting.push_back(sg4::Semaphore::create(0));
+      auto blocked = inst.waiting.back();
+      blocked->acquire();
     }
     sleep_until_ns(*exit);
     work.at_least(inst.cost.ns, inst.cost.latency_ns);
@@ -284,6 +336,9 @@ class Simulation {
       first = end;
     }
     m_end[r] = now_ns();
+    // Its transfers still moving end before the rank does: SimGrid cancels the
+    // communications of an actor that ends.
+    for (auto& comm : std::exchange(m_ranks[r].behind, {})) comm->wait();
     m_finished[r] = 1;
   }
 
@@ -304,6 +359,7 @@ class Simulation {
     Work work;
     std::int64_t own_cpu = 0;  // the overheads this call pays its CPU at least
     std::vector<std::pair<std::uint64_t, sg4::CommPtr>> waits;  // (message, communication)
+    std::vector<std::pair<std::uint64_t, sg4::CommPtr>> sends;  // rendezvous sends it completes
     std::vector<std::pair<std::uint64_t, std::uint32_t>> collectives;
     for (std::uint64_t i = first; i < end; ++i) {
       const TraceRecord& rec = records[i];
@@ -333,7 +389,7 @@ class Simulation {
           work.at_least(p.send_overhead_ns, p.send_overhead_ns);
         }
         if (p.rendezvous && rec.role != TraceRole::isend) {
-          waits.push_back({m_send, mine.sends.at(m_send)});
+          sends.push_back({m_send, mine.sends.at(m_send)});
           mine.sends.erase(m_send);
         }
         modelled = true;
@@ -356,7 +412,7 @@ class Simulation {
           it = mine.sends.find(m_send);
         }
         if (it != mine.sends.end()) {
-          waits.push_back({m_send, it->second});
+          sends.push_back({m_send, it->second});
           mine.sends.erase(it);
         }
         modelled = true;
@@ -374,12 +430,10 @@ class Simulation {
     }
     for (auto& [m, comm] : waits) {
       comm->wait();
-      const auto& msg = m_matching.messages[m];
-      if (msg.receive.rank == r || protocol(m).rendezvous) {
-        const Work w = transfer_work(m, comm);
-        work.at_least(w.ns, w.latency_ns);
-      }
+      const Work w = transfer_work(m, comm);
+      work.at_least(w.ns, w.latency_ns);
     }
+    for (auto& [m, comm] : sends) complete_send(r, m, comm, work);
     for (const auto& [c, k] : collectives) leave_collective(c, k, work);
     sleep_until_ns(enter + own_cpu);
     if (modelled) {
@@ -401,6 +455,10 @@ class Simulation {
   std::vector<std::uint8_t> m_finished;
   std::vector<RankComms> m_ranks;
   std::vector<Instance> m_instances;
+  // Per message: when its receive and its send were posted (simulated seconds, -1
+  // not yet), and the sender waiting for the receive's post.
+  std::vector<double> m_posted_at, m_put_at;
+  std::unordered_map<std::uint64_t, sg4::SemaphorePtr> m_post_waiters;
   std::vector<sg4::ActorPtr> m_actors;
   std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::int32_t, bool>,
            sg4::Mailbox*>

@@ -29,6 +29,7 @@ std::vector<CostCurve*> curves_of(MachineModel& m) {
     out.push_back(&(*messages)->send_overhead);
     out.push_back(&(*messages)->receive_overhead);
     if ((*messages)->exchange) out.push_back(&*(*messages)->exchange);
+    if ((*messages)->blocking_send) out.push_back(&*(*messages)->blocking_send);
   }
   for (auto& [name, model] : m.collectives) {
     for (auto& [ranks, curve] : model.by_ranks) out.push_back(&curve);
@@ -83,6 +84,15 @@ MachineModel merge_launches(const std::vector<MachineModel>& launches) {
       p.spread = std::max(median(spreads), 0.5 * p.launch_spread);
     }
   }
+  // The link's sharing from the merged curves, as the probe decides it.
+  auto resolve_sharing = [](std::optional<MessageCosts>& costs, const CostCurve& one_way) {
+    if (!costs || !costs->exchange) return;
+    costs->exchange_ratio = exchange_ratio(*costs->exchange, one_way);
+    costs->sharing = LinkSharing::unknown;
+    costs->sharing = link_sharing(&*costs, one_way);
+  };
+  resolve_sharing(out.messages, out.p2p);
+  if (out.p2p_inter_node) resolve_sharing(out.messages_inter_node, *out.p2p_inter_node);
   if (out.compute) {
     std::vector<double> memory, compute, memory_spread, compute_spread;
     for (const auto& m : copies) {

@@ -73,6 +73,7 @@ json messages_to_json(const MessageCosts& m) {
               {"receive_overhead", curve_to_json(m.receive_overhead)},
               {"protocols", std::move(protocols)}};
   if (m.exchange) doc["exchange"] = curve_to_json(*m.exchange);
+  if (m.blocking_send) doc["blocking_send"] = curve_to_json(*m.blocking_send);
   if (m.sharing != LinkSharing::unknown) doc["sharing"] = sharing_name(m.sharing);
   if (m.exchange_ratio > 0) doc["exchange_ratio"] = m.exchange_ratio;
   return doc;
@@ -88,6 +89,8 @@ MessageCosts messages_from_json(const json& doc, const std::string& where) {
   }
   if (doc.contains("exchange"))
     m.exchange = curve_from_json(doc.at("exchange"), where + ".exchange");
+  if (doc.contains("blocking_send"))
+    m.blocking_send = curve_from_json(doc.at("blocking_send"), where + ".blocking_send");
   if (doc.contains("sharing")) {
     const json& v = doc.at("sharing");
     if (v == "shared") {
@@ -444,6 +447,7 @@ void for_each_curve(Machine& m, Visit visit) {
     visit((*messages)->send_overhead);
     visit((*messages)->receive_overhead);
     if ((*messages)->exchange) visit(*(*messages)->exchange);
+    if ((*messages)->blocking_send) visit(*(*messages)->blocking_send);
   }
   for (auto& [name, model] : m.collectives) {
     for (auto& [ranks, curve] : model.by_ranks) visit(curve);

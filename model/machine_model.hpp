@@ -97,6 +97,12 @@ struct MessageCosts {
   // TCP) the rendezvous answers, which one-way times do not show. Absent in models
   // of earlier probes: such an exchange is then costed one way per direction.
   std::optional<CostCurve> exchange;
+  // A blocking send whose receive is posted and waited for: how long the send call
+  // takes, at most the one-way time. Over TCP a send returns once its data is in the
+  // socket's buffer and the transfer goes on behind the program; over shared memory
+  // once it was copied. Absent in models of earlier probes: a rendezvous send is then
+  // held until its transfer ends.
+  std::optional<CostCurve> blocking_send;
   // As the probe measured it: the exchange both ways over one way at the largest size
   // both curves have (exchange_ratio, 0: not measured), and what that says.
   LinkSharing sharing = LinkSharing::unknown;

@@ -117,6 +117,30 @@ ProgressBatch progress_batch(const Pair& p, double transfer_s) {
           std::min(later.post_s, at_once.post_s)};
 }
 
+// A blocking send whose receive is posted and waited for: how long the send itself
+// takes. Over TCP a send returns once its data is in the socket's buffer, long
+// before it arrived (the transfer goes on behind the program); over shared memory
+// once it was copied. The sender's value; nothing of it is left in flight after.
+double blocking_send_batch(const Pair& p) {
+  double sending = 0;
+  if (p.leader) {
+    MPI_Recv(nullptr, 0, MPI_BYTE, p.peer, kReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const double t0 = MPI_Wtime();
+    MPI_Send(p.buffer(0), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD);
+    sending = MPI_Wtime() - t0;
+    MPI_Recv(nullptr, 0, MPI_BYTE, p.peer, kAllSent, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Request request;
+    MPI_Irecv(p.buffer(0), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &request);
+    MPI_Send(nullptr, 0, MPI_BYTE, p.peer, kReady, MPI_COMM_WORLD);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    MPI_Send(nullptr, 0, MPI_BYTE, p.peer, kAllSent, MPI_COMM_WORLD);
+  }
+  MPI_Sendrecv_replace(&sending, 1, MPI_DOUBLE, p.peer, kReady, p.peer, kReady, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE);
+  return sending;
+}
+
 // One MPI_Sendrecv of the size each way, both ranks entering together (an empty
 // exchange lines them up): the mean of `iterations` exchanges, the slower rank's.
 double two_way_batch(const Pair& p, int iterations) {
@@ -143,11 +167,13 @@ model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::
   bool previous_progress = true, previous_rendezvous = false;
   costs.protocols.push_back({0, false, true});
   costs.exchange.emplace();
+  costs.blocking_send.emplace();
   for (const auto& point : one_way.points) {
     const std::uint64_t bytes = point.bytes;
     const bool rendezvous = bytes > eager_limit;
-    // send, its spread, receive, its spread, progresses, exchange, its spread
-    double values[7] = {0, 0, 0, 0, 1, 0, 0};
+    // send, its spread, receive, its spread, progresses, exchange, its spread, blocking
+    // send, its spread
+    double values[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
     if (measuring) {
       for (auto& b : buffers) b.resize(std::max<std::uint64_t>(bytes, 1), 1);
       const Pair p{rank == 0, rank == 0 ? peer_rank : 0, static_cast<int>(bytes), buffers};
@@ -185,8 +211,14 @@ model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::
       values[3] = receive.spread;
       values[5] = both_ways.seconds;
       values[6] = both_ways.spread;
+      const Measured blocking =
+          repeat_until_agreeing([&] { return blocking_send_batch(p); }, decide);
+      values[7] = blocking.seconds;
+      values[8] = blocking.spread;
     }
-    MPI_Bcast(values, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(values, 9, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    // A blocking send takes at most the one-way time (the message has arrived then).
+    costs.blocking_send->points.push_back({bytes, std::min(values[7], point.seconds), values[8]});
     costs.exchange->points.push_back({bytes, values[5], values[6]});
     // An overhead is part of the one-way time, never more.
     costs.send_overhead.points.push_back({bytes, std::min(values[0], point.seconds), values[1]});

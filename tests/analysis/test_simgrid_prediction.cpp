@@ -184,3 +184,49 @@ TEST_CASE("model: a curve's fixed part is its segment's intercept") {
   const model::CostCurve flat{{{0, 5e-6}}};
   CHECK(flat.fixed_part(100) == Approx(5e-6));
 }
+
+TEST_CASE("simgrid: a send the target returns early from leaves its transfer behind") {
+  // Over TCP a rendezvous send returns once its data is in the socket's buffer: the
+  // model's blocking send takes 20 us whatever the size. Rank 1 posts its receive at
+  // 5 ms: the send ends 20 us after, the receive when the data is there.
+  auto t = ranks(2);
+  add(t, 0, Send, TraceRole::send, 0, 100, 1, 100'000);
+  add(t, 0, Compute, TraceRole::other, 200, 300);
+  add(t, 1, Recv, TraceRole::recv, 5'000'000, 5'000'100, 0, 100'000);
+  auto in = machine();
+  in.machine.messages->blocking_send = model::CostCurve{{{0, 20e-6}}};
+  const auto p = simgrid(t, in);
+  const double transfer = in.machine.p2p.at(100'000);
+  CHECK(p.ranks[0].wall_s == Approx(5e-3 + 20e-6 + 200e-9).epsilon(1e-6));
+  CHECK(p.ranks[1].wall_s == Approx(5e-3 + transfer).epsilon(1e-6));
+  // Without the curve (earlier probes) the send is held until its transfer ends.
+  in.machine.messages->blocking_send.reset();
+  CHECK(simgrid(t, in).ranks[0].wall_s > 5e-3 + transfer);
+}
+
+TEST_CASE("simgrid: a transfer moves on while its sender waits in a collective") {
+  // Rank 0 starts a 100 kB Isend to rank 1, then waits in an Allreduce for rank 2,
+  // which enters at 5 ms; rank 1 receives it meanwhile, then joins the Allreduce.
+  auto t = ranks(3);
+  auto allreduce = [&](int r, std::int64_t enter) {
+    auto& rec = add(t, r, Allreduce, TraceRole::collective, enter, 6'000'000);
+    rec.comm = 1;
+    rec.collective_kind = static_cast<std::uint8_t>(CollectiveKind::n_to_n);
+  };
+  add(t, 0, Isend, TraceRole::isend, 0, 100, 1, 100'000).sequence = 1;
+  allreduce(0, 200);
+  add(t, 0, Wait, TraceRole::completion, 6'000'100, 6'000'200, 1, 100'000).sequence = 1;
+  add(t, 1, Recv, TraceRole::recv, 0, 4'100'000, 0, 100'000);
+  allreduce(1, 4'100'100);
+  allreduce(2, 5'000'000);
+  const auto in = machine();
+  const auto p = simgrid(t, in);
+  CHECK(p.ranks[1].time.compute_s == Approx(100e-9));
+  // Rank 1's receive ends the transfer after the Isend, not after the Allreduce.
+  double received = 0;
+  for (const auto& site : p.sites) {
+    if (site.function == Recv) received = site.time.mpi_s();
+  }
+  CHECK(received == Approx(in.machine.p2p.at(100'000) + 100e-9).epsilon(1e-4));
+  CHECK(p.wall_s == Approx(5e-3 + 2e-6 + 100e-9 + 100e-9).epsilon(1e-4));
+}
