@@ -120,7 +120,8 @@ ProgressBatch progress_batch(const Pair& p, double transfer_s) {
 // A blocking send whose receive is posted and waited for: how long the send itself
 // takes. Over TCP a send returns once its data is in the socket's buffer, long
 // before it arrived (the transfer goes on behind the program); over shared memory
-// once it was copied. The sender's value; nothing of it is left in flight after.
+// once it was copied. The sender (the leader, whose values count) measures; nothing
+// of it is left in flight after.
 double blocking_send_batch(const Pair& p) {
   double sending = 0;
   if (p.leader) {
@@ -136,8 +137,6 @@ double blocking_send_batch(const Pair& p) {
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     MPI_Send(nullptr, 0, MPI_BYTE, p.peer, kAllSent, MPI_COMM_WORLD);
   }
-  MPI_Sendrecv_replace(&sending, 1, MPI_DOUBLE, p.peer, kReady, p.peer, kReady, MPI_COMM_WORLD,
-                       MPI_STATUS_IGNORE);
   return sending;
 }
 
