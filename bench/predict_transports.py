@@ -83,6 +83,10 @@ def programs(build, netpipe, mpi_name, work):
                                       "--compute-us", "5", "--bytes", "65536"], None))
     rows.append(("ring 256 KiB", [workload, "--iterations", "100", "--compute-us", "50",
                                   "--bytes", "262144", "--allreduce-every", "10"], None))
+    # NPB CG's exchange: Irecv, Send, Wait both ways at once.
+    rows.append(("Irecv+Send both ways 256 KiB", [workload, "--irecv-send", "--iterations", "40",
+                                                  "--compute-us", "2000", "--bytes", "262144"],
+                 None))
     # LAMMPS (Debian's is built with Open MPI): the melt of tests/integration.
     if mpi_name == "openmpi" and shutil.which("lmp"):
         rows.append(("LAMMPS melt", [shutil.which("lmp"), "-in",

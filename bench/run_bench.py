@@ -128,6 +128,13 @@ def main():
                                         capture_output=True, text=True, check=True).stdout)
     predict = json.loads(subprocess.run([os.path.join(args.build, "bench", "predict_throughput")],
                                         capture_output=True, text=True, check=True).stdout)
+    # Both prediction engines on a cluster of one rank per node: 2 ranks (a 2-rank
+    # trace on 2 nodes) and 64.
+    engines = [json.loads(subprocess.run([os.path.join(args.build, "bench", "predict_engines"),
+                                          str(ranks), str(events)],
+                                         capture_output=True, text=True, check=True,
+                                         timeout=600).stdout)
+               for ranks, events in ((2, 100000), (64, 1000000))]
     summary = json.loads(subprocess.run([os.path.join(args.build, "bench", "compress_throughput")],
                                         capture_output=True, text=True, check=True).stdout)
     ib, ip, it, ie = measure(args, "iprobe", args.calls, every_poll=True)
@@ -177,6 +184,16 @@ def main():
           f"{predict['events_per_s'] / 1e6:.2f} M events/s replaying ({predict['replay_s']:.2f} s), "
           f"{predict['events_per_s_with_matching'] / 1e6:.2f} M events/s with the message matching, "
           f"peak memory {predict['peak_rss_mib']:.0f} MiB")
+    print("prediction engines, one rank per node (the synthetic ring trace):")
+    for e in engines:
+        line = (f"  {e['ranks']:3} ranks, {e['events']} events: mpidle {e['mpidle']['seconds']:.2f} s "
+                f"({e['mpidle']['events_per_s'] / 1e6:.2f} M events/s, {e['mpidle']['peak_rss_mib']:.0f} MiB)")
+        if "simgrid" in e:
+            line += (f"; SimGrid {e['simgrid']['version']} {e['simgrid']['seconds']:.2f} s "
+                     f"({e['simgrid']['events_per_s'] / 1e3:.0f} k events/s, "
+                     f"{e['simgrid']['peak_rss_mib']:.0f} MiB in its process); predicted wall "
+                     f"{e['simgrid']['wall_s'] / e['mpidle']['wall_s']:.4f} x mpidle's")
+        print(line)
     print(f"parallel replay, {replay[0]['events_per_rank']} events per rank, one rank per process "
           f"({os.cpu_count()} cores: oversubscribed beyond), against the sequential clock:")
     for r in replay:
@@ -193,6 +210,7 @@ def main():
         "replay_simulated": simulated,
         "analyze": analyze,
         "predict": predict,
+        "predict_engines": engines,
         "summary": summary,
                       "clc_peak_rss_mib": clc["peak_rss_mib"],
         "repeats": args.repeats,
