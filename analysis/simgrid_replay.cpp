@@ -68,6 +68,9 @@ class Simulation {
                                      // SimGrid's would add 5% of the rate the other way.
                                      "--cfg=network/crosstraffic:0",
                                      "--cfg=contexts/stack-size:256"};
+#ifdef MPIDLE_SIMGRID_THREADS
+    args.back() = "--cfg=contexts/factory:thread";  // and the default stacks
+#endif
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     int argc = static_cast<int>(argv.size());
