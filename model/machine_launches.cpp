@@ -84,15 +84,21 @@ MachineModel merge_launches(const std::vector<MachineModel>& launches) {
       p.spread = std::max(median(spreads), 0.5 * p.launch_spread);
     }
   }
-  // The link's sharing from the merged curves, as the probe decides it.
-  auto resolve_sharing = [](std::optional<MessageCosts>& costs, const CostCurve& one_way) {
-    if (!costs || !costs->exchange) return;
-    costs->exchange_ratio = exchange_ratio(*costs->exchange, one_way);
-    costs->sharing = LinkSharing::unknown;
-    costs->sharing = link_sharing(&*costs, one_way);
+  // The link's sharing from the launches' median both-ways ratio.
+  auto resolve_sharing = [&](std::optional<MessageCosts> MachineModel::*field) {
+    std::vector<double> ratios;
+    for (const auto& m : copies) {
+      if ((m.*field) && (m.*field)->exchange_ratio > 0)
+        ratios.push_back((m.*field)->exchange_ratio);
+    }
+    auto& costs = out.*field;
+    if (!costs || ratios.empty()) return;
+    costs->exchange_ratio = median(ratios);
+    costs->sharing =
+        costs->exchange_ratio > kSharedLinkRatio ? LinkSharing::shared : LinkSharing::split_duplex;
   };
-  resolve_sharing(out.messages, out.p2p);
-  if (out.p2p_inter_node) resolve_sharing(out.messages_inter_node, *out.p2p_inter_node);
+  resolve_sharing(&MachineModel::messages);
+  resolve_sharing(&MachineModel::messages_inter_node);
   if (out.compute) {
     std::vector<double> memory, compute, memory_spread, compute_spread;
     for (const auto& m : copies) {

@@ -103,8 +103,8 @@ struct MessageCosts {
   // once it was copied. Absent in models of earlier probes: a rendezvous send is then
   // held until its transfer ends.
   std::optional<CostCurve> blocking_send;
-  // As the probe measured it: the exchange both ways over one way at the largest size
-  // both curves have (exchange_ratio, 0: not measured), and what that says.
+  // As the probe measured it: both directions at once over one way at the largest
+  // size (exchange_ratio, 0: not measured), and what that says.
   LinkSharing sharing = LinkSharing::unknown;
   double exchange_ratio = 0;
   const ProtocolSegment& protocol_for(std::uint64_t bytes) const;
@@ -115,6 +115,8 @@ struct MessageCosts {
 // decides: twice one way or more than 1.5 times is one medium), else split-duplex,
 // as every switched interconnect is.
 LinkSharing link_sharing(const MessageCosts* costs, const CostCurve& one_way);
+// Both directions at once taking more than this times one way: one medium.
+inline constexpr double kSharedLinkRatio = 1.5;
 // The exchange both ways over one way at the largest size of both curves that is at
 // least 64 KiB, 0 where there is none.
 double exchange_ratio(const CostCurve& exchange, const CostCurve& one_way);

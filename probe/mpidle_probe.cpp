@@ -300,17 +300,22 @@ int main(int argc, char** argv) {
   }
   // Whether both directions of the link share its rate: the exchange both ways
   // against one way, at the largest size (docs/prediction.md, "The platform").
-  auto measure_sharing = [](std::optional<mpidle::model::MessageCosts>& costs,
+  // Whether both directions of the link share its rate (docs/prediction.md, "The
+  // platform"): the ratio decides as link_sharing does.
+  auto measure_sharing = [](std::optional<mpidle::model::MessageCosts>& costs, int peer,
                             const mpidle::model::CostCurve& one_way) {
-    if (!costs || !costs->exchange) return;
-    costs->exchange_ratio = mpidle::model::exchange_ratio(*costs->exchange, one_way);
-    costs->sharing = mpidle::model::link_sharing(&*costs, one_way);
+    const double ratio = mpidle::probe::both_ways_ratio(g_rank, peer, one_way);
+    if (!costs || ratio <= 0) return;
+    costs->exchange_ratio = ratio;
+    costs->sharing = ratio > mpidle::model::kSharedLinkRatio
+                         ? mpidle::model::LinkSharing::shared
+                         : mpidle::model::LinkSharing::split_duplex;
   };
-  measure_sharing(m.messages, m.p2p);
-  if (m.p2p_inter_node) measure_sharing(m.messages_inter_node, *m.p2p_inter_node);
+  if (same_node > 0) measure_sharing(m.messages, same_node, m.p2p);
+  if (other_node > 0) measure_sharing(m.messages_inter_node, other_node, *m.p2p_inter_node);
   if (m.messages) {
     progress(std::string("link: ") + mpidle::model::sharing_name(m.messages->sharing) +
-             " (an exchange both ways takes " + std::to_string(m.messages->exchange_ratio) +
+             " (both ways at once take " + std::to_string(m.messages->exchange_ratio) +
              " x one way)");
   }
   m.host = host_of(0);

@@ -156,7 +156,43 @@ double two_way_batch(const Pair& p, int iterations) {
   return std::max(mine, other);
 }
 
+// Both ranks send `count` bytes to each other at once, their receives posted first
+// and the two lined up (an empty exchange): the slower rank's time until both
+// messages are in. One exchange a batch, the link drained between, so that no
+// queue of earlier data (or of Open MPI's rendezvous answers behind it) counts.
+double both_ways_batch(const Pair& p) {
+  MPI_Request requests[2];
+  MPI_Irecv(p.buffer(1), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &requests[0]);
+  MPI_Sendrecv(nullptr, 0, MPI_BYTE, p.peer, kReady, nullptr, 0, MPI_BYTE, p.peer, kReady,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  const double t0 = MPI_Wtime();
+  MPI_Isend(p.buffer(0), p.count, MPI_BYTE, p.peer, kData, MPI_COMM_WORLD, &requests[1]);
+  MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+  double mine = MPI_Wtime() - t0, other = 0;
+  MPI_Sendrecv(&mine, 1, MPI_DOUBLE, p.peer, kAllSent, &other, 1, MPI_DOUBLE, p.peer, kAllSent,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return std::max(mine, other);
+}
+
 }  // namespace
+
+double both_ways_ratio(int rank, int peer_rank, const model::CostCurve& one_way) {
+  if (one_way.points.empty()) return 0;
+  const std::uint64_t bytes = one_way.points.back().bytes;
+  double ratio = 0;
+  if (rank == 0 || rank == peer_rank) {
+    std::vector<std::vector<char>> buffers(2,
+                                           std::vector<char>(std::max<std::uint64_t>(bytes, 1), 1));
+    const Pair p{rank == 0, rank == 0 ? peer_rank : 0, static_cast<int>(bytes), buffers};
+    const Measured both =
+        repeat_until_agreeing([&] { return both_ways_batch(p); },
+                              [&](bool more) { return pair_decision(p.leader, p.peer, more); });
+    const double alone = one_way.points.back().seconds;
+    ratio = alone > 0 ? both.seconds / alone : 0;
+  }
+  MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return ratio;
+}
 
 model::MessageCosts measure_message_costs(int rank, int peer_rank, const model::CostCurve& one_way,
                                           std::uint64_t eager_limit) {

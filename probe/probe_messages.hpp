@@ -15,4 +15,9 @@ namespace mpidle::probe {
 model::MessageCosts measure_message_costs(int rank, int peer, const model::CostCurve& one_way,
                                           std::uint64_t eager_limit);
 
+// Whether two transfers at once share the link: both ranks send the curve's largest
+// size to each other at once, against one way (about 1: split-duplex, each direction
+// its own rate; about 2: one medium). Every rank calls it; all get rank 0's value.
+double both_ways_ratio(int rank, int peer, const model::CostCurve& one_way);
+
 }  // namespace mpidle::probe
