@@ -205,6 +205,8 @@ def main():
     ap.add_argument("--candidates", default=DEFAULT_CANDIDATES,
                     help="comma-separated, of " + ", ".join(CANDIDATES))
     ap.add_argument("--only", help="run only the programs whose name contains this")
+    ap.add_argument("--skip", default="", help="comma-separated: leave out the programs whose "
+                    "name contains any of these")
     args = ap.parse_args()
     mpi = MPIS[args.mpi]
     engines = [e for e in args.engines.split(",") if e]
@@ -233,6 +235,8 @@ def main():
     rows = []
     for name, argv, cwd in programs(args.build, mpi["netpipe"], args.mpi, work):
         if args.only and args.only not in name:
+            continue
+        if any(part and part in name for part in args.skip.split(",")):
             continue
         # predicted[e][a][b]: engine e's predictions of the runs on a for machine b.
         predicted = {e: {a: {b: [] for b in order} for a in order} for e in engines}
