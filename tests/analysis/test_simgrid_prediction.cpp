@@ -233,7 +233,8 @@ TEST_CASE("simgrid: a transfer moves on while its sender waits in a collective")
 
 TEST_CASE("simgrid: a Sendrecv exchange both ways costs the target's measured exchange") {
   // Both ranks exchange 100 kB by MPI_Sendrecv, entering at 0 and 2 us: each ends
-  // the measured exchange (3 ms at 100 kB) after the later enter, as mpidle's replay.
+  // the measured exchange (3 ms at 100 kB, below the 4 ms one way: copies overlapping)
+  // after the later enter, as mpidle's replay.
   auto t = ranks(2);
   for (int r = 0; r < 2; ++r) {
     add(t, r, Sendrecv, TraceRole::recv, 2000 * r, 9'000'000, 1 - r, 200'000);
@@ -246,4 +247,8 @@ TEST_CASE("simgrid: a Sendrecv exchange both ways costs the target's measured ex
   CHECK(a.ranks[1].wall_s == Approx(2e-6 + 3e-3).epsilon(1e-6));
   CHECK(a.ranks[0].time.wait_s == Approx(2e-6).epsilon(1e-3));
   CHECK(a.wall_s == Approx(replay(t, in).wall_s).epsilon(1e-6));
+  // An exchange measured slower than one way (queues behind back-to-back exchanges)
+  // leaves it to the links: split-duplex, one way per direction at once.
+  in.machine.messages->exchange = model::CostCurve{{{0, 20e-6}, {100'000, 6e-3}}};
+  CHECK(simgrid(t, in).ranks[0].wall_s == Approx(2e-6 + in.machine.p2p.at(100'000)).epsilon(1e-3));
 }
