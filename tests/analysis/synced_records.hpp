@@ -2,6 +2,7 @@
 // Hand-built synchronized traces for the analysis tests.
 
 #include <cstdint>
+#include <vector>
 
 #include "model/trace_file.hpp"
 
@@ -26,6 +27,17 @@ inline model::TraceRecord& add_synced(model::Trace& t, int rank, std::uint32_t f
   r.synced.push_back(enter);
   r.synced.push_back(exit);
   return r.records.back();
+}
+
+// A collective of every rank on communicator 1: rank r enters at enters[r].
+inline void add_collective(model::Trace& t, std::uint32_t function, model::CollectiveKind kind,
+                           const std::vector<std::int64_t>& enters, std::int64_t exit) {
+  for (std::size_t r = 0; r < enters.size(); ++r) {
+    auto& rec =
+        add_synced(t, static_cast<int>(r), function, model::TraceRole::collective, enters[r], exit);
+    rec.comm = 1;
+    rec.collective_kind = static_cast<std::uint8_t>(kind);
+  }
 }
 
 }  // namespace mpidle::test

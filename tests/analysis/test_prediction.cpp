@@ -176,12 +176,7 @@ TEST_CASE("prediction: a rendezvous send waits for its receive to be posted") {
 
 TEST_CASE("prediction: an Allreduce ends its cost after the last rank entered") {
   auto t = ranks(3);
-  const std::int64_t enters[] = {0, 100, 300};
-  for (int r = 0; r < 3; ++r) {
-    auto& rec = add(t, r, Allreduce, TraceRole::collective, enters[r], 10'000);
-    rec.comm = 1;
-    rec.collective_kind = static_cast<std::uint8_t>(CollectiveKind::n_to_n);
-  }
+  test::add_collective(t, Allreduce, CollectiveKind::n_to_n, {0, 100, 300}, 10'000);
   const auto p = run(t, machine());
   CHECK(p.wall_s == Approx(2300e-9));
   CHECK(p.total.wait_s == Approx(500e-9));  // 300 + 200 + 0
