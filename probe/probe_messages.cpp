@@ -184,11 +184,18 @@ double both_ways_ratio(int rank, int peer_rank, const model::CostCurve& one_way)
     std::vector<std::vector<char>> buffers(2,
                                            std::vector<char>(std::max<std::uint64_t>(bytes, 1), 1));
     const Pair p{rank == 0, rank == 0 ? peer_rank : 0, static_cast<int>(bytes), buffers};
-    const Measured both =
-        repeat_until_agreeing([&] { return both_ways_batch(p); },
-                              [&](bool more) { return pair_decision(p.leader, p.peer, more); });
+    // The fastest of the batches: what slows a batch besides a shared rate only slows
+    // it. Open MPI's TCP sends a large message's first fragment and waits for the
+    // receiver's answer, which can queue behind the other direction's data: on a
+    // split-duplex 200 Mbit/s link the median of a quick probe's batches was 1.02 in
+    // one launch and 1.93 in another. Both ranks run the same fixed number.
+    double fastest = 0;
+    for (int b = 0; b < std::max(batches(), 7); ++b) {
+      const double t = both_ways_batch(p);
+      fastest = b == 0 ? t : std::min(fastest, t);
+    }
     const double alone = one_way.points.back().seconds;
-    ratio = alone > 0 ? both.seconds / alone : 0;
+    ratio = alone > 0 ? fastest / alone : 0;
   }
   MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return ratio;

