@@ -106,7 +106,9 @@ class Simulation {
     m_post_waiters.clear();
     m_exchanges.clear();
     m_actors.clear();
-    return m_tally.finish(m_start, m_end, m_in, m_events, 0);
+    Prediction p = m_tally.finish(m_start, m_end, m_in, m_events, 0);
+    p.engine = "simgrid " + simgrid_version();
+    return p;
   }
 
  private:

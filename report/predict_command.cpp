@@ -10,7 +10,7 @@
 #include "analysis/prediction.hpp"
 #include "analysis/prediction_limits.hpp"
 #include "analysis/prediction_output.hpp"
-#include "analysis/simgrid_prediction.hpp"
+#include "analysis/simgrid_client.hpp"
 #include "command.hpp"
 #include "model/json_fields.hpp"
 #include "model/machine_model.hpp"
@@ -20,6 +20,7 @@
 #include "prediction_check.hpp"
 #include "prediction_run.hpp"
 #include "run_analysis.hpp"
+#include "spawn.hpp"
 #include "sync/trace_matching.hpp"
 #include "text_format.hpp"
 
@@ -39,6 +40,11 @@ struct PredictOptions {
   std::size_t top = 5;
   std::string engine;  // "simgrid" or "mpidle"; empty: SimGrid where built in
 };
+
+// The SimGrid engine's program, built beside mpidle where SimGrid was found.
+fs::path simgrid_helper() {
+  return self_directory() / "mpidle-simgrid";
+}
 
 PredictOptions parse(Args args) {
   PredictOptions o;
@@ -63,7 +69,7 @@ PredictOptions parse(Args args) {
       o.top = top_option(v);
     } else if (a == "--engine") {
       if (v != "simgrid" && v != "mpidle") throw UsageError("--engine is simgrid or mpidle");
-      if (v == "simgrid" && !analysis::simgrid_available()) {
+      if (v == "simgrid" && !fs::exists(simgrid_helper())) {
         throw UsageError(
             "--engine simgrid: this mpidle was built without SimGrid "
             "(install libsimgrid-dev and build again)");
@@ -85,7 +91,7 @@ PredictOptions parse(Args args) {
   }
   if (o.run.empty()) throw UsageError("which run? (mpidle predict RUN_DIR --machine FILE)");
   if (o.machines.empty()) throw UsageError("which machine? (--machine FILE, from mpidle probe)");
-  if (o.engine.empty()) o.engine = analysis::simgrid_available() ? "simgrid" : "mpidle";
+  if (o.engine.empty()) o.engine = fs::exists(simgrid_helper()) ? "simgrid" : "mpidle";
   if (!o.against.empty() && o.machines.size() != 1) {
     throw UsageError("--against checks one machine's prediction: give one --machine");
   }
@@ -120,15 +126,13 @@ model::MachineModel adjusted(model::MachineModel m, const PredictOptions& o) {
 // One replay of the trace on the chosen engine; SimGrid's failures (an inconsistent
 // trace that blocks it, a platform too large for its route table) fall back to
 // mpidle's own replay, which resolves cycles, and say so once.
-analysis::Prediction replay(const PredictOptions& o, const model::Trace& trace,
-                            const sync::TraceMatching& matching,
+analysis::Prediction replay(const PredictOptions& o, const fs::path& trace_file,
+                            const model::Trace& trace, const sync::TraceMatching& matching,
                             const analysis::PredictionInput& input,
                             const analysis::PredictionProgress& progress = {}) {
   if (o.engine == "simgrid") {
     try {
-      analysis::Prediction p = analysis::predict_simgrid(trace, matching, input);
-      p.engine = "simgrid " + analysis::simgrid_version();
-      return p;
+      return analysis::predict_with_helper(simgrid_helper(), trace_file, input);
     } catch (const analysis::EngineError& e) {
       std::fprintf(stderr,
                    "mpidle predict: %s: SimGrid could not replay the trace (%s): "
@@ -216,7 +220,8 @@ int predict_command(Args args) {
   }
   const model::StageLog progress("mpidle predict", profile.trace->events);
   progress("reading");
-  const model::Trace trace = model::read_trace(dir / profile.trace->file);
+  const fs::path trace_file = dir / profile.trace->file;
+  const model::Trace trace = model::read_trace(trace_file);
   progress("replaying");
   for (const auto& r : trace.ranks) {
     if (r.synced.size() != 2 * r.records.size()) {
@@ -279,7 +284,7 @@ int predict_command(Args args) {
                    "mpidle predict: compute bursts keep their measured time (give --source with "
                    "the model of the machine the run was traced on, or --cpu-scale)\n");
     }
-    predictions.push_back(replay(o, trace, matching, input, [&](double done) {
+    predictions.push_back(replay(o, trace_file, trace, matching, input, [&](double done) {
       if (show_progress)
         std::fprintf(stderr, "mpidle predict: %s %3.0f%%\r", input.machine.name.c_str(),
                      100 * done);
@@ -296,7 +301,7 @@ int predict_command(Args args) {
         analysis::PredictionInput end = input;
         end.machine = model::shifted_by_spread(input.machine, direction);
         end.cpu_scale = input.cpu_scale * (1 + direction * cpu_spread);
-        const double wall = replay(o, trace, matching, end).wall_s;
+        const double wall = replay(o, trace_file, trace, matching, end).wall_s;
         (direction < 0 ? p.wall_low_s : p.wall_high_s) = wall;
       }
       // A faster network can leave a rank waiting longer elsewhere: the ends are sorted,
