@@ -98,24 +98,28 @@ const std::vector<Command>& commands() {
        "measure a machine model for predictions", probe_command},
       {"predict",
        "mpidle predict RUN_DIR --machine FILE [--machine FILE ...] [--source FILE]\n"
-       "               [--cpu-scale F] [--latency S] [--bandwidth B] [--top N]\n"
-       "               [--against TARGET_RUN]\n\n"
+       "               [--cpu-factor F] [--latency S] [--bandwidth B] [--top N]\n"
+       "               [--against TARGET_RUN] [--engine simgrid|mpidle]\n\n"
        "Replays a trace run on other machines' models: compute bursts scaled by the\n"
        "CPU ratio, messages and collectives costed by the target's curves, every call\n"
-       "at the earliest time its dependencies allow. Prints per target the predicted\n"
+       "at the earliest time its dependencies allow. On SimGrid where mpidle was built\n"
+       "with it (mpidle-simgrid beside mpidle): links shared by the transfers at once,\n"
+       "shared or split-duplex as the probe measured. Prints per target the predicted\n"
        "wall time and where it goes (compute, latency, bandwidth, waiting), the top\n"
        "callsites, and a ranking of the targets; writes RUN_DIR/prediction.json.\n\n"
        "  --machine FILE  a target's model (mpidle probe, or written by hand)\n"
        "  --source FILE   the model of the machine the run was traced on: the CPU\n"
        "                  ratio is the targets' kernel times over its own\n"
-       "  --cpu-scale F   compute bursts take F times their measured time (overrides\n"
-       "                  the ratio; 0.5 = a CPU twice as fast)\n"
+       "  --cpu-factor F  compute bursts take F times their measured time (overrides\n"
+       "                  the ratio; 0.5 = a CPU twice as fast; also --cpu-scale).\n"
+       "                  Two models of one host and CPU model compute at 1\n"
        "  --latency S     every target's 0-byte message time, in seconds\n"
        "  --bandwidth B   every target's bandwidth, in bytes per second\n"
        "  --against RUN   a run of the same program on the (one) target machine,\n"
        "                  profiled or traced: predicted against measured per\n"
        "                  category (compute, latency- and bandwidth-bound MPI,\n"
-       "                  waiting), rank and callsite, and the largest miss named\n",
+       "                  waiting), rank and callsite, and the largest miss named\n"
+       "  --engine E      simgrid (the default where built) or mpidle (its own replay)\n",
        "predict a trace run on other machines", predict_command},
       {"compare",
        "mpidle compare RUN_A RUN_B [--top N] [--estimate E] [--html OUT]\n"
