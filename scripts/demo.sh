@@ -22,6 +22,9 @@ python3 - "$build/demo-here.json" "$build/demo-candidate.json" <<'PY'
 import json, sys
 here = json.load(open(sys.argv[1]))
 here["name"] = "candidate (10 us, 1 GB/s, CPU 1.5x slower)"
+# Another machine: a model of this host and CPU would compute at factor 1.
+here["host"] = "candidate-node"
+here.pop("cpu_model", None)
 here["p2p"] = {"intra_node": [{"bytes": 0, "seconds": 10e-6},
                               {"bytes": 1 << 20, "seconds": 10e-6 + (1 << 20) / 1e9}]}
 here["compute"] = {k: v * 1.5 for k, v in here["compute"].items()}
