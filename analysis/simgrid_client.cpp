@@ -141,10 +141,6 @@ Prediction decode_prediction(const std::string& bytes, const PredictionInput& in
   return decode_prediction_bytes(bytes, input);
 }
 
-std::string last_line_of(std::FILE* file) {
-  return last_line(file);
-}
-
 nlohmann::json simgrid_request(const std::filesystem::path& trace_file,
                                const PredictionInput& input) {
   return {{"trace", trace_file.string()},
@@ -160,6 +156,34 @@ PredictionInput input_of_request(const nlohmann::json& request, std::filesystem:
   input.cpu_scale = request.at("cpu_scale").get<double>();
   input.hosts = request.at("hosts").get<std::vector<std::string>>();
   return input;
+}
+
+Prediction collect_prediction(int out, pid_t pid, std::FILE* said, const PredictionInput& input) {
+  std::string answer;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(out, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    answer.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(out);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string last = last_line(said);
+  if (said) std::fclose(said);
+  if (WIFSIGNALED(status)) {
+    throw EngineError(std::string("the SimGrid replay ended with signal ") +
+                      std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")" +
+                      (last.empty() ? "" : ": " + last));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) {
+    const std::string prefix = "mpidle-simgrid: ";
+    std::string why = last.rfind(prefix, 0) == 0 ? last.substr(prefix.size()) : last;
+    throw EngineError(why.empty() ? "the SimGrid replay stopped without an answer" : why);
+  }
+  return decode_prediction_bytes(answer, input);
 }
 
 Prediction predict_with_helper(const std::filesystem::path& helper,
@@ -197,31 +221,7 @@ Prediction predict_with_helper(const std::filesystem::path& helper,
     if (said) std::fclose(said);
     throw EngineError("cannot run " + program + ": " + std::strerror(spawned));
   }
-  std::string answer;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    answer.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(out[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const std::string last = last_line(said);
-  if (said) std::fclose(said);
-  if (WIFSIGNALED(status)) {
-    throw EngineError(std::string("the SimGrid replay ended with signal ") +
-                      std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")" +
-                      (last.empty() ? "" : ": " + last));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) {
-    const std::string prefix = "mpidle-simgrid: ";
-    std::string why = last.rfind(prefix, 0) == 0 ? last.substr(prefix.size()) : last;
-    throw EngineError(why.empty() ? "the SimGrid replay stopped without an answer" : why);
-  }
-  return decode_prediction_bytes(answer, input);
+  return collect_prediction(out[0], pid, said, input);
 }
 
 }  // namespace mpidle::analysis

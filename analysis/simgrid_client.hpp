@@ -5,6 +5,8 @@
 // that carries them looks like a program of another MPI to a preloaded libmpidle.
 // Pure C++, no MPI, no SimGrid.
 
+#include <sys/types.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -33,7 +35,10 @@ Prediction predict_with_helper(const std::filesystem::path& helper,
                                const std::filesystem::path& trace_file,
                                const PredictionInput& input);
 
-// The last line written to `file` (its last 4 KiB are read), or "".
-std::string last_line_of(std::FILE* file);
+// The answer of a process that writes a prediction's bytes to the pipe `out` and its
+// reasons to `said` (mpidle-simgrid, or a forked simulation): reads it, waits for the
+// process, and closes `out` and `said`. Throws EngineError with the process' last
+// line where it failed.
+Prediction collect_prediction(int out, pid_t pid, std::FILE* said, const PredictionInput& input);
 
 }  // namespace mpidle::analysis

@@ -71,31 +71,7 @@ Prediction predict_simgrid(const model::Trace& trace, const sync::TraceMatching&
     ::_exit(status);
   }
   ::close(fds[1]);
-  std::string answer;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    answer.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const std::string last = last_line_of(said);
-  if (said) std::fclose(said);
-  if (WIFSIGNALED(status)) {
-    throw EngineError(std::string("the SimGrid replay ended with signal ") +
-                      std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")" +
-                      (last.empty() ? "" : ": " + last));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) {
-    const std::string prefix = "mpidle-simgrid: ";
-    std::string why = last.rfind(prefix, 0) == 0 ? last.substr(prefix.size()) : last;
-    throw EngineError(why.empty() ? "the SimGrid replay stopped without an answer" : why);
-  }
-  return decode_prediction(answer, input);
+  return collect_prediction(fds[0], pid, said, input);
 }
 
 }  // namespace mpidle::analysis

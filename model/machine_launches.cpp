@@ -94,8 +94,7 @@ MachineModel merge_launches(const std::vector<MachineModel>& launches) {
     auto& costs = out.*field;
     if (!costs || ratios.empty()) return;
     costs->exchange_ratio = median(ratios);
-    costs->sharing =
-        costs->exchange_ratio > kSharedLinkRatio ? LinkSharing::shared : LinkSharing::split_duplex;
+    costs->sharing = sharing_of_ratio(costs->exchange_ratio);
   };
   resolve_sharing(&MachineModel::messages);
   resolve_sharing(&MachineModel::messages_inter_node);

@@ -367,8 +367,11 @@ double exchange_ratio(const CostCurve& exchange, const CostCurve& one_way) {
 LinkSharing link_sharing(const MessageCosts* costs, const CostCurve& one_way) {
   if (costs && costs->sharing != LinkSharing::unknown) return costs->sharing;
   const double ratio = costs && costs->exchange ? exchange_ratio(*costs->exchange, one_way) : 0;
-  if (ratio <= 0) return LinkSharing::split_duplex;
-  return ratio > kSharedLinkRatio ? LinkSharing::shared : LinkSharing::split_duplex;
+  return sharing_of_ratio(ratio);
+}
+
+LinkSharing sharing_of_ratio(double ratio) {
+  return ratio > 1.5 ? LinkSharing::shared : LinkSharing::split_duplex;
 }
 
 MachineModel read_machine(const std::filesystem::path& file) {

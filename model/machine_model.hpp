@@ -115,8 +115,9 @@ struct MessageCosts {
 // decides: twice one way or more than 1.5 times is one medium), else split-duplex,
 // as every switched interconnect is.
 LinkSharing link_sharing(const MessageCosts* costs, const CostCurve& one_way);
-// Both directions at once taking more than this times one way: one medium.
-inline constexpr double kSharedLinkRatio = 1.5;
+// What both directions at once taking `ratio` times one way says of the link: more
+// than 1.5 is one medium (shared), else split-duplex (also for no ratio, 0).
+LinkSharing sharing_of_ratio(double ratio);
 // The exchange both ways over one way at the largest size of both curves that is at
 // least 64 KiB, 0 where there is none.
 double exchange_ratio(const CostCurve& exchange, const CostCurve& one_way);

@@ -307,9 +307,7 @@ int main(int argc, char** argv) {
     const double ratio = mpidle::probe::both_ways_ratio(g_rank, peer, one_way);
     if (!costs || ratio <= 0) return;
     costs->exchange_ratio = ratio;
-    costs->sharing = ratio > mpidle::model::kSharedLinkRatio
-                         ? mpidle::model::LinkSharing::shared
-                         : mpidle::model::LinkSharing::split_duplex;
+    costs->sharing = mpidle::model::sharing_of_ratio(ratio);
   };
   if (same_node > 0) measure_sharing(m.messages, same_node, m.p2p);
   if (other_node > 0) measure_sharing(m.messages_inter_node, other_node, *m.p2p_inter_node);
