@@ -138,22 +138,20 @@ class Replay {
     }
   }
 
+  // Whether ranks `from` and `to` ran on two nodes.
+  bool apart(std::uint32_t from, std::uint32_t to) const {
+    return !m_in.hosts.empty() && from < m_in.hosts.size() && to < m_in.hosts.size() &&
+           m_in.hosts[from] != m_in.hosts[to];
+  }
   const model::CostCurve& curve(std::uint32_t from, std::uint32_t to) const {
-    if (m_in.machine.p2p_inter_node && !m_in.hosts.empty() && from < m_in.hosts.size() &&
-        to < m_in.hosts.size() && m_in.hosts[from] != m_in.hosts[to]) {
-      return *m_in.machine.p2p_inter_node;
-    }
-    return m_in.machine.p2p;
+    return model::one_way_curve(m_in.machine, apart(from, to));
   }
 
   // A call that polls (MPI_Test*): MPI progresses there too, but the call returns.
   bool polls(const TraceRecord& rec) const { return m_links.polling[rec.function] != 0; }
 
   const model::MessageCosts* costs(std::uint32_t from, std::uint32_t to) const {
-    const bool apart = !m_in.hosts.empty() && from < m_in.hosts.size() && to < m_in.hosts.size() &&
-                       m_in.hosts[from] != m_in.hosts[to];
-    if (apart && m_in.machine.messages_inter_node) return &*m_in.machine.messages_inter_node;
-    return m_in.machine.messages ? &*m_in.machine.messages : nullptr;
+    return model::message_costs(m_in.machine, apart(from, to));
   }
 
   // How message m goes on the target: its protocol, and what each side's CPU pays.

@@ -21,8 +21,7 @@ constexpr std::size_t kMaxRanks = 512;
 
 // What the factor callbacks need, alive while the engine runs.
 struct Factors {
-  const model::CostCurve* intra = nullptr;
-  const model::CostCurve* inter = nullptr;
+  const model::MachineModel* machine = nullptr;
   std::vector<std::uint32_t> node_of;
   std::unordered_map<const sg4::Host*, std::uint32_t> position;
 
@@ -34,7 +33,7 @@ struct Factors {
   }
   const model::CostCurve& curve(const sg4::Host* src, const sg4::Host* dst) const {
     const auto far = apart(src, dst);
-    return inter && far && *far ? *inter : *intra;
+    return model::one_way_curve(*machine, far && *far);
   }
 };
 
@@ -97,13 +96,10 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
     p.node_of.push_back(
         nodes.try_emplace(host, static_cast<std::uint32_t>(nodes.size())).first->second);
   }
-  p.inter_node_curve = nodes.size() > 1 && machine.p2p_inter_node.has_value();
-  const model::CostCurve& inter_curve = p.inter_node_curve ? *machine.p2p_inter_node : machine.p2p;
-  const model::MessageCosts* intra_costs = machine.messages ? &*machine.messages : nullptr;
-  const model::MessageCosts* inter_costs =
-      machine.messages_inter_node ? &*machine.messages_inter_node : intra_costs;
-  p.intra = model::link_sharing(intra_costs, machine.p2p);
-  p.inter = model::link_sharing(inter_costs, inter_curve);
+  const bool several_nodes = nodes.size() > 1;
+  const model::CostCurve& inter_curve = model::one_way_curve(machine, several_nodes);
+  p.intra = model::link_sharing(model::message_costs(machine, false), machine.p2p);
+  p.inter = model::link_sharing(model::message_costs(machine, true), inter_curve);
 
   sg4::NetZone* zone = sg4::create_full_zone("machine");
   const double speed = kFlopsPerTracedSecond / cpu_scale;
@@ -120,7 +116,7 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     if (p.intra == model::LinkSharing::shared)
       medium[n] = make_link(zone, "node-" + std::to_string(n) + "-medium", intra, p.intra, 1.0);
-    if (nodes.size() > 1)
+    if (several_nodes)
       card[n] = make_link(zone, "node-" + std::to_string(n) + "-card", inter, p.inter, 0.5);
   }
   for (std::size_t r = 0; r < ranks; ++r) {
@@ -156,8 +152,7 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
   // SMPI's piecewise model, from the curves themselves: a message of s bytes takes
   // the fixed part of its segment as latency and the rest at its own bandwidth.
   auto factors = std::make_shared<Factors>();
-  factors->intra = &machine.p2p;
-  factors->inter = p.inter_node_curve ? &*machine.p2p_inter_node : nullptr;
+  factors->machine = &machine;
   factors->node_of = p.node_of;
   factors->position = p.position;
   auto* network = zone->get_network_model();

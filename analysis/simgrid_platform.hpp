@@ -25,7 +25,6 @@ struct Platform {
   std::unordered_map<const simgrid::s4u::Host*, std::uint32_t> position;
   model::LinkSharing intra = model::LinkSharing::split_duplex;
   model::LinkSharing inter = model::LinkSharing::split_duplex;
-  bool inter_node_curve = false;  // nodes apart take the model's inter-node curve
 };
 
 // Builds the platform in the current engine (before it runs) and installs the

@@ -149,14 +149,14 @@ class Simulation {
     if (at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(at);
   }
 
+  bool apart(std::uint32_t from, std::uint32_t to) const {
+    return m_platform.node_of[from] != m_platform.node_of[to];
+  }
   const model::MessageCosts* costs(std::uint32_t from, std::uint32_t to) const {
-    const bool apart = m_platform.node_of[from] != m_platform.node_of[to];
-    if (apart && m_in.machine.messages_inter_node) return &*m_in.machine.messages_inter_node;
-    return m_in.machine.messages ? &*m_in.machine.messages : nullptr;
+    return model::message_costs(m_in.machine, apart(from, to));
   }
   const model::CostCurve& curve(std::uint32_t from, std::uint32_t to) const {
-    const bool apart = m_platform.node_of[from] != m_platform.node_of[to];
-    return apart && m_platform.inter_node_curve ? *m_in.machine.p2p_inter_node : m_in.machine.p2p;
+    return model::one_way_curve(m_in.machine, apart(from, to));
   }
 
   struct Protocol {

@@ -340,6 +340,15 @@ MachineModel machine_from_json(const json& doc, const std::string& where) {
   return m;
 }
 
+const CostCurve& one_way_curve(const MachineModel& machine, bool apart) {
+  return apart && machine.p2p_inter_node ? *machine.p2p_inter_node : machine.p2p;
+}
+
+const MessageCosts* message_costs(const MachineModel& machine, bool apart) {
+  if (apart && machine.messages_inter_node) return &*machine.messages_inter_node;
+  return machine.messages ? &*machine.messages : nullptr;
+}
+
 const char* sharing_name(LinkSharing sharing) {
   switch (sharing) {
     case LinkSharing::shared:

@@ -177,6 +177,11 @@ MachineModel shifted_by_spread(MachineModel machine, double direction);
 // infinite bandwidth, every send eager, every collective free. Compute keeps its time.
 MachineModel ideal_network();
 
+// Between two ranks on two nodes (`apart`), the model's inter-node one-way curve and
+// message costs where it has them; else (and within a node) the intra-node ones.
+const CostCurve& one_way_curve(const MachineModel& machine, bool apart);
+const MessageCosts* message_costs(const MachineModel& machine, bool apart);
+
 // The largest message size of the model's point-to-point curve(s).
 std::uint64_t largest_measured_bytes(const MachineModel& machine);
 
