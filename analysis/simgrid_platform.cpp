@@ -14,7 +14,6 @@ namespace mpidle::analysis {
 namespace {
 
 namespace sg4 = simgrid::s4u;
-using Direction = sg4::LinkInRoute::Direction;
 
 // A full route table holds P² routes.
 constexpr std::size_t kMaxRanks = 512;
@@ -63,22 +62,47 @@ LinkCurve nominal(const model::CostCurve& c) {
   return l;
 }
 
-sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, const LinkCurve& c,
-                     model::LinkSharing sharing, double latency_share) {
+// A rank's port or a node's card: one medium for both directions (shared), or a
+// link each way (split-duplex), whose receiving side two senders share, or not
+// where the probe found that each sender's own rate decides (FATPIPE: every flow
+// gets the whole rate).
+struct Card {
+  sg4::Link* medium = nullptr;
+  sg4::Link* out = nullptr;
+  sg4::Link* in = nullptr;
+};
+
+Card make_card(sg4::NetZone* zone, const std::string& name, const LinkCurve& c,
+               model::LinkSharing sharing, bool receive_shared, double latency_share) {
+  Card card;
   if (sharing == model::LinkSharing::shared) {
-    return zone->create_link(name, c.bandwidth)
-        ->set_latency(c.latency_s * latency_share)
-        ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
-        ->seal();
+    card.medium = zone->create_link(name, c.bandwidth)
+                      ->set_latency(c.latency_s * latency_share)
+                      ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
+                      ->seal();
+    return card;
   }
-  return zone->create_split_duplex_link(name, c.bandwidth)
-      ->set_latency(c.latency_s * latency_share)
-      ->seal();
+  card.out = zone->create_link(name + "-out", c.bandwidth)
+                 ->set_latency(c.latency_s * latency_share)
+                 ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
+                 ->seal();
+  card.in = zone->create_link(name + "-in", c.bandwidth)
+                ->set_latency(c.latency_s * latency_share)
+                ->set_sharing_policy(receive_shared ? sg4::Link::SharingPolicy::SHARED
+                                                    : sg4::Link::SharingPolicy::FATPIPE)
+                ->seal();
+  return card;
 }
 
-std::vector<sg4::LinkInRoute> hop(sg4::Link* link, model::LinkSharing sharing, Direction d) {
-  if (sharing == model::LinkSharing::shared) return {sg4::LinkInRoute(link)};
-  return {sg4::LinkInRoute(link, d)};
+// The links from a card's owner to another's: one medium, or out then in.
+void cross(std::vector<sg4::LinkInRoute>& route, const Card& from, const Card& to) {
+  if (from.medium) {
+    route.emplace_back(from.medium);
+    if (to.medium != from.medium) route.emplace_back(to.medium);
+    return;
+  }
+  route.emplace_back(from.out);
+  route.emplace_back(to.in);
 }
 
 }  // namespace
@@ -98,8 +122,12 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
   }
   const bool several_nodes = nodes.size() > 1;
   const model::CostCurve& inter_curve = model::one_way_curve(machine, several_nodes);
-  p.intra = model::link_sharing(model::message_costs(machine, false), machine.p2p);
-  p.inter = model::link_sharing(model::message_costs(machine, true), inter_curve);
+  const model::MessageCosts* intra_costs = model::message_costs(machine, false);
+  const model::MessageCosts* inter_costs = model::message_costs(machine, true);
+  p.intra = model::link_sharing(intra_costs, machine.p2p);
+  p.inter = model::link_sharing(inter_costs, inter_curve);
+  p.intra_receive_shared = model::receive_side_shared(intra_costs);
+  p.inter_receive_shared = model::receive_side_shared(inter_costs);
 
   sg4::NetZone* zone = sg4::create_full_zone("machine");
   const double speed = kFlopsPerTracedSecond / cpu_scale;
@@ -109,19 +137,25 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
     p.hosts.push_back(h);
   }
   const LinkCurve intra = nominal(machine.p2p), inter = nominal(inter_curve);
-  // Within a node: one medium for all its ranks (shared), or a port per rank with a
-  // direction each way (split-duplex). Between nodes: a network card per node.
-  std::vector<sg4::Link*> medium(nodes.size(), nullptr), card(nodes.size(), nullptr);
-  std::vector<sg4::Link*> port(ranks, nullptr), loop(ranks, nullptr);
+  // Within a node: one medium for all its ranks (shared), or a port per rank
+  // (split-duplex). Between nodes: a network card per node.
+  std::vector<Card> medium(nodes.size()), card(nodes.size()), port(ranks);
+  std::vector<sg4::Link*> loop(ranks, nullptr);
   for (std::size_t n = 0; n < nodes.size(); ++n) {
-    if (p.intra == model::LinkSharing::shared)
-      medium[n] = make_link(zone, "node-" + std::to_string(n) + "-medium", intra, p.intra, 1.0);
-    if (several_nodes)
-      card[n] = make_link(zone, "node-" + std::to_string(n) + "-card", inter, p.inter, 0.5);
+    if (p.intra == model::LinkSharing::shared) {
+      medium[n] = make_card(zone, "node-" + std::to_string(n) + "-medium", intra, p.intra,
+                            p.intra_receive_shared, 1.0);
+    }
+    if (several_nodes) {
+      card[n] = make_card(zone, "node-" + std::to_string(n) + "-card", inter, p.inter,
+                          p.inter_receive_shared, 0.5);
+    }
   }
   for (std::size_t r = 0; r < ranks; ++r) {
-    if (p.intra != model::LinkSharing::shared)
-      port[r] = make_link(zone, "rank-" + std::to_string(r) + "-port", intra, p.intra, 0.5);
+    if (p.intra != model::LinkSharing::shared) {
+      port[r] = make_card(zone, "rank-" + std::to_string(r) + "-port", intra, p.intra,
+                          p.intra_receive_shared, 0.5);
+    }
     loop[r] = zone->create_link("rank-" + std::to_string(r) + "-loop", intra.bandwidth)
                   ->set_latency(intra.latency_s)
                   ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
@@ -134,14 +168,12 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
         route.emplace_back(loop[a]);
       } else if (p.node_of[a] == p.node_of[b]) {
         if (p.intra == model::LinkSharing::shared) {
-          route.emplace_back(medium[p.node_of[a]]);
+          cross(route, medium[p.node_of[a]], medium[p.node_of[a]]);
         } else {
-          route.emplace_back(port[a], Direction::UP);
-          route.emplace_back(port[b], Direction::DOWN);
+          cross(route, port[a], port[b]);
         }
       } else {
-        for (auto& l : hop(card[p.node_of[a]], p.inter, Direction::UP)) route.push_back(l);
-        for (auto& l : hop(card[p.node_of[b]], p.inter, Direction::DOWN)) route.push_back(l);
+        cross(route, card[p.node_of[a]], card[p.node_of[b]]);
       }
       zone->add_route(p.hosts[a]->get_netpoint(), p.hosts[b]->get_netpoint(), nullptr, nullptr,
                       route, false);

@@ -1,9 +1,9 @@
 #pragma once
 // The SimGrid platform a prediction runs on, from a machine model: one host per
 // rank at the CPU factor's speed; ranks of one traced node joined by the model's
-// intra-node link, nodes by its inter-node link, each shared or split-duplex as the
-// probe measured; SimGrid's latency and bandwidth factors make a lone message of
-// every size take the model's one-way time.
+// intra-node link, nodes by its inter-node link, each shared or split-duplex (and
+// its receiving side shared by two senders or not) as the probe measured; SimGrid's latency and
+// bandwidth factors make a lone message of every size take the model's one-way time.
 
 #include <cstdint>
 #include <string>
@@ -25,6 +25,8 @@ struct Platform {
   std::unordered_map<const simgrid::s4u::Host*, std::uint32_t> position;
   model::LinkSharing intra = model::LinkSharing::split_duplex;
   model::LinkSharing inter = model::LinkSharing::split_duplex;
+  // Whether two senders into one rank (node) share its receiving side.
+  bool intra_receive_shared = true, inter_receive_shared = true;
 };
 
 // Builds the platform in the current engine (before it runs) and installs the

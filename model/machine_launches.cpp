@@ -84,17 +84,19 @@ MachineModel merge_launches(const std::vector<MachineModel>& launches) {
       p.spread = std::max(median(spreads), 0.5 * p.launch_spread);
     }
   }
-  // The link's sharing from the launches' median both-ways ratio.
+  // The link's sharing from the launches' median both-ways and incast ratios.
   auto resolve_sharing = [&](std::optional<MessageCosts> MachineModel::*field) {
-    std::vector<double> ratios;
-    for (const auto& m : copies) {
-      if ((m.*field) && (m.*field)->exchange_ratio > 0)
-        ratios.push_back((m.*field)->exchange_ratio);
-    }
     auto& costs = out.*field;
-    if (!costs || ratios.empty()) return;
-    costs->exchange_ratio = median(ratios);
-    costs->sharing = sharing_of_ratio(costs->exchange_ratio);
+    if (!costs) return;
+    for (double MessageCosts::*ratio :
+         {&MessageCosts::exchange_ratio, &MessageCosts::incast_ratio}) {
+      std::vector<double> ratios;
+      for (const auto& m : copies) {
+        if ((m.*field) && (*(m.*field)).*ratio > 0) ratios.push_back((*(m.*field)).*ratio);
+      }
+      if (!ratios.empty()) (*costs).*ratio = median(ratios);
+    }
+    if (costs->exchange_ratio > 0) costs->sharing = sharing_of_ratio(costs->exchange_ratio);
   };
   resolve_sharing(&MachineModel::messages);
   resolve_sharing(&MachineModel::messages_inter_node);

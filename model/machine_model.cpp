@@ -76,6 +76,7 @@ json messages_to_json(const MessageCosts& m) {
   if (m.blocking_send) doc["blocking_send"] = curve_to_json(*m.blocking_send);
   if (m.sharing != LinkSharing::unknown) doc["sharing"] = sharing_name(m.sharing);
   if (m.exchange_ratio > 0) doc["exchange_ratio"] = m.exchange_ratio;
+  if (m.incast_ratio > 0) doc["incast_ratio"] = m.incast_ratio;
   return doc;
 }
 
@@ -102,6 +103,7 @@ MessageCosts messages_from_json(const json& doc, const std::string& where) {
     }
   }
   if (doc.contains("exchange_ratio")) m.exchange_ratio = number(doc, "exchange_ratio", where);
+  if (doc.contains("incast_ratio")) m.incast_ratio = number(doc, "incast_ratio", where);
   if (!doc.contains("protocols") || !doc.at("protocols").is_array() ||
       doc.at("protocols").empty()) {
     fail(where, "\"protocols\" is not a non-empty list");
@@ -381,6 +383,11 @@ LinkSharing link_sharing(const MessageCosts* costs, const CostCurve& one_way) {
 
 LinkSharing sharing_of_ratio(double ratio) {
   return ratio > 1.5 ? LinkSharing::shared : LinkSharing::split_duplex;
+}
+
+bool receive_side_shared(const MessageCosts* costs) {
+  return !costs || costs->incast_ratio <= 0 ||
+         sharing_of_ratio(costs->incast_ratio) == LinkSharing::shared;
 }
 
 MachineModel read_machine(const std::filesystem::path& file) {

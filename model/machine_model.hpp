@@ -107,6 +107,10 @@ struct MessageCosts {
   // size (exchange_ratio, 0: not measured), and what that says.
   LinkSharing sharing = LinkSharing::unknown;
   double exchange_ratio = 0;
+  // Two ranks sending the largest size to one at once, over one sender alone
+  // (0: not measured, which needs three ranks): about 2 where the receiver's side
+  // of its card is one rate for both, about 1 where each sender's own limit decides.
+  double incast_ratio = 0;
   const ProtocolSegment& protocol_for(std::uint64_t bytes) const;
 };
 
@@ -118,6 +122,10 @@ LinkSharing link_sharing(const MessageCosts* costs, const CostCurve& one_way);
 // What both directions at once taking `ratio` times one way says of the link: more
 // than 1.5 is one medium (shared), else split-duplex (also for no ratio, 0).
 LinkSharing sharing_of_ratio(double ratio);
+// Whether transfers from two senders into one rank share its receiving side: as the
+// incast ratio says (more than 1.5), and where it was not measured, yes, as every
+// network card's receiving side is one rate.
+bool receive_side_shared(const MessageCosts* costs);
 // The exchange both ways over one way at the largest size of both curves that is at
 // least 64 KiB, 0 where there is none.
 double exchange_ratio(const CostCurve& exchange, const CostCurve& one_way);

@@ -255,9 +255,15 @@ int main(int argc, char** argv) {
     return std::string(&names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
   };
   int same_node = -1, other_node = -1, nodes = 1;
+  // Two more senders for the incast: a second rank on rank 0's node, and a rank on
+  // a node neither rank 0's nor other_node's.
+  int second_same = -1, second_other = -1;
   std::vector<std::string> seen{host_of(0)};
   for (int r = 1; r < size; ++r) {
     const bool same = host_of(r) == host_of(0);
+    if (same && same_node >= 0 && second_same < 0) second_same = r;
+    if (!same && other_node >= 0 && second_other < 0 && host_of(r) != host_of(other_node))
+      second_other = r;
     if (same && same_node < 0) same_node = r;
     if (!same && other_node < 0) other_node = r;
     if (std::find(seen.begin(), seen.end(), host_of(r)) == seen.end()) {
@@ -311,10 +317,27 @@ int main(int argc, char** argv) {
   };
   if (same_node > 0) measure_sharing(m.messages, same_node, m.p2p);
   if (other_node > 0) measure_sharing(m.messages_inter_node, other_node, *m.p2p_inter_node);
+  // Whether two senders into one rank share its side (three ranks or more).
+  auto measure_incast = [](std::optional<mpidle::model::MessageCosts>& costs, int first, int second,
+                           const mpidle::model::CostCurve& one_way) {
+    const int senders[2] = {first, second};
+    const double ratio = mpidle::probe::incast_ratio(g_rank, 0, senders, one_way);
+    if (costs && ratio > 0) costs->incast_ratio = ratio;
+  };
+  if (second_same > 0) measure_incast(m.messages, same_node, second_same, m.p2p);
+  if (second_other > 0)
+    measure_incast(m.messages_inter_node, other_node, second_other, *m.p2p_inter_node);
+  if (same_node < 0) m.messages = m.messages_inter_node;  // with its ratios now
   if (m.messages) {
+    std::string incast = "; two senders into one: not measured (3 ranks needed)";
+    if (m.messages->incast_ratio > 0) {
+      incast = "; two senders into one take " + std::to_string(m.messages->incast_ratio) +
+               " x one, its receiving side " +
+               (mpidle::model::receive_side_shared(&*m.messages) ? "shared" : "not shared");
+    }
     progress(std::string("link: ") + mpidle::model::sharing_name(m.messages->sharing) +
              " (both ways at once take " + std::to_string(m.messages->exchange_ratio) +
-             " x one way)");
+             " x one way" + incast + ")");
   }
   m.host = host_of(0);
   m.cpu_model = mpidle::probe::cpu_model_name();

@@ -174,7 +174,50 @@ double both_ways_batch(const Pair& p) {
   return std::max(mine, other);
 }
 
+// Two senders send `count` bytes to one receiver at once, its receives posted
+// first and the three lined up (a word from the receiver to each): the receiver's
+// time from that word until both messages are in. One batch at a time, the link
+// drained between.
+double incast_batch(int rank, int receiver, const int senders[2], int count,
+                    std::vector<char>& buffer) {
+  double took = 0;
+  if (rank == receiver) {
+    std::vector<char> second(buffer.size());
+    MPI_Request requests[2];
+    MPI_Irecv(buffer.data(), count, MPI_BYTE, senders[0], kData, MPI_COMM_WORLD, &requests[0]);
+    MPI_Irecv(second.data(), count, MPI_BYTE, senders[1], kData, MPI_COMM_WORLD, &requests[1]);
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < 2; ++i) MPI_Send(nullptr, 0, MPI_BYTE, senders[i], kReady, MPI_COMM_WORLD);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    took = MPI_Wtime() - t0;
+  } else {
+    MPI_Recv(nullptr, 0, MPI_BYTE, receiver, kReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(buffer.data(), count, MPI_BYTE, receiver, kData, MPI_COMM_WORLD);
+  }
+  return took;
+}
+
 }  // namespace
+
+double incast_ratio(int rank, int receiver, const int senders[2], const model::CostCurve& one_way) {
+  if (one_way.points.empty()) return 0;
+  const std::uint64_t bytes = one_way.points.back().bytes;
+  double ratio = 0;
+  if (rank == receiver || rank == senders[0] || rank == senders[1]) {
+    std::vector<char> buffer(std::max<std::uint64_t>(bytes, 1), 1);
+    // The fastest of the batches, as for both ways at once; all three run the same
+    // fixed number.
+    double fastest = 0;
+    for (int b = 0; b < std::max(batches(), 7); ++b) {
+      const double t = incast_batch(rank, receiver, senders, static_cast<int>(bytes), buffer);
+      fastest = b == 0 ? t : std::min(fastest, t);
+    }
+    const double alone = one_way.points.back().seconds;
+    if (rank == receiver) ratio = alone > 0 ? fastest / alone : 0;
+  }
+  MPI_Bcast(&ratio, 1, MPI_DOUBLE, receiver, MPI_COMM_WORLD);
+  return ratio;
+}
 
 double both_ways_ratio(int rank, int peer_rank, const model::CostCurve& one_way) {
   if (one_way.points.empty()) return 0;

@@ -20,4 +20,10 @@ model::MessageCosts measure_message_costs(int rank, int peer, const model::CostC
 // its own rate; about 2: one medium). Every rank calls it; all get rank 0's value.
 double both_ways_ratio(int rank, int peer, const model::CostCurve& one_way);
 
+// Whether two senders into one receiver share its side of the link: `senders` send
+// the curve's largest size to `receiver` at once, against one sender alone (about 1:
+// each sender's own rate decides; about 2: the receiver's side is one rate). Every
+// rank calls it; all get the receiver's value.
+double incast_ratio(int rank, int receiver, const int senders[2], const model::CostCurve& one_way);
+
 }  // namespace mpidle::probe

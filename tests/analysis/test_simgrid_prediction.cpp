@@ -97,6 +97,30 @@ TEST_CASE("simgrid: two transfers at once share a shared link and not a split-du
   CHECK(shared.total.wait_s < 0.01 * one_way);
 }
 
+TEST_CASE("simgrid: two senders into one rank share its receiving side as the probe found") {
+  // Ranks 1 and 2 send 10 MB to rank 0 at once (two Irecvs and a Waitall there).
+  const std::uint64_t bytes = 10'000'000;
+  auto t = ranks(3);
+  for (int sender = 1; sender <= 2; ++sender) {
+    add(t, 0, Irecv, TraceRole::irecv, 0, 10, sender, bytes).sequence =
+        static_cast<std::uint64_t>(sender);
+    add(t, sender, Send, TraceRole::send, 20, 1'000'000, 0, bytes);
+  }
+  for (int sender = 1; sender <= 2; ++sender) {
+    add(t, 0, Wait, TraceRole::completion, 40 + 10 * sender, 1'000'000 + 10 * sender, sender, bytes)
+        .sequence = static_cast<std::uint64_t>(sender);
+  }
+  const double one_way = machine().machine.p2p.at(bytes);
+  for (const double incast : {0.0, 2.0, 1.05}) {
+    auto in = machine(model::LinkSharing::split_duplex);
+    in.machine.messages->incast_ratio = incast;
+    const bool shared = model::receive_side_shared(&*in.machine.messages);
+    INFO("incast ratio " << incast);
+    CHECK(shared == (incast == 0.0 || incast > 1.5));  // not measured: shared, as a card is
+    CHECK(simgrid(t, in).ranks[0].wall_s / one_way == Approx(shared ? 2.0 : 1.0).epsilon(0.02));
+  }
+}
+
 TEST_CASE("simgrid: without a measured sharing the exchange curve decides") {
   auto in = machine(model::LinkSharing::unknown);
   const std::uint64_t bytes = 10'000'000;

@@ -3,7 +3,9 @@
  * rank before, then a blocking Send to the rank after and a Wait, as NPB's CG
  * exchanges; or only an Allreduce, with --allreduce-only; or, with
  * --reply-bytes R, a one-way stream: each even rank sends --bytes to the next rank
- * and receives R bytes back, the data flowing one way as a pipeline's does), and an
+ * and receives R bytes back, the data flowing one way as a pipeline's does; or, with
+ * --incast, every other rank sending --bytes to rank 0 at once, which posts an Irecv
+ * from each and waits for all, as a gather of halos does), and an
  * Allreduce every --allreduce-every iterations. --compute-scale F multiplies every
  * burst (a slower or faster CPU, for real). Each rank prints when it started and
  * ended its work on the node's monotonic clock, and how much of its bursts' wall
@@ -44,10 +46,13 @@ int main(int argc, char** argv) {
   const int every = (int)number(argc, argv, "--allreduce-every", 10);
   const int allreduce_only = example_has_flag(argc, argv, "--allreduce-only");
   const int irecv_send = example_has_flag(argc, argv, "--irecv-send");
+  const int incast = example_has_flag(argc, argv, "--incast");
   int reply = (int)number(argc, argv, "--reply-bytes", -1);
   if (reply > bytes) reply = bytes; /* the buffers hold --bytes */
   char* send = calloc((size_t)bytes + 8, 1);
   char* recv = calloc((size_t)bytes + 8, 1);
+  char* gathered = incast && rank == 0 ? calloc((size_t)size, (size_t)bytes + 8) : NULL;
+  MPI_Request* requests = calloc((size_t)size, sizeof(MPI_Request));
   double* sum_in = calloc((size_t)bytes / 8 + 1, sizeof(double));
   double* sum_out = calloc((size_t)bytes / 8 + 1, sizeof(double));
   const int count = bytes / 8 > 0 ? bytes / 8 : 1;
@@ -63,7 +68,16 @@ int main(int argc, char** argv) {
       MPI_Allreduce(sum_in, sum_out, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       continue;
     }
-    if (reply >= 0) {
+    if (incast) {
+      if (rank == 0) {
+        for (int r = 1; r < size; ++r)
+          MPI_Irecv(gathered + (size_t)(r - 1) * ((size_t)bytes + 8), bytes, MPI_BYTE, r, 0,
+                    MPI_COMM_WORLD, &requests[r - 1]);
+        MPI_Waitall(size - 1, requests, MPI_STATUSES_IGNORE);
+      } else {
+        MPI_Send(send, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      }
+    } else if (reply >= 0) {
       if (rank % 2 == 0 && rank + 1 < size) {
         MPI_Send(send, bytes, MPI_BYTE, rank + 1, 0, MPI_COMM_WORLD);
         MPI_Recv(recv, reply, MPI_BYTE, rank + 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -88,6 +102,8 @@ int main(int argc, char** argv) {
   printf("rank %d start %.9f end %.9f stolen %.9f\n", rank, start, end, stolen);
   free(send);
   free(recv);
+  free(gathered);
+  free(requests);
   free(sum_in);
   free(sum_out);
   MPI_Finalize();
