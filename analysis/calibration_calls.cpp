@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "model/function_catalog.hpp"
+#include "rank_calls.hpp"
 
 namespace mpidle::analysis {
 namespace {
@@ -27,18 +28,32 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
     if (call < state.size()) state[call] |= known ? kJudged : kUnknown;
   };
   // Receives, in posting order per channel: the first `matched` found their send.
+  std::unordered_set<std::uint64_t> sent;  // posting records of receives whose send is known
   for (const auto& [key, receives] : partners.items.receives) {
     auto it = partners.send_enter.find(key);
     const std::size_t matched = it == partners.send_enter.end() ? 0 : it->second.size();
-    for (std::size_t k = 0; k < receives.size(); ++k) mark(receives[k].call.record, k < matched);
+    for (std::size_t k = 0; k < receives.size(); ++k) {
+      mark(receives[k].call.record, k < matched);
+      if (k < matched) sent.insert(receives[k].posted.record);
+    }
   }
-  // Blocking sends (the call's own record), in call order per channel.
+  // A blocking probe: judged where the message it found is known.
+  for (const auto& [probe, posted] : probe_receives(tables, rank))
+    mark(probe, sent.count(posted) != 0);
+  // Sends in call order per channel: a blocking send's call, and the call that
+  // completed an Isend (a send can wait for its receive's post there).
+  const auto completions = send_completions(rank);
   for (const auto& [key, sends] : partners.items.sends) {
     auto it = partners.posted_enter.find(key);
     const std::size_t matched = it == partners.posted_enter.end() ? 0 : it->second.size();
     for (std::size_t k = 0; k < sends.size(); ++k) {
       const auto& rec = records[sends[k].record];
-      if (rec.role == TraceRole::send && rec.extra == 0) mark(sends[k].record, k < matched);
+      if (rec.role == TraceRole::send && rec.extra == 0) {
+        mark(sends[k].record, k < matched);
+      } else if (rec.role == TraceRole::isend && k >= matched) {
+        auto done = completions.find(sends[k].record);
+        if (done != completions.end()) mark(done->second, false);
+      }
     }
   }
   for (std::size_t i = 0; i < partners.items.collectives.size(); ++i) {

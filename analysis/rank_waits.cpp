@@ -1,9 +1,12 @@
 #include "rank_waits.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <unordered_map>
 
 #include "model/function_catalog.hpp"
 #include "model/profile_tables.hpp"
+#include "rank_calls.hpp"
 
 namespace mpidle::analysis {
 namespace {
@@ -11,27 +14,29 @@ namespace {
 using model::CollectiveKind;
 using model::TraceRole;
 
-// Each matched blocking send of the rank (the call's first record, not a
-// Sendrecv's send half): its record index, the record, and where its receive was
-// posted. The sends analyze_wait_states uses for the late-receiver rule.
+// Each matched send of the rank that the late-receiver rule judges: a blocking send
+// (the call's first record, not a Sendrecv's send half), judged at its own call,
+// or a non-blocking one, judged at the call that completed it. `visit(call, send
+// record, post)`: the judged call, the sending record (its class), and where its
+// receive was posted.
 template <typename Visit>
-void for_each_matched_blocking_send(const model::RankTrace& rank,
-                                    const sync::RankPartners& partners, Visit visit) {
+void for_each_matched_send(const model::RankTrace& rank, const sync::RankPartners& partners,
+                           Visit visit) {
+  const auto completions = send_completions(rank);
   for (const auto& [key, sends] : partners.items.sends) {
     auto it = partners.posted_enter.find(key);
     if (it == partners.posted_enter.end()) continue;
     for (std::size_t k = 0; k < it->second.size() && k < sends.size(); ++k) {
-      const std::uint64_t call = sends[k].record;
-      const auto& rec = rank.records[call];
-      if (rec.role == TraceRole::send && rec.extra == 0) visit(call, rec, it->second[k]);
+      const std::uint64_t record = sends[k].record;
+      const auto& rec = rank.records[record];
+      if (judged_send(rec)) {
+        visit(record, rec, it->second[k]);
+      } else if (rec.role == TraceRole::isend) {
+        auto done = completions.find(record);
+        if (done != completions.end()) visit(done->second, rec, it->second[k]);
+      }
     }
   }
-}
-
-void keep_fastest(FastestSends& fastest, std::pair<std::uint32_t, std::int32_t> kind,
-                  std::int64_t duration) {
-  auto [at, added] = fastest.try_emplace(kind, duration);
-  if (!added) at->second = std::min(at->second, duration);
 }
 
 class RankAnalysis {
@@ -50,47 +55,79 @@ class RankAnalysis {
   std::int64_t enter(std::uint64_t record) const { return m_rank.synced[2 * record]; }
   std::int64_t exit(std::uint64_t record) const { return m_rank.synced[2 * record + 1]; }
 
-  void wait(Pattern p, std::uint64_t record, std::int64_t until) {
-    m_sites.wait(p, m_rank.records[record], m_position, enter(record), exit(record), until);
+  // The call waited from `from` (at least its enter) until `until`.
+  void wait(Pattern p, std::uint64_t record, std::int64_t until,
+            std::int64_t from = std::numeric_limits<std::int64_t>::min()) {
+    const std::int64_t start = std::max(enter(record), from);
+    m_sites.wait(p, m_rank.records[record], m_position, start, exit(record), until);
     if (m_call_waits) {
-      (*m_call_waits)[record] +=
-          std::max<std::int64_t>(0, std::min(until, exit(record)) - enter(record));
+      (*m_call_waits)[record] += std::max<std::int64_t>(0, std::min(until, exit(record)) - start);
     }
   }
 
-  void late_senders(const sync::RankPartners& p) {
-    // A call that completes several receives waits once, for the latest sender:
-    // (call, send enter) pairs sorted by call, in an array that is file-backed in an
-    // out-of-core finalize (a map's node per receive was 64 bytes of heap).
-    model::LargeArray<std::pair<std::uint64_t, std::int64_t>> latest;
+  // Late sender at receives and the calls completing Irecvs, late receiver at
+  // blocking sends and at the calls completing Isends. A call that completes several
+  // requests waits once: for its latest sender, then for the latest receive of a
+  // send that needed it ((call, until) pairs sorted by call, in arrays that are
+  // file-backed in an out-of-core finalize).
+  void point_to_point(const sync::RankPartners& p, const SendClasses& classes) {
+    model::LargeArray<std::pair<std::uint64_t, std::int64_t>> senders, receivers;
     for (const auto& [key, receives] : p.items.receives) {
       auto it = p.send_enter.find(key);
       if (it == p.send_enter.end()) continue;
       for (std::size_t k = 0; k < it->second.size() && k < receives.size(); ++k) {
         ++m_out.messages;
-        latest.emplace_back(receives[k].call.record, it->second[k]);
+        senders.emplace_back(receives[k].call.record, it->second[k]);
       }
     }
-    std::sort(latest.begin(), latest.end());
-    for (std::size_t i = 0; i < latest.size();) {
+    for_each_matched_send(
+        m_rank, p, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post) {
+          if (waited_for_receiver(classes, rec, enter(call), exit(call), post))
+            receivers.emplace_back(call, post);
+        });
+    std::sort(senders.begin(), senders.end());
+    std::sort(receivers.begin(), receivers.end());
+    std::size_t s = 0;
+    auto latest = [](const auto& pairs, std::size_t& i) {
       std::size_t j = i;
-      while (j + 1 < latest.size() && latest[j + 1].first == latest[i].first) ++j;
-      wait(Pattern::late_sender, latest[i].first, latest[j].second);  // the latest: sorted last
+      while (j + 1 < pairs.size() && pairs[j + 1].first == pairs[i].first) ++j;
+      const std::int64_t until = pairs[j].second;  // sorted last
       i = j + 1;
+      return until;
+    };
+    for (std::size_t r = 0; r < receivers.size();) {
+      const std::uint64_t call = receivers[r].first;
+      const std::int64_t post = latest(receivers, r);
+      while (s < senders.size() && senders[s].first < call) {
+        const std::uint64_t other = senders[s].first;
+        wait(Pattern::late_sender, other, latest(senders, s));
+      }
+      std::int64_t sent = std::numeric_limits<std::int64_t>::min();
+      if (s < senders.size() && senders[s].first == call) {
+        sent = latest(senders, s);
+        wait(Pattern::late_sender, call, sent);
+      }
+      wait(Pattern::late_receiver, call, post, sent);
+    }
+    while (s < senders.size()) {
+      const std::uint64_t other = senders[s].first;
+      wait(Pattern::late_sender, other, latest(senders, s));
     }
   }
 
-  void late_receivers(const sync::RankPartners& p, const FastestSends& fastest) {
-    for_each_matched_blocking_send(
-        m_rank, p, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post) {
-          if (exit(call) <= post || post <= enter(call)) return;
-          if ((rec.flags & model::kTraceSynchronous) == 0) {
-            const auto f = fastest.find({rec.function, model::size_class(rec.bytes)});
-            const std::int64_t least = f == fastest.end() ? 0 : f->second;
-            if (exit(call) - enter(call) <= 2 * least) return;
-          }
-          wait(Pattern::late_receiver, call, post);
-        });
+  // Late sender at a blocking probe: until the send of the message it found.
+  void probes(const sync::RankPartners& p) {
+    std::unordered_map<std::uint64_t, std::int64_t> sent_at;  // posting record -> send enter
+    for (const auto& [key, receives] : p.items.receives) {
+      auto it = p.send_enter.find(key);
+      if (it == p.send_enter.end()) continue;
+      for (std::size_t k = 0; k < it->second.size() && k < receives.size(); ++k)
+        sent_at[receives[k].posted.record] = it->second[k];
+    }
+    for (const auto& [probe, posted] : probe_receives(m_tables, m_rank)) {
+      auto it = sent_at.find(posted);
+      if (it != sent_at.end()) wait(Pattern::late_sender, probe, it->second);
+    }
   }
 
   void collectives(const sync::RankPartners& p) {
@@ -135,27 +172,22 @@ class RankAnalysis {
 
 }  // namespace
 
-FastestSends fastest_sends(const model::RankTrace& rank, const sync::RankPartners& partners) {
-  FastestSends out;
+SendClasses send_classes(const model::RankTrace& rank, const sync::RankPartners& partners) {
+  SendClasses out;
   if (rank.synced.size() != 2 * rank.records.size()) return out;
-  for_each_matched_blocking_send(
-      rank, partners, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t) {
-        keep_fastest(out, {rec.function, model::size_class(rec.bytes)},
-                     rank.synced[2 * call + 1] - rank.synced[2 * call]);
+  for_each_matched_send(
+      rank, partners, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post) {
+        note_send(out, rec, rank.synced[2 * call], rank.synced[2 * call + 1], post);
       });
   return out;
 }
 
-void merge_fastest_sends(FastestSends& into, const FastestSends& from) {
-  for (const auto& [kind, duration] : from) keep_fastest(into, kind, duration);
-}
-
 WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
                             std::uint32_t position, const sync::RankPartners& partners,
-                            const FastestSends& fastest, CallWaits* call_waits) {
+                            const SendClasses& classes, CallWaits* call_waits) {
   RankAnalysis a(tables, rank, position, call_waits);
-  a.late_senders(partners);
-  a.late_receivers(partners, fastest);
+  a.point_to_point(partners, classes);
+  a.probes(partners);
   a.collectives(partners);
   return a.take();
 }

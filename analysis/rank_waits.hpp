@@ -9,17 +9,16 @@
 #include <map>
 #include <utility>
 
+#include "send_classes.hpp"
 #include "sync/parallel_sync.hpp"
 #include "wait_states.hpp"
 
 namespace mpidle::analysis {
 
-// The fastest matched blocking send of each (function, size class), in synchronized
-// time: the late-receiver rule compares against the run's, so each rank's are
-// merged (minimum) over all ranks first.
-using FastestSends = std::map<std::pair<std::uint32_t, std::int32_t>, std::int64_t>;
-FastestSends fastest_sends(const model::RankTrace& rank, const sync::RankPartners& partners);
-void merge_fastest_sends(FastestSends& into, const FastestSends& from);
+// The rank's matched blocking sends by class (send_classes.hpp), in synchronized
+// time: the late-receiver rule judges by the run's, so each rank's are merged over
+// all ranks first (merge_send_classes).
+SendClasses send_classes(const model::RankTrace& rank, const sync::RankPartners& partners);
 
 // Each record's wait in ns, as the patterns found it (on the call's first record).
 using CallWaits = model::LargeArray<std::int64_t>;
@@ -29,7 +28,7 @@ using CallWaits = model::LargeArray<std::int64_t>;
 // `call_waits`, when given, gets every record's wait.
 WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
                             std::uint32_t position, const sync::RankPartners& partners,
-                            const FastestSends& fastest, CallWaits* call_waits = nullptr);
+                            const SendClasses& classes, CallWaits* call_waits = nullptr);
 
 // Adds `from` into `into`: sites by (callsite, function), totals and counts.
 void merge_wait_states(WaitStates& into, WaitStates&& from);

@@ -1,10 +1,14 @@
 #include "wait_states.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "model/function_catalog.hpp"
+#include "rank_calls.hpp"
+#include "send_classes.hpp"
 #include "sync/collective_waits.hpp"
 #include "sync/controlled_clock.hpp"
 #include "sync/trace_matching.hpp"
@@ -33,49 +37,77 @@ class Analysis {
     return m_trace.ranks[r.rank].records[r.record];
   }
 
-  // Waiting of the call at `at` until `until`, bounded by the call's duration.
-  void wait(Pattern p, RecordRef at, std::int64_t until) {
-    m_sites.wait(p, record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at), until);
+  // Waiting of the call at `at` from `from` (at least its enter) until `until`,
+  // bounded by the call's duration.
+  void wait(Pattern p, RecordRef at, std::int64_t until,
+            std::int64_t from = std::numeric_limits<std::int64_t>::min()) {
+    m_sites.wait(p, record(at), static_cast<std::uint32_t>(at.rank), std::max(enter(at), from),
+                 exit(at), until);
   }
 
   // Late sender, per receiving call: the latest send start among the messages
   // it completed. A blocking receive completes one; a Waitall may complete many.
   void note_receive(const sync::MessageMatch& m) {
     ++m_out.messages;
-    const std::uint64_t key = key_of(m.receive_call);
-    auto [it, added] = m_latest_send.try_emplace(key, m.receive_call, enter(m.send));
-    if (!added) it->second.second = std::max(it->second.second, enter(m.send));
+    latest(m_latest_send, m.receive_call, enter(m.send));
+    m_sent_at[key_of(m.posted)] = enter(m.send);
   }
 
-  void late_senders() {
-    for (const auto& [key, call] : m_latest_send) {
-      wait(Pattern::late_sender, call.first, call.second);
-    }
-  }
-
-  // Fastest duration of each (function, size class) of blocking sends in the trace.
-  void note_send_cost(const sync::MessageMatch& m) {
+  // The call that judges a send for the late-receiver rule: a blocking send's own,
+  // or the call that completed an Isend; none for others.
+  std::optional<RecordRef> judging_call(const sync::MessageMatch& m) const {
     const auto& rec = record(m.send);
-    if (rec.role != TraceRole::send || rec.extra != 0) return;
-    const auto k = std::pair{rec.function, model::size_class(rec.bytes)};
-    const std::int64_t d = exit(m.send) - enter(m.send);
-    auto [it, added] = m_fastest_send.try_emplace(k, d);
-    if (!added) it->second = std::min(it->second, d);
+    if (judged_send(rec)) return m.send;
+    if (rec.role != TraceRole::isend) return std::nullopt;
+    const auto& done = m_send_completions[m.send.rank];
+    auto it = done.find(m.send.record);
+    if (it == done.end()) return std::nullopt;
+    return RecordRef{m.send.rank, it->second};
   }
 
-  // Late receiver: a blocking send held until its receive was posted.
+  // The classes of the trace's sends, for the late-receiver rule.
+  void note_send_class(const sync::MessageMatch& m) {
+    if (const auto call = judging_call(m))
+      note_send(m_send_classes, record(m.send), enter(*call), exit(*call), enter(m.posted));
+  }
+
+  // Late receiver: a send (or the call completing it) held until its receive was
+  // posted.
   void late_receiver(const sync::MessageMatch& m) {
-    const auto& rec = record(m.send);
-    if (rec.role != TraceRole::send || rec.extra != 0) return;
+    const auto call = judging_call(m);
+    if (!call) return;
     const std::int64_t post = enter(m.posted);
-    if (exit(m.send) <= post || post <= enter(m.send)) return;
-    const bool synchronous = (rec.flags & model::kTraceSynchronous) != 0;
-    if (!synchronous) {
-      const auto it = m_fastest_send.find({rec.function, model::size_class(rec.bytes)});
-      const std::int64_t fastest = it == m_fastest_send.end() ? 0 : it->second;
-      if (exit(m.send) - enter(m.send) <= 2 * fastest) return;
+    if (waited_for_receiver(m_send_classes, record(m.send), enter(*call), exit(*call), post))
+      latest(m_latest_post, *call, post);
+  }
+
+  // A call that completes several requests waits once: for its latest sender, then
+  // for the latest receive of a send that needed it.
+  void point_to_point() {
+    for (const auto& [key, call] : m_latest_send)
+      wait(Pattern::late_sender, call.first, call.second);
+    for (const auto& [key, call] : m_latest_post) {
+      auto sent = m_latest_send.find(key);
+      wait(Pattern::late_receiver, call.first, call.second,
+           sent == m_latest_send.end() ? std::numeric_limits<std::int64_t>::min()
+                                       : sent->second.second);
     }
-    wait(Pattern::late_receiver, m.send, post);
+  }
+
+  // Late sender at a blocking probe: until the send of the message it found.
+  void probes() {
+    for (std::uint32_t r = 0; r < m_trace.ranks.size(); ++r) {
+      for (const auto& [probe, posted] : probe_receives(m_trace, m_trace.ranks[r])) {
+        auto it = m_sent_at.find(m_first_record[r] + posted);
+        if (it != m_sent_at.end()) wait(Pattern::late_sender, RecordRef{r, probe}, it->second);
+      }
+    }
+  }
+
+  using Latest = std::unordered_map<std::uint64_t, std::pair<RecordRef, std::int64_t>>;
+  void latest(Latest& of, RecordRef call, std::int64_t until) {
+    auto [it, added] = of.try_emplace(key_of(call), call, until);
+    if (!added) it->second.second = std::max(it->second.second, until);
   }
 
   // A record's position in the whole trace: unique for any number of records.
@@ -131,13 +163,15 @@ class Analysis {
     auto tick = [&] {
       if (progress && ++done % step == 0) progress(static_cast<double>(done) / work);
     };
-    for (const auto& m : matching.messages) note_send_cost(m);
+    for (const auto& r : m_trace.ranks) m_send_completions.push_back(send_completions(r));
+    for (const auto& m : matching.messages) note_send_class(m);
     for (const auto& m : matching.messages) {
       note_receive(m);
       late_receiver(m);
       tick();
     }
-    late_senders();
+    point_to_point();
+    probes();
     for (const auto& c : matching.collectives) {
       collective(c);
       tick();
@@ -155,9 +189,12 @@ class Analysis {
   std::vector<sync::CollectiveEnter> m_enters;
   std::vector<std::int64_t> m_until;
   std::vector<std::size_t> m_by_order;
-  // Receiving call → (its record, the latest start of a send it received).
-  std::unordered_map<std::uint64_t, std::pair<RecordRef, std::int64_t>> m_latest_send;
-  std::map<std::pair<std::uint32_t, std::int32_t>, std::int64_t> m_fastest_send;
+  // Receiving call → (its record, the latest start of a send it received); call
+  // judging a send → (its record, the latest post of a receive it waited for).
+  Latest m_latest_send, m_latest_post;
+  std::unordered_map<std::uint64_t, std::int64_t> m_sent_at;  // posting record → send enter
+  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_send_completions;  // per rank
+  SendClasses m_send_classes;
 };
 
 }  // namespace

@@ -7,12 +7,11 @@
 //                   that completes several receives waits once, for the latest of
 //                   their senders: min(latest send start, call end) − call start
 //   late_receiver   a blocking send that waited for its receive to be posted:
-//                   post − send start. Counted for synchronous sends (Ssend), and
-//                   for other blocking sends only with evidence that they waited:
-//                   they ended after the post and took more than twice the
-//                   fastest send of their function and size class in the trace
-//                   (an eager send that happened to overlap the post is not late
-//                   receiver waiting)
+//                   post − send start, for sends that could not complete without
+//                   their receiver (send_classes.hpp: synchronous sends, and sends
+//                   of a class none of which ended before its post; an eager
+//                   send that happened to overlap the post is not late receiver
+//                   waiting)
 //   wait_nxn        Allreduce, Allgather(v), Alltoall(v/w), Reduce_scatter: last
 //                   enter − own enter
 //   wait_barrier    the same for MPI_Barrier

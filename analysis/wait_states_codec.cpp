@@ -67,28 +67,31 @@ std::optional<WaitStates> decode_wait_states(std::span<const std::byte> bytes) {
   return waits;
 }
 
-std::vector<std::byte> encode_fastest_sends(const FastestSends& fastest) {
+std::vector<std::byte> encode_send_classes(const SendClasses& classes) {
   ByteWriter w;
-  w.put<std::uint64_t>(fastest.size());
-  for (const auto& [key, d] : fastest) {
+  w.put<std::uint64_t>(classes.size());
+  for (const auto& [key, c] : classes) {
     w.put(key.first);
     w.put(key.second);
-    w.put(d);
+    w.put(c.fastest_ns);
+    w.put<std::uint8_t>(c.completes_before_post ? 1 : 0);
   }
   return w.take();
 }
 
-std::optional<FastestSends> decode_fastest_sends(std::span<const std::byte> bytes) {
+std::optional<SendClasses> decode_send_classes(std::span<const std::byte> bytes) {
   ByteReader r(bytes);
   std::uint64_t n = 0;
-  if (!r.get(n) || !r.can_hold(n, 16)) return std::nullopt;
-  FastestSends out;
+  if (!r.get(n) || !r.can_hold(n, 17)) return std::nullopt;
+  SendClasses out;
   for (std::uint64_t i = 0; i < n; ++i) {
     std::uint32_t function = 0;
     std::int32_t size_class = 0;
-    std::int64_t d = 0;
-    if (!r.get(function) || !r.get(size_class) || !r.get(d)) return std::nullopt;
-    out[{function, size_class}] = d;
+    std::int64_t fastest = 0;
+    std::uint8_t early = 0;
+    if (!r.get(function) || !r.get(size_class) || !r.get(fastest) || !r.get(early) || early > 1)
+      return std::nullopt;
+    out[{function, size_class}] = SendClass{fastest, early == 1};
   }
   if (!r.at_end()) return std::nullopt;
   return out;

@@ -384,11 +384,11 @@ class WindowAlignment {
 
 // What every rank must agree on after the exchanges, in one reduction: whether any
 // rank failed, the clock-condition violations on each clock (they choose it), and
-// the fastest sends on each.
+// the classes of blocking sends on each.
 struct WindowAgreement {
   std::uint64_t failed = 0;
   std::array<std::uint64_t, 2> violations{};
-  std::array<analysis::FastestSends, 2> fastest;
+  std::array<analysis::SendClasses, 2> send_classes;
 };
 
 // What a rank that cannot read the reduction's result holds.
@@ -401,8 +401,8 @@ WindowAgreement failed_agreement() {
 std::vector<std::byte> encode_agreement(const WindowAgreement& a) {
   model::ByteWriter w;
   for (std::uint64_t n : {a.failed, a.violations[0], a.violations[1]}) w.put(n);
-  for (const auto& fastest : a.fastest) {
-    const auto bytes = analysis::encode_fastest_sends(fastest);
+  for (const auto& classes : a.send_classes) {
+    const auto bytes = analysis::encode_send_classes(classes);
     w.put_array(std::span<const std::byte>(bytes));
   }
   return w.take();
@@ -414,12 +414,12 @@ std::optional<WindowAgreement> decode_agreement(std::span<const std::byte> bytes
   for (std::uint64_t* n : {&a.failed, &a.violations[0], &a.violations[1]}) {
     if (!r.get(*n)) return std::nullopt;
   }
-  for (auto& fastest : a.fastest) {
+  for (auto& classes : a.send_classes) {
     std::vector<std::byte> bytes;
     if (!r.get_array(bytes)) return std::nullopt;
-    auto decoded = analysis::decode_fastest_sends(bytes);
+    auto decoded = analysis::decode_send_classes(bytes);
     if (!decoded) return std::nullopt;
-    fastest = std::move(*decoded);
+    classes = std::move(*decoded);
   }
   if (!r.at_end()) return std::nullopt;
   return a;
@@ -429,7 +429,7 @@ void merge_agreement(WindowAgreement& into, WindowAgreement&& from) {
   into.failed += from.failed;
   for (std::size_t c = 0; c < 2; ++c) {
     into.violations[c] += from.violations[c];
-    analysis::merge_fastest_sends(into.fastest[c], from.fastest[c]);
+    analysis::merge_send_classes(into.send_classes[c], from.send_classes[c]);
   }
 }
 
@@ -510,8 +510,8 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     align->apply_answers(answered);
     align->separate_windows();
   });
-  // Both clocks' partners and fastest sends, so that one reduction can both choose
-  // the clock and agree on the fastest sends for it.
+  // Both clocks' partners and send classes, so that one reduction can both choose
+  // the clock and agree on the send classes for it.
   std::array<sync::RankPartners, 2> partners_on;
   std::string unpaired;  // why this rank's windows have no partners, if so
   WindowAgreement agreement;
@@ -523,7 +523,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
       agreement.violations[c] = align->violations()[c];
       try {
         partners_on[c] = align->partners(clock);
-        agreement.fastest[c] = analysis::fastest_sends(own, partners_on[c]);
+        agreement.send_classes[c] = analysis::send_classes(own, partners_on[c]);
       } catch (const std::exception& e) {
         unpaired = e.what();
       }
@@ -566,7 +566,8 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     if (!own.records.empty()) {
       analysis::CallWaits call_waits;
       analysis::rank_wait_states(mine, own, static_cast<std::uint32_t>(rank), partners[0],
-                                 agreement.fastest[static_cast<std::size_t>(clock)], &call_waits);
+                                 agreement.send_classes[static_cast<std::size_t>(clock)],
+                                 &call_waits);
       calibration = analysis::calibrate_rank(mine, own, partners[0], call_waits);
     }
   } catch (const std::exception& e) {

@@ -12,19 +12,19 @@ std::optional<analysis::WaitStates> gather_wait_states(
     std::uint64_t complete_collectives, void (*warn)(const std::string&),
     const CalibrationRequest& calibration) {
   TreeTraffic traffic;
-  // The late-receiver rule compares with the run's fastest send of a kind.
-  analysis::FastestSends mine;
+  // The late-receiver rule judges a send by its class over the whole run.
+  analysis::SendClasses mine;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
-    analysis::merge_fastest_sends(mine, analysis::fastest_sends(*ranks[i], partners.at(i)));
+    analysis::merge_send_classes(mine, analysis::send_classes(*ranks[i], partners.at(i)));
   }
   const auto everyone =
       tree_allreduce(
-          std::move(mine), comm, analysis::encode_fastest_sends, analysis::decode_fastest_sends,
-          [](analysis::FastestSends& into, analysis::FastestSends&& from) {
-            analysis::merge_fastest_sends(into, from);
+          std::move(mine), comm, analysis::encode_send_classes, analysis::decode_send_classes,
+          [](analysis::SendClasses& into, analysis::SendClasses&& from) {
+            analysis::merge_send_classes(into, from);
           },
           traffic)
-          .value_or(analysis::FastestSends{});
+          .value_or(analysis::SendClasses{});
 
   analysis::WaitStates waits;
   model::Calibration calibrated;

@@ -15,10 +15,10 @@
 #
 # KIND says how two transfers at once share the rate:
 #   split  (the default) split-duplex, as a real interconnect: every rank's card has
-#          its own limit on what it sends and one on what it receives (the bridge's
-#          end of its cable), so the two directions between two ranks, and two ranks
-#          sending to two others, each get the whole rate, while two ranks sending to
-#          one share its card's receiving side, as on a wire.
+#          its own limit on what it sends, so the two directions between two ranks,
+#          and two ranks sending to others, each get the whole rate. What a rank
+#          receives is not limited (a second bucket on the bridge's end halved the
+#          rate at 1 Gbit/s): two ranks sending to one each get the whole rate too.
 #   shared one medium: all ranks in one namespace, talking over its loopback, whose
 #          one limit every packet of every direction passes (the namespaces' cards
 #          then carry only the launcher's traffic).
@@ -60,12 +60,6 @@ subnet() {
 shape() {
   [ "$2" = unlimited ] && return 0
   ip netns exec "$1" tc qdisc add dev "${3:-mpidle}" root tbf rate "$2" burst 4kb latency 100ms
-}
-
-# The switch's end of a rank's cable, in the host's namespace: what the rank receives.
-shape_port() {
-  [ "$2" = unlimited ] && return 0
-  tc qdisc add dev "$1" root tbf rate "$2" burst 4kb latency 100ms
 }
 
 # The shared medium: the loopback of the one namespace, at an Ethernet MTU (its 64 KiB
@@ -120,11 +114,7 @@ up() {
       ip link set "$port" master "$bridge" && ip link set "$port" up &&
       ip -n "$ns" addr add "$net.$((i + 1))/24" dev mpidle &&
       ip -n "$ns" link set mpidle up && ip -n "$ns" link set lo up &&
-      if [ "$kind" = shared ]; then
-        shape_loopback "$ns" "$rate"
-      else
-        shape "$ns" "$rate" && shape_port "$port" "$rate"
-      fi; } ||
+      if [ "$kind" = shared ]; then shape_loopback "$ns" "$rate"; else shape "$ns" "$rate"; fi; } ||
       fail=1
     i=$((i + 1))
   done

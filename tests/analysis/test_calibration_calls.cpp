@@ -20,9 +20,9 @@ TEST_CASE("calibration from every call of a trace holds every exact wait", "[ana
     auto trace = test::generated(ranks, 7 + ranks, 60);
     std::vector<sync::RankPartners> partners;
     sync::synchronize_trace_by_replay(trace, sync::ClcParams{.min_latency_ns = -1}, 2, &partners);
-    analysis::FastestSends fastest;
+    analysis::SendClasses classes;
     for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-      analysis::merge_fastest_sends(fastest, analysis::fastest_sends(trace.ranks[r], partners[r]));
+      analysis::merge_send_classes(classes, analysis::send_classes(trace.ranks[r], partners[r]));
     }
     analysis::WaitStates all;
     model::Calibration calibration;
@@ -30,7 +30,7 @@ TEST_CASE("calibration from every call of a trace holds every exact wait", "[ana
       analysis::CallWaits waits;
       analysis::merge_wait_states(
           all, analysis::rank_wait_states(trace, trace.ranks[r], static_cast<std::uint32_t>(r),
-                                          partners[r], fastest, &waits));
+                                          partners[r], classes, &waits));
       REQUIRE(waits.size() == trace.ranks[r].records.size());
       model::merge_calibration(calibration,
                                analysis::calibrate_rank(trace, trace.ranks[r], partners[r], waits));

@@ -18,15 +18,15 @@ analysis::WaitStates replayed_waits(model::Trace trace, int processes) {
   sync::synchronize_trace_by_replay(trace, sync::ClcParams{.min_latency_ns = -1}, processes,
                                     &partners, &complete);
   REQUIRE(partners.size() == trace.ranks.size());
-  analysis::FastestSends fastest;
+  analysis::SendClasses classes;
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
-    analysis::merge_fastest_sends(fastest, analysis::fastest_sends(trace.ranks[r], partners[r]));
+    analysis::merge_send_classes(classes, analysis::send_classes(trace.ranks[r], partners[r]));
   }
   analysis::WaitStates all;
   for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
     analysis::merge_wait_states(
         all, analysis::rank_wait_states(trace, trace.ranks[r], static_cast<std::uint32_t>(r),
-                                        partners[r], fastest));
+                                        partners[r], classes));
   }
   all.collectives = complete;
   return all;

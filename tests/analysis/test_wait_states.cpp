@@ -13,21 +13,33 @@ using model::TraceRole;
 
 namespace {
 
-enum Fn : std::uint32_t { Send, Recv, Allreduce, Barrier, Bcast, Reduce, Scan, Irecv, Wait, Isend };
+enum Fn : std::uint32_t {
+  Send,
+  Recv,
+  Allreduce,
+  Barrier,
+  Bcast,
+  Reduce,
+  Scan,
+  Irecv,
+  Wait,
+  Isend,
+  Probe
+};
 
 model::Trace ranks(int n) {
   model::Trace t;
-  t.functions = {"MPI_Send",   "MPI_Recv", "MPI_Allreduce", "MPI_Barrier", "MPI_Bcast",
-                 "MPI_Reduce", "MPI_Scan", "MPI_Irecv",     "MPI_Wait",    "MPI_Isend"};
-  t.callsites.resize(10);
+  t.functions = {"MPI_Send", "MPI_Recv",  "MPI_Allreduce", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce",
+                 "MPI_Scan", "MPI_Irecv", "MPI_Wait",      "MPI_Isend",   "MPI_Probe"};
+  t.callsites.resize(11);
   t.ranks.resize(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) t.ranks[static_cast<std::size_t>(r)].rank = r;
   return t;
 }
 
 TraceRecord& add(model::Trace& t, int rank, Fn fn, TraceRole role, std::int64_t enter,
-                 std::int64_t exit, std::int32_t peer = -1) {
-  return test::add_synced(t, rank, fn, role, enter, exit, peer);
+                 std::int64_t exit, std::int32_t peer = -1, std::uint64_t bytes = 0) {
+  return test::add_synced(t, rank, fn, role, enter, exit, peer, bytes);
 }
 
 void collective(model::Trace& t, Fn fn, CollectiveKind kind, std::int32_t root,
@@ -110,19 +122,85 @@ TEST_CASE("late receiver: a synchronous send held until the receive was posted")
   CHECK(total(w, Pattern::late_sender) == 0);
 }
 
-TEST_CASE("late receiver: a standard send counts only when it demonstrably waited") {
+TEST_CASE("late receiver: a send of an eager class counts only when it demonstrably waited") {
   auto t = ranks(2);
   // A fast send (receive already posted): the cost of this kind of send is 10.
   add(t, 0, Send, TraceRole::send, 100, 110, 1);
   add(t, 1, Recv, TraceRole::recv, 50, 120, 0);
+  // The class is eager: this send ended before its receive was posted.
+  add(t, 0, Send, TraceRole::send, 150, 160, 1);
+  add(t, 1, Recv, TraceRole::recv, 170, 180, 0);
   // An eager send that the post happened to overlap: 12 long, not waiting.
   add(t, 0, Send, TraceRole::send, 200, 212, 1);
   add(t, 1, Recv, TraceRole::recv, 205, 230, 0);
-  // A send held 700 until the post at 1600: waited 600.
+  // A send held 700 until the post at 1600 (its buffers full): waited 600.
   add(t, 0, Send, TraceRole::send, 1000, 1700, 1);
   add(t, 1, Recv, TraceRole::recv, 1600, 1710, 0);
   const auto w = analysis::analyze_wait_states(t);
   CHECK(total(w, Pattern::late_receiver) == Approx(600));
+}
+
+TEST_CASE("late receiver: every send of a class that never ends before its post waits") {
+  // A systematic late receiver: every send waits about 500 for its receive, so none is
+  // fast. The fastest-send rule alone saw no waiting here (none took twice the
+  // fastest); no send of the class ended before its post, so they all waited.
+  auto t = ranks(2);
+  std::int64_t at = 0;
+  for (int i = 0; i < 5; ++i) {
+    const std::int64_t wait = 500 + 10 * i;
+    add(t, 0, Send, TraceRole::send, at, at + wait + 20, 1, 1 << 20);
+    add(t, 1, Recv, TraceRole::recv, at + wait, at + wait + 25, 0, 1 << 20);
+    at += 1000;
+  }
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_receiver) == Approx(5 * 500 + 10 * (0 + 1 + 2 + 3 + 4)));
+  // Messages of another size class judge by their own class: small eager sends that
+  // end before their post are no waiting, whatever the large ones did.
+  add(t, 0, Send, TraceRole::send, at, at + 5, 1, 64);
+  add(t, 1, Recv, TraceRole::recv, at + 100, at + 110, 0, 64);
+  add(t, 0, Send, TraceRole::send, at + 200, at + 207, 1, 64);
+  add(t, 1, Recv, TraceRole::recv, at + 203, at + 215, 0, 64);
+  CHECK(total(analysis::analyze_wait_states(t), Pattern::late_receiver) ==
+        Approx(5 * 500 + 10 * (0 + 1 + 2 + 3 + 4)));
+}
+
+TEST_CASE("late sender at a blocking probe: until the send of the message it found") {
+  auto t = ranks(2);
+  add(t, 1, Probe, TraceRole::other, 100, 600, 0);  // found rank 0's message at 500
+  add(t, 1, Recv, TraceRole::recv, 610, 620, 0);    // the message has arrived: no waiting
+  add(t, 0, Send, TraceRole::send, 500, 505, 1);
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_sender) == Approx(400));
+  REQUIRE(w.sites.size() == 1);
+  CHECK(w.sites[0].function == Probe);
+}
+
+TEST_CASE("late receiver at the Wait of an Isend that waited for its receive's post") {
+  // Rendezvous Isends: none of the class completed before its receive was posted.
+  auto t = ranks(2);
+  for (int i = 0; i < 3; ++i) {
+    const std::int64_t at = 1000 * i;
+    auto& isend = add(t, 0, Isend, TraceRole::isend, at, at + 5, 1, 1 << 20);
+    isend.sequence = static_cast<std::uint32_t>(i + 1);
+    auto& done = add(t, 0, Wait, TraceRole::completion, at + 10, at + 520, 1);
+    done.sequence = static_cast<std::uint32_t>(i + 1);
+    add(t, 1, Recv, TraceRole::recv, at + 500, at + 530, 0, 1 << 20);  // posted at +500
+  }
+  const auto w = analysis::analyze_wait_states(t);
+  CHECK(total(w, Pattern::late_receiver) == Approx(3 * 490));
+  CHECK(total(w, Pattern::late_sender) == 0);
+  // Eager Isends (one completed before its post) wait for nobody at their Wait,
+  // however long it took.
+  auto e = ranks(2);
+  for (int i = 0; i < 2; ++i) {
+    const std::int64_t at = 1000 * i;
+    auto& isend = add(e, 0, Isend, TraceRole::isend, at, at + 5, 1, 64);
+    isend.sequence = static_cast<std::uint32_t>(i + 1);
+    auto& done = add(e, 0, Wait, TraceRole::completion, at + 10, at + (i == 0 ? 12 : 520), 1);
+    done.sequence = static_cast<std::uint32_t>(i + 1);
+    add(e, 1, Recv, TraceRole::recv, at + 500, at + 530, 0, 64);
+  }
+  CHECK(total(analysis::analyze_wait_states(e), Pattern::late_receiver) == 0);
 }
 
 TEST_CASE("N x N collectives and barriers wait for the last to enter") {

@@ -867,11 +867,14 @@ TEST_CASE("predict: exchanges both ways on a shared and a split-duplex link, wit
   }
 }
 
-TEST_CASE("predict: two ranks sending to a third at once share its card, within 10%", "[mpi]") {
-  // Ranks 1 and 2 send 1 MiB each to rank 0 at once, every step: on the split-duplex
-  // link every rank's card limits what it receives as well as what it sends, so the
-  // two messages into rank 0 take twice one. The 3-rank probe finds that from two
-  // senders into one; the platform then shares rank 0's receiving side.
+TEST_CASE("predict: two ranks sending to a third at once, as the probe found its card, within 10%",
+          "[mpi]") {
+  // Ranks 1 and 2 send 1 MiB each to rank 0 at once, every step. The split-duplex
+  // link limits what each rank sends, not what it receives (docs/prediction.md: a
+  // second bucket halved the rate at 1 Gbit/s), so the two messages into rank 0 move
+  // at once, each at the whole rate. The 3-rank probe finds that from two senders
+  // into one; the platform then does not share rank 0's receiving side (a model
+  // without the measurement would, and predict twice the time).
   NetnsLink::require();
   // MPICH 4.0.2 over UCX 1.13's TCP transport: 3-rank launches on the links hung in
   // MPI_Finalize (one rank spinning in UCX's progress, the others in the PMI
@@ -883,8 +886,8 @@ TEST_CASE("predict: two ranks sending to a third at once share its card, within 
   const auto model = model::read_machine(machine);
   REQUIRE(model.messages);
   INFO("two senders into one took " << model.messages->incast_ratio << " x one");
-  CHECK(model.messages->incast_ratio > 1.5);
-  CHECK(model::receive_side_shared(&*model.messages));
+  CHECK(model.messages->incast_ratio < 1.5);
+  CHECK_FALSE(model::receive_side_shared(&*model.messages));
   const std::vector<std::string> incast = {"--iterations", "10",      "--compute-us", "2000",
                                            "--bytes",      "1048576", "--incast"};
   const auto traced = traced_workload("predict_incast_shm", incast, transport("shm"), 3);
@@ -903,7 +906,7 @@ TEST_CASE("predict: two ranks sending to a third at once share its card, within 
   }
   INFO("predicted " << predicted << " s, a run there took " << real
                     << " s (over shared memory: " << traced.wall << " s)");
-  // 10 steps of 2 MiB into one 200 Mbit/s card: 0.84 s at least.
-  CHECK(real > 0.8);
+  // 10 steps of 1 MiB from each sender at 200 Mbit/s: 0.42 s at least.
+  CHECK(real > 0.4);
   CHECK(std::abs(predicted / real - 1) <= 0.10);
 }

@@ -1,0 +1,41 @@
+#pragma once
+// The late-receiver rule, one copy for the windows, the parallel replay and the
+// sequential analysis (docs/calibration.md, "Late receiver"). A blocking send that
+// overlapped its receive's post waited for its receiver when it could not complete
+// without it: a synchronous send, or one of a class (function, size class) no send
+// of which, anywhere in the data, completed before its receive was posted (a
+// rendezvous protocol, whatever its threshold). A send of a class that did
+// complete early (eager) waited only with evidence of its own: a blocking one took
+// more than twice the class's fastest send, as eager sends block when their buffers
+// are full; the call completing an eager Isend never waits for its receiver. The
+// classes' facts are merged over all ranks before any send is judged.
+// Pure C++, no MPI.
+
+#include <cstdint>
+#include <map>
+#include <utility>
+
+#include "model/trace_file.hpp"
+
+namespace mpidle::analysis {
+
+struct SendClass {
+  std::int64_t fastest_ns = 0;         // the fastest matched blocking send of the class
+  bool completes_before_post = false;  // some send of the class ended before its post
+};
+// By (function, size class).
+using SendClasses = std::map<std::pair<std::uint32_t, std::int32_t>, SendClass>;
+
+// The sends the rule judges: blocking sends, not a Sendrecv's send half.
+bool judged_send(const model::TraceRecord& send);
+
+// Adds a matched judged send (enter, exit) whose receive was posted at `post`.
+void note_send(SendClasses& classes, const model::TraceRecord& send, std::int64_t enter,
+               std::int64_t exit, std::int64_t post);
+void merge_send_classes(SendClasses& into, const SendClasses& from);
+
+// Whether the judged send waited for its receive's post (then until the post).
+bool waited_for_receiver(const SendClasses& classes, const model::TraceRecord& send,
+                         std::int64_t enter, std::int64_t exit, std::int64_t post);
+
+}  // namespace mpidle::analysis
