@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nanoseconds.hpp"
+
 namespace mpidle::analysis {
 
 using model::CollectiveKind;
-
-namespace {
-std::int64_t to_ns(double seconds) {
-  return std::llround(std::max(0.0, seconds) * 1e9);
-}
-}  // namespace
 
 CollectiveCost collective_cost(const model::Trace& trace, const sync::CollectiveMatch& match,
                                const model::CollectiveModel* model) {

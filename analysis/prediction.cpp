@@ -3,6 +3,7 @@
 #include "collective_cost.hpp"
 #include "model/function_catalog.hpp"
 #include "model/huge_page_allocator.hpp"
+#include "nanoseconds.hpp"
 #include "prediction_tally.hpp"
 #include "trace_links.hpp"
 
@@ -23,9 +24,6 @@ using model::TraceRole;
 constexpr std::int64_t kNotYetPredicted = kUnknownTime;
 constexpr std::uint64_t kNone = TraceLinks::kNone;
 
-std::int64_t to_ns(double seconds) {
-  return std::llround(std::max(0.0, seconds) * 1e9);
-}
 struct Instance {
   std::int64_t cost_ns = -1;         // the model's cost (−1: not yet known)
   std::int64_t latency_ns = 0;       // the 0-byte part of it

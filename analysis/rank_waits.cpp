@@ -135,27 +135,10 @@ class RankAnalysis {
       if (p.until[i] == sync::kClcNever) continue;
       const auto& c = p.items.collectives[i];
       const std::uint64_t record = c.member.enter.record;
-      Pattern pattern = Pattern::wait_nxn;
-      switch (c.kind) {
-        case CollectiveKind::n_to_n:
-          pattern = model::is_barrier(m_tables.functions.at(m_rank.records[record].function))
-                        ? Pattern::wait_barrier
-                        : Pattern::wait_nxn;
-          break;
-        case CollectiveKind::one_to_n:
-          pattern = Pattern::late_broadcast;
-          break;
-        case CollectiveKind::n_to_one:
-          pattern = Pattern::early_reduce;
-          break;
-        case CollectiveKind::scan:
-        case CollectiveKind::exscan:
-          pattern = Pattern::early_scan;
-          break;
-        case CollectiveKind::none:
-          continue;
-      }
-      wait(pattern, record, p.until[i]);
+      const auto pattern =
+          collective_pattern(c.kind, m_tables.functions.at(m_rank.records[record].function));
+      if (!pattern) continue;
+      wait(*pattern, record, p.until[i]);
     }
   }
 

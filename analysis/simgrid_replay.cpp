@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "collective_cost.hpp"
+#include "nanoseconds.hpp"
 #include "prediction_tally.hpp"
 #include "simgrid_platform.hpp"
 #include "simgrid_prediction.hpp"
@@ -27,10 +28,6 @@ using model::TraceRecord;
 using model::TraceRole;
 
 constexpr std::uint64_t kNone = TraceLinks::kNone;
-
-std::int64_t to_ns(double seconds) {
-  return std::llround(std::max(0.0, seconds) * 1e9);
-}
 
 // What a communication carries: nothing; SimGrid needs an address.
 int g_payload = 0;

@@ -123,28 +123,11 @@ class Analysis {
     m_enters.clear();
     for (const auto& m : c.members) m_enters.push_back({m.rank, m.order, enter(m.enter)});
     sync::collective_wait_until(c.kind, c.root, m_enters, m_until, m_by_order);
-    Pattern pattern = Pattern::wait_nxn;
-    switch (c.kind) {
-      case CollectiveKind::n_to_n:
-        pattern = model::is_barrier(m_trace.functions.at(record(c.members.front().enter).function))
-                      ? Pattern::wait_barrier
-                      : Pattern::wait_nxn;
-        break;
-      case CollectiveKind::one_to_n:
-        pattern = Pattern::late_broadcast;
-        break;
-      case CollectiveKind::n_to_one:
-        pattern = Pattern::early_reduce;
-        break;
-      case CollectiveKind::scan:
-      case CollectiveKind::exscan:
-        pattern = Pattern::early_scan;
-        break;
-      case CollectiveKind::none:
-        return;
-    }
+    const auto pattern =
+        collective_pattern(c.kind, m_trace.functions.at(record(c.members.front().enter).function));
+    if (!pattern) return;
     for (std::size_t i = 0; i < c.members.size(); ++i) {
-      if (m_until[i] != sync::kClcNever) wait(pattern, c.members[i].enter, m_until[i]);
+      if (m_until[i] != sync::kClcNever) wait(*pattern, c.members[i].enter, m_until[i]);
     }
   }
 
@@ -227,6 +210,23 @@ void SiteWaitsBuilder::wait(Pattern p, const model::TraceRecord& call, std::uint
   s.by_rank[position][k] += seconds;
   ++s.instances;
   m_out.totals[k] += seconds;
+}
+
+std::optional<Pattern> collective_pattern(model::CollectiveKind kind, std::string_view function) {
+  switch (kind) {
+    case CollectiveKind::n_to_n:
+      return model::is_barrier(function) ? Pattern::wait_barrier : Pattern::wait_nxn;
+    case CollectiveKind::one_to_n:
+      return Pattern::late_broadcast;
+    case CollectiveKind::n_to_one:
+      return Pattern::early_reduce;
+    case CollectiveKind::scan:
+    case CollectiveKind::exscan:
+      return Pattern::early_scan;
+    case CollectiveKind::none:
+      break;
+  }
+  return std::nullopt;
 }
 
 const char* pattern_key(Pattern p) {

@@ -25,7 +25,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/trace_file.hpp"
@@ -43,6 +45,9 @@ enum class Pattern : std::uint8_t {
 };
 inline constexpr std::size_t kPatterns = 7;
 const char* pattern_key(Pattern p);  // the JSON key: "late_sender", ...
+// The pattern of a collective's waiting, by its kind and function (a Barrier's
+// N-to-N is wait_barrier); none for a kind without one.
+std::optional<Pattern> collective_pattern(model::CollectiveKind kind, std::string_view function);
 
 using PatternSeconds = std::array<double, kPatterns>;
 
