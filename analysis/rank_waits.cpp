@@ -55,21 +55,19 @@ class RankAnalysis {
   std::int64_t enter(std::uint64_t record) const { return m_rank.synced[2 * record]; }
   std::int64_t exit(std::uint64_t record) const { return m_rank.synced[2 * record + 1]; }
 
-  // The call waited from `from` (at least its enter) until `until`.
-  void wait(Pattern p, std::uint64_t record, std::int64_t until,
-            std::int64_t from = std::numeric_limits<std::int64_t>::min()) {
-    const std::int64_t start = std::max(enter(record), from);
-    m_sites.wait(p, m_rank.records[record], m_position, start, exit(record), until);
+  // The call waited until `until`.
+  void wait(Pattern p, std::uint64_t record, std::int64_t until) {
+    m_sites.wait(p, m_rank.records[record], m_position, enter(record), exit(record), until);
     if (m_call_waits) {
-      (*m_call_waits)[record] += std::max<std::int64_t>(0, std::min(until, exit(record)) - start);
+      (*m_call_waits)[record] +=
+          std::max<std::int64_t>(0, std::min(until, exit(record)) - enter(record));
     }
   }
 
   // Late sender at receives and the calls completing Irecvs, late receiver at
-  // blocking sends and at the calls completing Isends. A call that completes several
-  // requests waits once: for its latest sender, then for the latest receive of a
-  // send that needed it ((call, until) pairs sorted by call, in arrays that are
-  // file-backed in an out-of-core finalize).
+  // blocking sends and at the calls completing Isends, once per call
+  // (SiteWaitsBuilder::point_to_point): (call, until) pairs sorted by call, in arrays
+  // that are file-backed in an out-of-core finalize.
   void point_to_point(const sync::RankPartners& p, const SendClasses& classes) {
     model::LargeArray<std::pair<std::uint64_t, std::int64_t>> senders, receivers;
     for (const auto& [key, receives] : p.items.receives) {
@@ -87,7 +85,8 @@ class RankAnalysis {
         });
     std::sort(senders.begin(), senders.end());
     std::sort(receivers.begin(), receivers.end());
-    std::size_t s = 0;
+    constexpr std::int64_t none = SiteWaitsBuilder::kNoTime;
+    // The latest `until` of the call at pairs[i], and i past its pairs.
     auto latest = [](const auto& pairs, std::size_t& i) {
       std::size_t j = i;
       while (j + 1 < pairs.size() && pairs[j + 1].first == pairs[i].first) ++j;
@@ -95,23 +94,19 @@ class RankAnalysis {
       i = j + 1;
       return until;
     };
-    for (std::size_t r = 0; r < receivers.size();) {
-      const std::uint64_t call = receivers[r].first;
-      const std::int64_t post = latest(receivers, r);
-      while (s < senders.size() && senders[s].first < call) {
-        const std::uint64_t other = senders[s].first;
-        wait(Pattern::late_sender, other, latest(senders, s));
-      }
-      std::int64_t sent = std::numeric_limits<std::int64_t>::min();
-      if (s < senders.size() && senders[s].first == call) {
-        sent = latest(senders, s);
-        wait(Pattern::late_sender, call, sent);
-      }
-      wait(Pattern::late_receiver, call, post, sent);
-    }
-    while (s < senders.size()) {
-      const std::uint64_t other = senders[s].first;
-      wait(Pattern::late_sender, other, latest(senders, s));
+    std::size_t s = 0, r = 0;
+    while (s < senders.size() || r < receivers.size()) {
+      const std::uint64_t call =
+          r == receivers.size() || (s < senders.size() && senders[s].first < receivers[r].first)
+              ? senders[s].first
+              : receivers[r].first;
+      const std::int64_t sent =
+          s < senders.size() && senders[s].first == call ? latest(senders, s) : none;
+      const std::int64_t post =
+          r < receivers.size() && receivers[r].first == call ? latest(receivers, r) : none;
+      const std::int64_t waited = m_sites.point_to_point(m_rank.records[call], m_position,
+                                                         enter(call), exit(call), sent, post);
+      if (m_call_waits) (*m_call_waits)[call] += waited;
     }
   }
 

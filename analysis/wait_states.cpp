@@ -37,12 +37,9 @@ class Analysis {
     return m_trace.ranks[r.rank].records[r.record];
   }
 
-  // Waiting of the call at `at` from `from` (at least its enter) until `until`,
-  // bounded by the call's duration.
-  void wait(Pattern p, RecordRef at, std::int64_t until,
-            std::int64_t from = std::numeric_limits<std::int64_t>::min()) {
-    m_sites.wait(p, record(at), static_cast<std::uint32_t>(at.rank), std::max(enter(at), from),
-                 exit(at), until);
+  // Waiting of the call at `at` until `until`, bounded by the call's duration.
+  void wait(Pattern p, RecordRef at, std::int64_t until) {
+    m_sites.wait(p, record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at), until);
   }
 
   // Late sender, per receiving call: the latest send start among the messages
@@ -81,16 +78,20 @@ class Analysis {
       latest(m_latest_post, *call, post);
   }
 
-  // A call that completes several requests waits once: for its latest sender, then
-  // for the latest receive of a send that needed it.
+  // Every call's point-to-point waiting, once (SiteWaitsBuilder::point_to_point).
   void point_to_point() {
-    for (const auto& [key, call] : m_latest_send)
-      wait(Pattern::late_sender, call.first, call.second);
+    constexpr std::int64_t none = SiteWaitsBuilder::kNoTime;
+    for (const auto& [key, call] : m_latest_send) {
+      auto post = m_latest_post.find(key);
+      const RecordRef at = call.first;
+      m_sites.point_to_point(record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at),
+                             call.second, post == m_latest_post.end() ? none : post->second.second);
+    }
     for (const auto& [key, call] : m_latest_post) {
-      auto sent = m_latest_send.find(key);
-      wait(Pattern::late_receiver, call.first, call.second,
-           sent == m_latest_send.end() ? std::numeric_limits<std::int64_t>::min()
-                                       : sent->second.second);
+      if (m_latest_send.count(key) != 0) continue;  // done above
+      const RecordRef at = call.first;
+      m_sites.point_to_point(record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at),
+                             none, call.second);
     }
   }
 
@@ -227,6 +228,24 @@ std::optional<Pattern> collective_pattern(model::CollectiveKind kind, std::strin
       break;
   }
   return std::nullopt;
+}
+
+std::int64_t SiteWaitsBuilder::point_to_point(const model::TraceRecord& call,
+                                              std::uint32_t position, std::int64_t start,
+                                              std::int64_t end, std::int64_t latest_send,
+                                              std::int64_t latest_post) {
+  std::int64_t waited = 0;
+  std::int64_t from = start;
+  if (latest_send != kNoTime) {
+    wait(Pattern::late_sender, call, position, start, end, latest_send);
+    waited += std::max<std::int64_t>(0, std::min(latest_send, end) - start);
+    from = std::max(start, latest_send);
+  }
+  if (latest_post != kNoTime) {
+    wait(Pattern::late_receiver, call, position, from, end, latest_post);
+    waited += std::max<std::int64_t>(0, std::min(latest_post, end) - from);
+  }
+  return waited;
 }
 
 const char* pattern_key(Pattern p) {

@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,6 +78,14 @@ class SiteWaitsBuilder {
   // `until`, within its own duration; nothing when that is not positive.
   void wait(Pattern p, const model::TraceRecord& call, std::uint32_t position, std::int64_t start,
             std::int64_t end, std::int64_t until);
+  // A point-to-point call waits once: until the latest send start of the receives it
+  // completed (late sender), then on until the latest post of a receive that a send
+  // it judged needed (late receiver); kNoTime for either it has none of. Returns the
+  // call's whole waiting in ns.
+  static constexpr std::int64_t kNoTime = std::numeric_limits<std::int64_t>::min();
+  std::int64_t point_to_point(const model::TraceRecord& call, std::uint32_t position,
+                              std::int64_t start, std::int64_t end, std::int64_t latest_send,
+                              std::int64_t latest_post);
 
  private:
   WaitStates& m_out;
