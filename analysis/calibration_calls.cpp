@@ -27,19 +27,22 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
   auto mark = [&](std::uint64_t call, bool known) {
     if (call < state.size()) state[call] |= known ? kJudged : kUnknown;
   };
-  // Receives, in posting order per channel: the first `matched` found their send.
-  std::unordered_set<std::uint64_t> sent;  // posting records of receives whose send is known
+  // Receives, in posting order per channel: the first `matched` found their send. A
+  // blocking probe is judged where the message it found is (its receive's posting
+  // record is then in `found`).
+  const auto probes = probe_receives(tables, rank);
+  std::unordered_set<std::uint64_t> wanted, found;
+  for (const auto& [probe, posted] : probes) wanted.insert(posted);
   for (const auto& [key, receives] : partners.items.receives) {
     auto it = partners.send_enter.find(key);
     const std::size_t matched = it == partners.send_enter.end() ? 0 : it->second.size();
     for (std::size_t k = 0; k < receives.size(); ++k) {
       mark(receives[k].call.record, k < matched);
-      if (k < matched) sent.insert(receives[k].posted.record);
+      if (k < matched && wanted.count(receives[k].posted.record) != 0)
+        found.insert(receives[k].posted.record);
     }
   }
-  // A blocking probe: judged where the message it found is known.
-  for (const auto& [probe, posted] : probe_receives(tables, rank))
-    mark(probe, sent.count(posted) != 0);
+  for (const auto& [probe, posted] : probes) mark(probe, found.count(posted) != 0);
   // Sends in call order per channel: a blocking send's call, and the call that
   // completed an Isend (a send can wait for its receive's post there).
   const auto completions = send_completions(rank);
@@ -51,8 +54,7 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
       if (rec.role == TraceRole::send && rec.extra == 0) {
         mark(sends[k].record, k < matched);
       } else if (rec.role == TraceRole::isend && k >= matched) {
-        auto done = completions.find(sends[k].record);
-        if (done != completions.end()) mark(done->second, false);
+        if (const auto call = completing_call(completions, sends[k].record)) mark(*call, false);
       }
     }
   }

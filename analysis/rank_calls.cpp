@@ -1,5 +1,6 @@
 #include "rank_calls.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace mpidle::analysis {
@@ -31,24 +32,43 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> probe_receives(const model:
   return out;
 }
 
-std::unordered_map<std::uint64_t, std::uint64_t> send_completions(const model::RankTrace& rank) {
-  std::unordered_map<std::uint64_t, std::uint64_t> started;  // sequence -> isend record
-  std::unordered_map<std::uint64_t, std::uint64_t> out;
+SendCompletions send_completions(const model::RankTrace& rank) {
+  // The rank's completion records as (request serial, record, first record of the
+  // call), sorted: a serial completes after it started, so an isend's completion is
+  // the first of its serial after it.
+  struct Completion {
+    std::uint64_t serial, record, call;
+    bool operator<(const Completion& o) const {
+      return serial != o.serial ? serial < o.serial : record < o.record;
+    }
+  };
+  model::LargeArray<Completion> done;
   const auto& records = rank.records;
   std::uint64_t call = 0;
   for (std::uint64_t i = 0; i < records.size(); ++i) {
     const auto& rec = records[i];
     if (rec.extra == 0) call = i;
-    if (rec.role == TraceRole::isend && rec.sequence != 0) {
-      started[rec.sequence] = i;
-    } else if (rec.role == TraceRole::completion && rec.collective_kind == 0) {
-      auto it = started.find(rec.sequence);
-      if (it == started.end()) continue;
-      out[it->second] = call;
-      started.erase(it);
-    }
+    if (rec.role == TraceRole::completion && rec.collective_kind == 0)
+      done.push_back({rec.sequence, i, call});
+  }
+  SendCompletions out;
+  if (done.empty()) return out;
+  std::sort(done.begin(), done.end());
+  for (std::uint64_t i = 0; i < records.size(); ++i) {
+    const auto& rec = records[i];
+    if (rec.role != TraceRole::isend || rec.sequence == 0) continue;
+    auto it = std::lower_bound(done.begin(), done.end(), Completion{rec.sequence, i, 0});
+    if (it != done.end() && it->serial == rec.sequence) out.emplace_back(i, it->call);
   }
   return out;
+}
+
+std::optional<std::uint64_t> completing_call(const SendCompletions& completions,
+                                             std::uint64_t record) {
+  auto it = std::lower_bound(completions.begin(), completions.end(),
+                             std::pair<std::uint64_t, std::uint64_t>{record, 0});
+  if (it == completions.end() || it->first != record) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace mpidle::analysis

@@ -5,10 +5,11 @@
 // replay and the sequential analysis all take them from here. Pure C++, no MPI.
 
 #include <cstdint>
-#include <unordered_map>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "model/large_array.hpp"
 #include "model/trace_file.hpp"
 
 namespace mpidle::analysis {
@@ -19,8 +20,13 @@ namespace mpidle::analysis {
 std::vector<std::pair<std::uint64_t, std::uint64_t>> probe_receives(const model::Trace& tables,
                                                                     const model::RankTrace& rank);
 
-// Per non-blocking send (its isend record): the first record of the call whose
-// completion record finished it.
-std::unordered_map<std::uint64_t, std::uint64_t> send_completions(const model::RankTrace& rank);
+// Per non-blocking send that a later call completed: (its isend record, the first
+// record of that call), by isend record; in an array that is file-backed in an
+// out-of-core finalize, as the rank's other per-message facts are.
+using SendCompletions = model::LargeArray<std::pair<std::uint64_t, std::uint64_t>>;
+SendCompletions send_completions(const model::RankTrace& rank);
+// The call that completed the isend at `record`, if any.
+std::optional<std::uint64_t> completing_call(const SendCompletions& completions,
+                                             std::uint64_t record);
 
 }  // namespace mpidle::analysis

@@ -1,7 +1,6 @@
 #include "rank_waits.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <unordered_map>
 
 #include "model/function_catalog.hpp"
@@ -11,8 +10,9 @@
 namespace mpidle::analysis {
 namespace {
 
-using model::CollectiveKind;
 using model::TraceRole;
+
+constexpr std::int64_t kNoSend = SiteWaitsBuilder::kNoTime;
 
 // Each matched send of the rank that the late-receiver rule judges: a blocking send
 // (the call's first record, not a Sendrecv's send half), judged at its own call,
@@ -32,8 +32,8 @@ void for_each_matched_send(const model::RankTrace& rank, const sync::RankPartner
       if (judged_send(rec)) {
         visit(record, rec, it->second[k]);
       } else if (rec.role == TraceRole::isend) {
-        auto done = completions.find(record);
-        if (done != completions.end()) visit(done->second, rec, it->second[k]);
+        if (const auto call = completing_call(completions, record))
+          visit(*call, rec, it->second[k]);
       }
     }
   }
@@ -112,16 +112,22 @@ class RankAnalysis {
 
   // Late sender at a blocking probe: until the send of the message it found.
   void probes(const sync::RankPartners& p) {
-    std::unordered_map<std::uint64_t, std::int64_t> sent_at;  // posting record -> send enter
+    const auto probes = probe_receives(m_tables, m_rank);
+    if (probes.empty()) return;
+    // Only the receives the probes found: posting record -> its send's enter.
+    std::unordered_map<std::uint64_t, std::int64_t> sent_at;
+    for (const auto& [probe, posted] : probes) sent_at.emplace(posted, kNoSend);
     for (const auto& [key, receives] : p.items.receives) {
       auto it = p.send_enter.find(key);
       if (it == p.send_enter.end()) continue;
-      for (std::size_t k = 0; k < it->second.size() && k < receives.size(); ++k)
-        sent_at[receives[k].posted.record] = it->second[k];
+      for (std::size_t k = 0; k < it->second.size() && k < receives.size(); ++k) {
+        auto found = sent_at.find(receives[k].posted.record);
+        if (found != sent_at.end()) found->second = it->second[k];
+      }
     }
-    for (const auto& [probe, posted] : probe_receives(m_tables, m_rank)) {
-      auto it = sent_at.find(posted);
-      if (it != sent_at.end()) wait(Pattern::late_sender, probe, it->second);
+    for (const auto& [probe, posted] : probes) {
+      const std::int64_t sent = sent_at.at(posted);
+      if (sent != kNoSend) wait(Pattern::late_sender, probe, sent);
     }
   }
 

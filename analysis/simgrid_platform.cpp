@@ -126,8 +126,9 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
   const model::MessageCosts* inter_costs = model::message_costs(machine, true);
   p.intra = model::link_sharing(intra_costs, machine.p2p);
   p.inter = model::link_sharing(inter_costs, inter_curve);
-  p.intra_receive_shared = model::receive_side_shared(intra_costs);
-  p.inter_receive_shared = model::receive_side_shared(inter_costs);
+  // Whether two senders into one rank (node) share its receiving side.
+  const bool intra_receive_shared = model::receive_side_shared(intra_costs);
+  const bool inter_receive_shared = model::receive_side_shared(inter_costs);
 
   sg4::NetZone* zone = sg4::create_full_zone("machine");
   const double speed = kFlopsPerTracedSecond / cpu_scale;
@@ -144,17 +145,17 @@ Platform build_platform(const model::MachineModel& machine, const std::vector<st
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     if (p.intra == model::LinkSharing::shared) {
       medium[n] = make_card(zone, "node-" + std::to_string(n) + "-medium", intra, p.intra,
-                            p.intra_receive_shared, 1.0);
+                            intra_receive_shared, 1.0);
     }
     if (several_nodes) {
       card[n] = make_card(zone, "node-" + std::to_string(n) + "-card", inter, p.inter,
-                          p.inter_receive_shared, 0.5);
+                          inter_receive_shared, 0.5);
     }
   }
   for (std::size_t r = 0; r < ranks; ++r) {
     if (p.intra != model::LinkSharing::shared) {
       port[r] = make_card(zone, "rank-" + std::to_string(r) + "-port", intra, p.intra,
-                          p.intra_receive_shared, 0.5);
+                          intra_receive_shared, 0.5);
     }
     loop[r] = zone->create_link("rank-" + std::to_string(r) + "-loop", intra.bandwidth)
                   ->set_latency(intra.latency_s)

@@ -25,8 +25,6 @@ struct Platform {
   std::unordered_map<const simgrid::s4u::Host*, std::uint32_t> position;
   model::LinkSharing intra = model::LinkSharing::split_duplex;
   model::LinkSharing inter = model::LinkSharing::split_duplex;
-  // Whether two senders into one rank (node) share its receiving side.
-  bool intra_receive_shared = true, inter_receive_shared = true;
 };
 
 // Builds the platform in the current engine (before it runs) and installs the

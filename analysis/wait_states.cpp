@@ -56,10 +56,9 @@ class Analysis {
     const auto& rec = record(m.send);
     if (judged_send(rec)) return m.send;
     if (rec.role != TraceRole::isend) return std::nullopt;
-    const auto& done = m_send_completions[m.send.rank];
-    auto it = done.find(m.send.record);
-    if (it == done.end()) return std::nullopt;
-    return RecordRef{m.send.rank, it->second};
+    const auto call = completing_call(m_send_completions[m.send.rank], m.send.record);
+    if (!call) return std::nullopt;
+    return RecordRef{m.send.rank, *call};
   }
 
   // The classes of the trace's sends, for the late-receiver rule.
@@ -177,7 +176,7 @@ class Analysis {
   // judging a send → (its record, the latest post of a receive it waited for).
   Latest m_latest_send, m_latest_post;
   std::unordered_map<std::uint64_t, std::int64_t> m_sent_at;  // posting record → send enter
-  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> m_send_completions;  // per rank
+  std::vector<SendCompletions> m_send_completions;            // per rank
   SendClasses m_send_classes;
 };
 
