@@ -91,9 +91,9 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
     const std::int32_t shape = rec.role == TraceRole::collective ? rec.tag : 0;
     const std::int64_t duration = rec.exit_ns - rec.enter_ns;
     const std::int64_t wait = std::min(call_waits[i], duration);
-    const model::CalibratedCost call{static_cast<double>(duration - wait) * 1e-9,
-                                     static_cast<double>(wait) * 1e-9, 1,
-                                     static_cast<double>(rec.bytes)};
+    const double cost_s = static_cast<double>(duration - wait) * 1e-9;
+    const model::CalibratedCost call{cost_s, static_cast<double>(wait) * 1e-9, 1,
+                                     static_cast<double>(rec.bytes), cost_s * cost_s};
     out.keys[{function, rec.profile_size_class, shape}] += call;
     if (const std::string* site = sites.of(rec.callsite)) {
       out.sites[{function, rec.profile_size_class, shape, *site}] += call;

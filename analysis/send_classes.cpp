@@ -13,10 +13,15 @@ std::pair<std::uint32_t, std::int32_t> class_of(const model::TraceRecord& send) 
 
 void merge(SendClass& into, const SendClass& from) {
   into.fastest_ns = std::min(into.fastest_ns, from.fastest_ns);
-  into.completes_before_post = into.completes_before_post || from.completes_before_post;
+  into.ended_before_post += from.ended_before_post;
+  into.held_past_post += from.held_past_post;
 }
 
 }  // namespace
+
+bool eager(const SendClass& c) {
+  return c.ended_before_post * 4 > c.held_past_post;
+}
 
 bool judged_send(const model::TraceRecord& send) {
   return send.role == model::TraceRole::send && send.extra == 0;
@@ -24,7 +29,8 @@ bool judged_send(const model::TraceRecord& send) {
 
 void note_send(SendClasses& classes, const model::TraceRecord& send, std::int64_t enter,
                std::int64_t exit, std::int64_t post) {
-  const SendClass seen{exit - enter, exit < post};
+  SendClass seen{exit - enter, 0, 0};
+  if (post > enter) (exit < post ? seen.ended_before_post : seen.held_past_post) = 1;
   auto [at, added] = classes.try_emplace(class_of(send), seen);
   if (!added) merge(at->second, seen);
 }
@@ -41,11 +47,12 @@ bool waited_for_receiver(const SendClasses& classes, const model::TraceRecord& s
   if (exit <= post || post <= enter) return false;
   if ((send.flags & model::kTraceSynchronous) != 0) return true;
   const auto c = classes.find(class_of(send));
-  // No send of its class ever ended before its receive was posted: they wait for it.
-  if (c == classes.end() || !c->second.completes_before_post) return true;
-  // An eager Isend's completion needs no receiver: nothing to judge by (its Wait
-  // may come at any time after the send).
-  if (send.role == model::TraceRole::isend) return false;
+  // Sends of its class do not end before their receive is posted: they wait for it.
+  if (c == classes.end() || !eager(c->second)) return true;
+  // An eager send (or the call completing an eager Isend) waited only with evidence
+  // of its own: it took more than twice the class's fastest (its buffers were full,
+  // or the MPI completes such a request only once the receive is posted, as Open
+  // MPI's shared memory did for some 1 KiB Isends).
   return exit - enter > 2 * c->second.fastest_ns;
 }
 

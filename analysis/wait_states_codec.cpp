@@ -74,7 +74,8 @@ std::vector<std::byte> encode_send_classes(const SendClasses& classes) {
     w.put(key.first);
     w.put(key.second);
     w.put(c.fastest_ns);
-    w.put<std::uint8_t>(c.completes_before_post ? 1 : 0);
+    w.put(c.ended_before_post);
+    w.put(c.held_past_post);
   }
   return w.take();
 }
@@ -82,16 +83,16 @@ std::vector<std::byte> encode_send_classes(const SendClasses& classes) {
 std::optional<SendClasses> decode_send_classes(std::span<const std::byte> bytes) {
   ByteReader r(bytes);
   std::uint64_t n = 0;
-  if (!r.get(n) || !r.can_hold(n, 17)) return std::nullopt;
+  if (!r.get(n) || !r.can_hold(n, 32)) return std::nullopt;
   SendClasses out;
   for (std::uint64_t i = 0; i < n; ++i) {
     std::uint32_t function = 0;
     std::int32_t size_class = 0;
-    std::int64_t fastest = 0;
-    std::uint8_t early = 0;
-    if (!r.get(function) || !r.get(size_class) || !r.get(fastest) || !r.get(early) || early > 1)
+    SendClass c;
+    if (!r.get(function) || !r.get(size_class) || !r.get(c.fastest_ns) ||
+        !r.get(c.ended_before_post) || !r.get(c.held_past_post))
       return std::nullopt;
-    out[{function, size_class}] = SendClass{fastest, early == 1};
+    out[{function, size_class}] = c;
   }
   if (!r.at_end()) return std::nullopt;
   return out;

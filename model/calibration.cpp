@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 
 #include "byte_stream.hpp"
 
@@ -74,13 +75,23 @@ void put(ByteWriter& w, const CalibratedCost& cost) {
   w.put(cost.wait_s);
   w.put(cost.calls);
   w.put(cost.bytes);
+  w.put(cost.cost_sq_s2);
 }
 
 bool get(ByteReader& r, CalibratedCost& cost) {
-  return r.get(cost.cost_s) && r.get(cost.wait_s) && r.get(cost.calls) && r.get(cost.bytes);
+  return r.get(cost.cost_s) && r.get(cost.wait_s) && r.get(cost.calls) && r.get(cost.bytes) &&
+         r.get(cost.cost_sq_s2);
 }
 
 }  // namespace
+
+double baseline_standard_error_s(const CalibratedCost& cost) {
+  if (cost.calls < 2) return 0;
+  const double n = static_cast<double>(cost.calls);
+  const double mean = cost.cost_s / n;
+  const double variance = std::max(0.0, (cost.cost_sq_s2 - n * mean * mean) / (n - 1));
+  return std::sqrt(variance / n);
+}
 
 double CalibratedBaseline::at(double mean_bytes) const {
   return std::max(0.0, cost_s + slope_s_per_byte * (mean_bytes - bytes));
@@ -199,7 +210,7 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
   std::uint64_t n = 0;
   if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) ||
       !r.get(c.windows_capped) || !r.get(c.records) || !r.get(c.calls_left_out) || !r.get(n) ||
-      !r.can_hold(n, 44)) {
+      !r.can_hold(n, 52)) {
     return std::nullopt;
   }
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -211,7 +222,7 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
     }
     c.keys[{std::move(function), size_class, shape}] = cost;
   }
-  if (!r.get(n) || !r.can_hold(n, 48)) return std::nullopt;
+  if (!r.get(n) || !r.can_hold(n, 56)) return std::nullopt;
   for (std::uint64_t i = 0; i < n; ++i) {
     std::string function, site;
     std::int32_t size_class = 0, shape = 0;

@@ -23,9 +23,11 @@ struct CalibratedCost {
   double wait_s = 0;        // Σ exact wait of those calls
   std::uint64_t calls = 0;  // how many
   double bytes = 0;         // Σ their bytes (as the profile counts a call's bytes)
+  double cost_sq_s2 = 0;    // Σ (duration − exact wait)²: how much the costs varied
 
   CalibratedCost& operator+=(const CalibratedCost& other) {
     cost_s += other.cost_s;
+    cost_sq_s2 += other.cost_sq_s2;
     wait_s += other.wait_s;
     calls += other.calls;
     bytes += other.bytes;
@@ -46,6 +48,11 @@ struct CalibratedBaseline {
   // What calls of `mean_bytes` bytes cost without waiting.
   double at(double mean_bytes) const;
 };
+
+// The standard error of a key's mean cost: how far the windows' sample of its calls
+// may put its baseline from the mean over all of them (0 with fewer than 2 calls).
+// Extrapolated to a run's calls, it bounds what the sampling alone can err by.
+double baseline_standard_error_s(const CalibratedCost& cost);
 
 // (function name, size class, communicator shape): the robust baseline's key.
 using CalibrationKey = std::tuple<std::string, std::int32_t, std::int32_t>;

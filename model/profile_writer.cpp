@@ -302,7 +302,8 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
                 {"calibrated", cost.calls >= kMinCalibratedCalls},
                 {"exact_wait_s", cost.wait_s},
                 {"baseline_s", cost.calls ? cost.cost_s / static_cast<double>(cost.calls) : 0.0},
-                {"mean_bytes", cost.calls ? cost.bytes / static_cast<double>(cost.calls) : 0.0}};
+                {"mean_bytes", cost.calls ? cost.bytes / static_cast<double>(cost.calls) : 0.0},
+                {"baseline_stderr_s", baseline_standard_error_s(cost)}};
     if (auto line = calibrated_baseline(calibration, key)) {
       row["baseline_s_per_byte"] = line->slope_s_per_byte;
     }

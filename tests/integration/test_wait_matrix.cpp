@@ -58,8 +58,15 @@ Observed run_cell(const Cell& c, const std::string& form, int bytes, const std::
   return {truth["function"], truth["truth_s"].get<double>(), truth["cost_spread_s"].get<double>()};
 }
 
+// Cells where the robust estimate and the minimum method fell outside the bound the
+// default must meet: the cells that would catch a calibration silently returning
+// either.
+struct Misses {
+  int robust = 0, minimum = 0;
+};
+
 // One cell in profile mode, default settings: the estimate against the truth.
-void profile_cell(const Cell& c, const std::string& form, int bytes) {
+void profile_cell(const Cell& c, const std::string& form, int bytes, Misses& misses) {
   const auto dir = scratch_dir("wait_matrix_profile");
   const Observed seen = run_cell(c, form, bytes, dir, {});
   INFO(describe(c, form, bytes));
@@ -72,12 +79,36 @@ void profile_cell(const Cell& c, const std::string& form, int bytes) {
   REQUIRE(f);
   const double estimate = f->wait_s;
   const double minimum = f->estimates.wait_s_minimum;
+  // What the windows judged of the function, to tell a miss of the rule from one of
+  // the machine.
+  std::string keys;
+  // How far the windows' sample alone can put the calibrated wait: each calibrated
+  // key's run calls times its baseline's standard error, as the profile says it.
+  double sampling = 0;
+  const auto raw = nlohmann::json::parse(read_text(dir + "/profile.json"));
+  for (const auto& k : raw["calibration"].value("keys", nlohmann::json::array())) {
+    if (k.value("function", "") != seen.function) continue;
+    keys += k.dump() + "\n";
+    if (k.value("calibrated", false))
+      sampling += k.value("run_calls", 0.0) * k.value("baseline_stderr_s", 0.0);
+  }
+  INFO("calibration keys:\n" << keys);
   INFO(seen.function << ": truth " << seen.truth << " s, default " << estimate << " s, robust "
                      << f->estimates.wait_s_robust << " s, minimum " << minimum
-                     << " s, cost spread " << seen.spread << " s");
-  CHECK(std::abs(estimate - seen.truth) <= 0.10 * seen.truth + seen.spread);
+                     << " s, cost spread " << seen.spread << " s, the windows' sampling "
+                     << sampling << " s");
+  auto within = [&](double e) {
+    return std::abs(e - seen.truth) <= 0.10 * seen.truth + seen.spread;
+  };
+  CHECK(within(estimate));
+  // No further from the truth than the minimum method, or the profile says why not:
+  // the calibrated keys' own sampling error (Waitsome under Open MPI: a step's two
+  // calls cost 0.1 or 2.5 ms, and windows of ten calls put the mean 7% off at times,
+  // where the minimum method read 0.93-1.04 of the truth).
   CHECK(std::abs(estimate - seen.truth) <=
-        std::abs(minimum - seen.truth) + 0.02 * seen.truth + seen.spread);
+        std::abs(minimum - seen.truth) + 0.02 * seen.truth + seen.spread + sampling);
+  misses.robust += within(f->estimates.wait_s_robust) ? 0 : 1;
+  misses.minimum += within(minimum) ? 0 : 1;
 }
 
 // The same cell traced with the window check: the exact analysis against the truth,
@@ -104,40 +135,56 @@ void trace_cell(const Cell& c, const std::string& form, int bytes) {
   CHECK(std::abs(windowed - exact) <= std::max(0.10 * exact, 0.01 * rank_time) + seen.spread);
 }
 
-void matrix(const std::vector<Cell>& cells) {
+Misses matrix(const std::vector<Cell>& cells) {
+  Misses misses;
   for (const auto& c : cells) {
     for (const int bytes : kSizes) {
       for (const auto& form : kForms) {
-        profile_cell(c, form, bytes);
+        profile_cell(c, form, bytes, misses);
         trace_cell(c, form, bytes);
       }
     }
   }
+  return misses;
 }
 
 }  // namespace
 
+// Every case has cells that the minimum method misses (its systematic cells: the
+// lowest call is all waiting), so a calibration returning it fails there. The robust
+// estimate misses the systematic late senders at MPI_Wait, MPI_Waitall and
+// persistent receives (every completion waits the same, and its lowest cluster is
+// that waiting) and the systematic late receiver at the Wait of a 1 MiB Isend.
 TEST_CASE("wait matrix: late sender, blocking and non-blocking receives", "[mpi]") {
-  matrix({{"late_sender", "recv"}, {"late_sender", "wait"}, {"late_sender", "waitall"}});
+  const auto misses =
+      matrix({{"late_sender", "recv"}, {"late_sender", "wait"}, {"late_sender", "waitall"}});
+  CHECK(misses.robust > 0);
+  CHECK(misses.minimum > 0);
 }
 
-TEST_CASE("wait matrix: late sender at Waitany and Test loops", "[mpi]") {
-  // Not yet Waitsome (--mode waitsome): under Open MPI its varying 1 MiB cell once
-  // read 0.926 of the truth where the minimum method read 0.964 (one make test in
-  // four), which the bound against the minimum does not allow; out until understood.
-  matrix({{"late_sender", "waitany"}, {"late_sender", "test"}});
+TEST_CASE("wait matrix: late sender at Waitany, Waitsome and Test loops", "[mpi]") {
+  CHECK(matrix({{"late_sender", "waitany"}, {"late_sender", "waitsome"}, {"late_sender", "test"}})
+            .minimum > 0);
 }
 
 TEST_CASE("wait matrix: late sender at Sendrecv, persistent requests and a Probe", "[mpi]") {
-  matrix({{"late_sender", "sendrecv"}, {"late_sender", "persistent"}, {"late_sender", "probe"}});
+  const auto misses = matrix(
+      {{"late_sender", "sendrecv"}, {"late_sender", "persistent"}, {"late_sender", "probe"}});
+  CHECK(misses.robust > 0);
+  CHECK(misses.minimum > 0);
 }
 
 TEST_CASE("wait matrix: late receiver at blocking and synchronous sends", "[mpi]") {
-  // Not yet the Wait of an Isend (--mode isend): the trace records no completion of
-  // a send, so no analysis knows which call finished it (docs/calibration.md, "Limits").
-  matrix({{"late_receiver", "send"}, {"late_receiver", "ssend"}});
+  CHECK(matrix({{"late_receiver", "send"}, {"late_receiver", "ssend"}}).minimum > 0);
+}
+
+TEST_CASE("wait matrix: late receiver at the Wait of an Isend", "[mpi]") {
+  const auto misses = matrix({{"late_receiver", "isend"}});
+  CHECK(misses.robust > 0);
+  CHECK(misses.minimum > 0);
 }
 
 TEST_CASE("wait matrix: N x N, barrier, broadcast, reduce and scan", "[mpi]") {
-  matrix({{"allreduce", ""}, {"barrier", ""}, {"bcast", ""}, {"reduce", ""}, {"scan", ""}});
+  CHECK(matrix({{"allreduce", ""}, {"barrier", ""}, {"bcast", ""}, {"reduce", ""}, {"scan", ""}})
+            .minimum > 0);
 }

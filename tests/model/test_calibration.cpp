@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "model/calibration.hpp"
 #include "model/profile_summary.hpp"
 #include "model/window_schedule.hpp"
@@ -75,6 +77,23 @@ TEST_CASE("calibration: baselines from enough judged calls, merged, and read bac
   for (std::size_t n = 0; n < bytes.size(); n += 7) {
     CHECK_FALSE(model::decode_calibration(std::span(bytes.data(), n)));
   }
+}
+
+TEST_CASE("calibration: a key's baseline has the standard error of its calls' costs", "[model]") {
+  // Costs 1, 3, 2 and 6 ms: mean 3 ms, sample variance 14/3 ms^2, so the mean is
+  // uncertain by sqrt(14/3/4) ms. Merged from two ranks' halves, and read back.
+  model::CalibratedCost a, b;
+  for (const double ms : {1.0, 3.0}) a += {ms * 1e-3, 0, 1, 0, ms * ms * 1e-6};
+  for (const double ms : {2.0, 6.0}) b += {ms * 1e-3, 0, 1, 0, ms * ms * 1e-6};
+  CHECK(model::baseline_standard_error_s(model::CalibratedCost{1e-3, 0, 1, 0, 1e-6}) == 0);
+  a += b;
+  CHECK(model::baseline_standard_error_s(a) == Approx(std::sqrt(14.0 / 3 / 4) * 1e-3));
+  model::Calibration c;
+  c.keys[{"MPI_Waitsome", 21, 0}] = a;
+  const auto back = model::decode_calibration(model::encode_calibration(c));
+  REQUIRE(back);
+  CHECK(model::baseline_standard_error_s(back->keys.at({"MPI_Waitsome", 21, 0})) ==
+        Approx(model::baseline_standard_error_s(a)));
 }
 
 TEST_CASE("a calibrated key's wait is its time above the calibrated baseline", "[model]") {

@@ -19,7 +19,7 @@
  *     computes 3 ms more, so nobody waits)   --bytes B   --steps N
  * Prints {"function", "truth_s" (the measured function's waiting, all ranks),
  * "cost_spread_s" (how much its calls' durations less their waiting vary:
- * example_spread), "calls"}. */
+ * example_spread), "calls", "time_s" (their durations, all ranks)}. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,7 +275,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < counts[r] / (int)sizeof(Call); ++k)
         enters[(size_t)c[k].step * (size_t)size + (size_t)r] = c[k].enter;
     }
-    double truth = 0;
+    double truth = 0, time = 0;
     double* costs = malloc(sizeof(double) * ((size_t)total / sizeof(Call) + 1));
     int n = 0;
     for (int r = 0; r < size; ++r) {
@@ -308,10 +308,13 @@ int main(int argc, char** argv) {
         if (waited < 0) waited = 0;
         truth += waited;
         costs[n++] = x->exit - x->enter - waited;
+        time += x->exit - x->enter;
       }
     }
-    printf("{\"function\": \"%s\", \"truth_s\": %.9f, \"cost_spread_s\": %.9f, \"calls\": %d}\n",
-           function, truth, example_spread(costs, n), n);
+    printf(
+        "{\"function\": \"%s\", \"truth_s\": %.9f, \"cost_spread_s\": %.9f, \"calls\": %d, "
+        "\"time_s\": %.9f}\n",
+        function, truth, example_spread(costs, n), n, time);
     free(costs);
     free(enters);
   }
