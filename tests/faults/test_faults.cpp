@@ -102,7 +102,10 @@ TEST_CASE("MPI_Abort in trace mode leaves no spilled trace chunks on disk", "[mp
 TEST_CASE("SIGSEGV in one rank ends the job as it does bare", "[mpi]") {
   const auto dir = scratch_dir("fault_segv");
   const auto p = both(2, program("fault_dies"), {"segv"}, {{"MPIDLE_OUTPUT", dir}});
-  check_same_for_the_application(p);
+  // The other rank is killed once one has died, and hydra reports whichever status
+  // it collects first: on this VM (kernel 6.18) 3 bare runs in 5 under ctest said
+  // EXIT CODE 9, the kill's, not the segfault's 11.
+  check_same_for_the_application_ending_apart(p);
   CHECK(p.bare.status != 0);
 }
 
