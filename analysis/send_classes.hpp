@@ -9,9 +9,9 @@
 // send cannot, so a stray one (a message paired a step off at a window's edge, a
 // clock error) must not turn a systematic late receiver into 0. A send of an eager
 // class waited only with evidence of its own: a blocking one took more than twice
-// the class's fastest send, as eager sends block when their buffers are full; the
-// call completing an eager Isend never waits for its receiver. The classes' facts
-// are merged over all ranks before any send is judged.
+// the class's fastest send (or the call completing it, the fastest such call), as
+// eager sends block when their buffers are full. The classes' facts are merged over
+// all ranks before any send is judged.
 // Pure C++, no MPI.
 
 #include <cstdint>

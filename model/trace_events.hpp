@@ -17,7 +17,7 @@ enum class TraceRole : std::uint8_t {
   recv = 2,         // blocking receive: the receive happens at exit
   isend = 3,        // non-blocking send started: the send happens at enter
   irecv = 4,        // non-blocking receive posted; it completes in a completion record
-  completion = 5,   // one completed request (peer, tag, bytes of the receive it finishes)
+  completion = 5,   // one completed request (a receive's peer, tag, bytes; a send's serial)
   collective = 6,   // a blocking collective instance (comm, sequence number, root)
   icollective = 7,  // a non-blocking collective started; its exit is a completion record
   cancelled = 8,    // a request that completed as cancelled: `sequence` names its isend/irecv

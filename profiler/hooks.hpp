@@ -148,8 +148,10 @@ struct Completed {
   mutable std::uint64_t m_received = kNotAsked;
 };
 
-// Trace mode: the record of one completed receive, non-blocking collective or
-// cancelled request.
+// Trace mode: the record of one completed receive, send, non-blocking collective or
+// cancelled request. A send's completion names no peer (its Isend record does): the
+// analysis finds the call that completed an Isend by its serial, where a rendezvous
+// send waits for its receive's post.
 inline void trace_completion(Call& call, const Completed& c) {
   if (!tracing() || c.op == nullptr) return;
   const PendingOp& op = *c.op;
@@ -162,7 +164,7 @@ inline void trace_completion(Call& call, const Completed& c) {
     call.trace_extra(info, -1, 0);
     return;
   }
-  if (!op.receive && op.collective_kind == 0) return;
+  if (!op.receive && !op.send && op.collective_kind == 0) return;
   TraceInfo info;
   info.role = TraceRole::completion;
   info.comm = op.comm_id;

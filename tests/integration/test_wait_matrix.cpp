@@ -154,7 +154,7 @@ Misses matrix(const std::vector<Cell>& cells) {
 // lowest call is all waiting), so a calibration returning it fails there. The robust
 // estimate misses the systematic late senders at MPI_Wait, MPI_Waitall and
 // persistent receives (every completion waits the same, and its lowest cluster is
-// that waiting).
+// that waiting) and the systematic late receiver at the Wait of a 1 MiB Isend.
 TEST_CASE("wait matrix: late sender, blocking and non-blocking receives", "[mpi]") {
   const auto misses =
       matrix({{"late_sender", "recv"}, {"late_sender", "wait"}, {"late_sender", "waitall"}});
@@ -175,9 +175,13 @@ TEST_CASE("wait matrix: late sender at Sendrecv, persistent requests and a Probe
 }
 
 TEST_CASE("wait matrix: late receiver at blocking and synchronous sends", "[mpi]") {
-  // Not yet the Wait of an Isend (--mode isend): the trace records no completion of
-  // a send (docs/calibration.md, "Limits").
   CHECK(matrix({{"late_receiver", "send"}, {"late_receiver", "ssend"}}).minimum > 0);
+}
+
+TEST_CASE("wait matrix: late receiver at the Wait of an Isend", "[mpi]") {
+  const auto misses = matrix({{"late_receiver", "isend"}});
+  CHECK(misses.robust > 0);
+  CHECK(misses.minimum > 0);
 }
 
 TEST_CASE("wait matrix: N x N, barrier, broadcast, reduce and scan", "[mpi]") {
