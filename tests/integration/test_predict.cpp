@@ -881,6 +881,12 @@ TEST_CASE("predict: two ranks sending to a third at once, as the probe found its
   // barrier) in 6 of 8 launches here, probe and workload alike.
   if (!testing_open_mpi())
     skip_test("MPICH over UCX's TCP hangs 3-rank launches in MPI_Finalize on the links");
+  // Three ranks that busy-poll on fewer cores take turns on them: the receiver's TCP
+  // work then waits for a core, not for the link (2026-12-06, 2 cores: a run took
+  // 0.657 s, the fastest of two, against 0.486 s predicted and 0.470 s in an earlier
+  // session), so the link's verdict cannot be checked here.
+  if (std::thread::hardware_concurrency() < 3)
+    skip_test("3 busy-polling ranks on fewer than 3 cores: the receiver waits for a core");
   const NetnsLink link("200mbit", "split", 3);
   const std::string machine = link.probe("predict_incast");
   const auto model = model::read_machine(machine);

@@ -58,6 +58,21 @@ Observed run_cell(const Cell& c, const std::string& form, int bytes, const std::
   return {truth["function"], truth["truth_s"].get<double>(), truth["cost_spread_s"].get<double>()};
 }
 
+// How far a calibration's sample alone can put its wait of `function`, as the
+// profile says it: each calibrated key's run calls times its baseline's standard
+// error. Also the keys, to tell a miss of the rule from one of the machine.
+double sampling_error(const nlohmann::json& calibration, const std::string& function,
+                      std::string& keys) {
+  double sampling = 0;
+  for (const auto& k : calibration.value("keys", nlohmann::json::array())) {
+    if (k.value("function", "") != function) continue;
+    keys += k.dump() + "\n";
+    if (k.value("calibrated", false))
+      sampling += k.value("run_calls", 0.0) * k.value("baseline_stderr_s", 0.0);
+  }
+  return sampling;
+}
+
 // Cells where the robust estimate and the minimum method fell outside the bound the
 // default must meet: the cells that would catch a calibration silently returning
 // either.
@@ -82,23 +97,19 @@ void profile_cell(const Cell& c, const std::string& form, int bytes, Misses& mis
   // What the windows judged of the function, to tell a miss of the rule from one of
   // the machine.
   std::string keys;
-  // How far the windows' sample alone can put the calibrated wait: each calibrated
-  // key's run calls times its baseline's standard error, as the profile says it.
-  double sampling = 0;
   const auto raw = nlohmann::json::parse(read_text(dir + "/profile.json"));
-  for (const auto& k : raw["calibration"].value("keys", nlohmann::json::array())) {
-    if (k.value("function", "") != seen.function) continue;
-    keys += k.dump() + "\n";
-    if (k.value("calibrated", false))
-      sampling += k.value("run_calls", 0.0) * k.value("baseline_stderr_s", 0.0);
-  }
+  const double sampling = sampling_error(raw["calibration"], seen.function, keys);
   INFO("calibration keys:\n" << keys);
   INFO(seen.function << ": truth " << seen.truth << " s, default " << estimate << " s, robust "
                      << f->estimates.wait_s_robust << " s, minimum " << minimum
                      << " s, cost spread " << seen.spread << " s, the windows' sampling "
                      << sampling << " s");
+  // Within 10% (or the program's cost spread), or as far as the profile says the
+  // windows' sample can put it (Open MPI's varying 1 MiB Ssend: its calls' cost
+  // varied by 10-100 ms, and ten of them per key stand for forty). The same bound
+  // counts the cells the robust estimate and the minimum method miss.
   auto within = [&](double e) {
-    return std::abs(e - seen.truth) <= 0.10 * seen.truth + seen.spread;
+    return std::abs(e - seen.truth) <= 0.10 * seen.truth + seen.spread + sampling;
   };
   CHECK(within(estimate));
   // No further from the truth than the minimum method, or the profile says why not:
@@ -128,11 +139,18 @@ void trace_cell(const Cell& c, const std::string& form, int bytes) {
   const auto& functions = profile["calibration"]["window_check"]["functions"];
   const double windowed = functions.value(seen.function, 0.0);
   const double rank_time = 2 * profile["run"]["wall_s"].get<double>();
+  std::string keys;
+  const double sampling =
+      sampling_error(profile["calibration"]["window_check"], seen.function, keys);
+  INFO("window check keys:\n" << keys);
   INFO(seen.function << ": truth " << seen.truth << " s, exact " << exact << " s, windows "
                      << windowed << " s, cost spread " << seen.spread << " s, rank-time "
-                     << rank_time << " s");
+                     << rank_time << " s, the windows' sampling " << sampling << " s");
   CHECK(std::abs(exact - seen.truth) <= 0.10 * seen.truth + seen.spread);
-  CHECK(std::abs(windowed - exact) <= std::max(0.10 * exact, 0.01 * rank_time) + seen.spread);
+  // The windows' sample of calls whose cost varies this much (Open MPI's 1 MiB
+  // Ssend: tens of ms, the receiver's progress) errs by what the profile says.
+  CHECK(std::abs(windowed - exact) <=
+        std::max(0.10 * exact, 0.01 * rank_time) + seen.spread + sampling);
 }
 
 Misses matrix(const std::vector<Cell>& cells) {
