@@ -23,7 +23,8 @@
 namespace mpidle::analysis {
 
 struct SendClass {
-  std::int64_t fastest_ns = 0;  // the fastest matched blocking send of the class
+  // The fastest matched blocking send of the class, or call completing an Isend of it.
+  std::int64_t fastest_ns = 0;
   // Of its sends that began before their receive was posted: those that ended before
   // the post, and those held past it.
   std::uint64_t ended_before_post = 0;
