@@ -19,7 +19,8 @@ constexpr std::uint8_t kUnknown = 2;
 }  // namespace
 
 model::Calibration calibrate_rank(const model::Trace& tables, const model::RankTrace& rank,
-                                  const sync::RankPartners& partners, const CallWaits& call_waits) {
+                                  const sync::RankPartners& partners, const CallWaits& call_waits,
+                                  std::int64_t start_until_ns) {
   model::Calibration out;
   const auto& records = rank.records;
   if (call_waits.size() != records.size()) return out;
@@ -94,9 +95,12 @@ model::Calibration calibrate_rank(const model::Trace& tables, const model::RankT
     const double cost_s = static_cast<double>(duration - wait) * 1e-9;
     const model::CalibratedCost call{cost_s, static_cast<double>(wait) * 1e-9, 1,
                                      static_cast<double>(rec.bytes), cost_s * cost_s};
+    const bool start = rec.enter_ns < start_until_ns;
     out.keys[{function, rec.profile_size_class, shape}] += call;
+    if (start) out.start_keys[{function, rec.profile_size_class, shape}] += call;
     if (const std::string* site = sites.of(rec.callsite)) {
       out.sites[{function, rec.profile_size_class, shape, *site}] += call;
+      if (start) out.start_sites[{function, rec.profile_size_class, shape, *site}] += call;
     }
   }
   return out;

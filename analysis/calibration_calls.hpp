@@ -14,7 +14,10 @@
 namespace mpidle::analysis {
 
 // A collective's key takes its communicator's shape from its record (its tag).
+// Calls that entered before `start_until_ns` (the second window's opening) are the
+// first window's, counted in the start maps as well (model/calibration.hpp).
 model::Calibration calibrate_rank(const model::Trace& tables, const model::RankTrace& rank,
-                                  const sync::RankPartners& partners, const CallWaits& call_waits);
+                                  const sync::RankPartners& partners, const CallWaits& call_waits,
+                                  std::int64_t start_until_ns = INT64_MIN);
 
 }  // namespace mpidle::analysis

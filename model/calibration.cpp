@@ -37,7 +37,8 @@ std::pair<std::optional<Point>, std::optional<Point>> neighbours(const Calibrati
     if (sh != shape || sc == size_class || sc < 0 || it->second.calls < kMinCalibratedCalls) {
       continue;
     }
-    const Point p{sc, mean_bytes(it->second), mean_cost_s(it->second)};
+    const CalibratedCost sample = key_sample(c, it->first);
+    const Point p{sc, mean_bytes(sample), mean_cost_s(sample)};
     if (sc < size_class && (!below || sc > below->size_class)) below = p;
     if (sc > size_class && (!above || sc < above->size_class)) above = p;
   }
@@ -83,7 +84,66 @@ bool get(ByteReader& r, CalibratedCost& cost) {
          r.get(cost.cost_sq_s2);
 }
 
+template <typename Map>
+const CalibratedCost* find_cost(const Map& map, const typename Map::key_type& key) {
+  auto it = map.find(key);
+  return it == map.end() ? nullptr : &it->second;
+}
+
+template <typename Map>
+void put_costs(ByteWriter& w, const Map& map) {
+  w.put<std::uint64_t>(map.size());
+  for (const auto& [key, cost] : map) {
+    w.put_string(std::get<0>(key));
+    w.put(std::get<1>(key));
+    w.put(std::get<2>(key));
+    if constexpr (std::tuple_size_v<typename Map::key_type> == 4) w.put_string(std::get<3>(key));
+    put(w, cost);
+  }
+}
+
+// Fixed bytes of one entry (a key of empty strings): what a count may claim.
+template <typename Map>
+bool get_costs(ByteReader& r, Map& map) {
+  constexpr bool with_site = std::tuple_size_v<typename Map::key_type> == 4;
+  std::uint64_t n = 0;
+  if (!r.get(n) || !r.can_hold(n, with_site ? 56 : 52)) return false;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    typename Map::key_type key;
+    if (!r.get_string(std::get<0>(key)) || !r.get(std::get<1>(key)) || !r.get(std::get<2>(key))) {
+      return false;
+    }
+    if constexpr (with_site) {
+      if (!r.get_string(std::get<3>(key))) return false;
+    }
+    CalibratedCost cost;
+    if (!get(r, cost)) return false;
+    map[std::move(key)] = cost;
+  }
+  return true;
+}
+
 }  // namespace
+
+CalibratedCost baseline_sample(const CalibratedCost& all, const CalibratedCost* start) {
+  if (!start || start->calls == 0) return all;
+  CalibratedCost later = all;
+  later -= *start;
+  return later.calls >= kMinLaterCalls ? later : all;
+}
+
+CalibratedCost key_sample(const Calibration& c, const CalibrationKey& key) {
+  auto it = c.keys.find(key);
+  if (it == c.keys.end()) return {};
+  return baseline_sample(it->second, find_cost(c.start_keys, key));
+}
+
+double start_window_correction_s(const Calibration& c, const SiteCalibrationKey& site,
+                                 double baseline_s) {
+  const CalibratedCost* start = find_cost(c.own_start_sites, site);
+  if (!start || start->calls == 0) return 0;
+  return static_cast<double>(start->calls) * baseline_s - start->cost_s;
+}
 
 double baseline_standard_error_s(const CalibratedCost& cost) {
   if (cost.calls < 2) return 0;
@@ -101,7 +161,8 @@ std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
                                                       const CalibrationKey& key) {
   auto it = c.keys.find(key);
   if (it == c.keys.end() || it->second.calls < kMinCalibratedCalls) return std::nullopt;
-  const Point own{std::get<1>(key), mean_bytes(it->second), mean_cost_s(it->second)};
+  const CalibratedCost sample = key_sample(c, key);
+  const Point own{std::get<1>(key), mean_bytes(sample), mean_cost_s(sample)};
   return CalibratedBaseline{own.cost_s, own.bytes, slope_of(c, key, own)};
 }
 
@@ -116,11 +177,14 @@ std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
 CalibratedBaseline at_site(const Calibration& c, const CalibrationKey& key, const std::string& site,
                            CalibratedBaseline key_line) {
   const auto& [function, size_class, shape] = key;
-  for (const auto* costs : {&c.own_sites, &c.sites}) {
-    auto it = costs->find({function, size_class, shape, site});
+  const SiteCalibrationKey at{function, size_class, shape, site};
+  for (const auto& [costs, starts] :
+       {std::pair{&c.own_sites, &c.own_start_sites}, std::pair{&c.sites, &c.start_sites}}) {
+    auto it = costs->find(at);
     if (it != costs->end() && it->second.calls >= kMinCalibratedCalls) {
-      key_line.cost_s = mean_cost_s(it->second);
-      key_line.bytes = mean_bytes(it->second);
+      const CalibratedCost sample = baseline_sample(it->second, find_cost(*starts, at));
+      key_line.cost_s = mean_cost_s(sample);
+      key_line.bytes = mean_bytes(sample);
       break;
     }
   }
@@ -170,6 +234,8 @@ std::size_t calibrated_sites(const Calibration& c) {
 void merge_calibration(Calibration& into, const Calibration& from) {
   for (const auto& [key, cost] : from.keys) into.keys[key] += cost;
   for (const auto& [key, cost] : from.sites) into.sites[key] += cost;
+  for (const auto& [key, cost] : from.start_keys) into.start_keys[key] += cost;
+  for (const auto& [key, cost] : from.start_sites) into.start_sites[key] += cost;
   if (into.source.empty()) into.source = from.source;
   into.windows = std::max(into.windows, from.windows);
   into.windows_cut += from.windows_cut;
@@ -186,54 +252,22 @@ std::vector<std::byte> encode_calibration(const Calibration& c) {
   w.put(c.windows_capped);
   w.put(c.records);
   w.put(c.calls_left_out);
-  w.put<std::uint64_t>(c.keys.size());
-  for (const auto& [key, cost] : c.keys) {
-    w.put_string(std::get<0>(key));
-    w.put(std::get<1>(key));
-    w.put(std::get<2>(key));
-    put(w, cost);
-  }
-  w.put<std::uint64_t>(c.sites.size());
-  for (const auto& [key, cost] : c.sites) {
-    w.put_string(std::get<0>(key));
-    w.put(std::get<1>(key));
-    w.put(std::get<2>(key));
-    w.put_string(std::get<3>(key));
-    put(w, cost);
-  }
+  put_costs(w, c.keys);
+  put_costs(w, c.sites);
+  put_costs(w, c.start_keys);
+  put_costs(w, c.start_sites);
   return w.take();
 }
 
 std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) {
   ByteReader r(bytes);
   Calibration c;
-  std::uint64_t n = 0;
   if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) ||
-      !r.get(c.windows_capped) || !r.get(c.records) || !r.get(c.calls_left_out) || !r.get(n) ||
-      !r.can_hold(n, 52)) {
+      !r.get(c.windows_capped) || !r.get(c.records) || !r.get(c.calls_left_out) ||
+      !get_costs(r, c.keys) || !get_costs(r, c.sites) || !get_costs(r, c.start_keys) ||
+      !get_costs(r, c.start_sites) || !r.at_end()) {
     return std::nullopt;
   }
-  for (std::uint64_t i = 0; i < n; ++i) {
-    std::string function;
-    std::int32_t size_class = 0, shape = 0;
-    CalibratedCost cost;
-    if (!r.get_string(function) || !r.get(size_class) || !r.get(shape) || !get(r, cost)) {
-      return std::nullopt;
-    }
-    c.keys[{std::move(function), size_class, shape}] = cost;
-  }
-  if (!r.get(n) || !r.can_hold(n, 56)) return std::nullopt;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    std::string function, site;
-    std::int32_t size_class = 0, shape = 0;
-    CalibratedCost cost;
-    if (!r.get_string(function) || !r.get(size_class) || !r.get(shape) || !r.get_string(site) ||
-        !get(r, cost)) {
-      return std::nullopt;
-    }
-    c.sites[{std::move(function), size_class, shape, std::move(site)}] = cost;
-  }
-  if (!r.at_end()) return std::nullopt;
   return c;
 }
 

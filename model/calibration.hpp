@@ -5,6 +5,7 @@
 // its baseline gives the whole run's wait of that key; elsewhere the robust
 // baseline stays. Summed over ranks up the finalize tree; no MPI.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -24,6 +25,15 @@ struct CalibratedCost {
   std::uint64_t calls = 0;  // how many
   double bytes = 0;         // Σ their bytes (as the profile counts a call's bytes)
   double cost_sq_s2 = 0;    // Σ (duration − exact wait)²: how much the costs varied
+
+  CalibratedCost& operator-=(const CalibratedCost& other) {
+    cost_s -= other.cost_s;
+    cost_sq_s2 -= other.cost_sq_s2;
+    wait_s -= other.wait_s;
+    calls -= std::min(calls, other.calls);
+    bytes -= other.bytes;
+    return *this;
+  }
 
   CalibratedCost& operator+=(const CalibratedCost& other) {
     cost_s += other.cost_s;
@@ -62,6 +72,13 @@ using CalibrationKey = std::tuple<std::string, std::int32_t, std::int32_t>;
 // the dearer places' cost as wait.
 using SiteCalibrationKey = std::tuple<std::string, std::int32_t, std::int32_t, std::string>;
 
+// The calls a baseline is the mean of, where `all` are enough (kMinCalibratedCalls):
+// `all` without the first window's `start` (nullptr: none) where that leaves
+// kMinLaterCalls, else `all`. The first window's calls count with their exact wait
+// (start_window_correction_s), so the baseline stands only for the calls outside
+// the windows, which the later windows sample without the run's set-up.
+CalibratedCost baseline_sample(const CalibratedCost& all, const CalibratedCost* start);
+
 struct Calibration {
   std::map<CalibrationKey, CalibratedCost> keys;
   std::map<SiteCalibrationKey, CalibratedCost> sites;  // the same calls, per callsite
@@ -70,6 +87,17 @@ struct Calibration {
   // copies from a remote socket, a send whose partner is slow to drain), and the
   // mean over both reads the dearer rank's cost as wait.
   std::map<SiteCalibrationKey, CalibratedCost> own_sites;
+  // The part of those calls (keys, sites, own sites) that the run's first window
+  // held. A run's first calls pay for setting up (first touch of buffers, lazy
+  // connections: a 1 MiB MPI_Scan's first call cost 16 ms against 0.3 ms after),
+  // and the first window always opens at the start, where a run of N steps holds
+  // one first call in N but a window sample one in a few. So a baseline comes from
+  // the later windows where they hold enough calls, and a rank's calls in the first
+  // window count with their exact wait (own_start_sites; wait_in_start_window).
+  // Empty for a calibration from a whole trace, which samples nothing.
+  std::map<CalibrationKey, CalibratedCost> start_keys;
+  std::map<SiteCalibrationKey, CalibratedCost> start_sites;
+  std::map<SiteCalibrationKey, CalibratedCost> own_start_sites;  // kept on the rank
   // Where the calls came from: "windows" (profile mode) or "trace" (every call).
   std::string source;
   std::uint32_t windows = 0;      // windows opened (the most any rank opened)
@@ -86,6 +114,11 @@ struct Calibration {
 
 // A key's calls judged are enough to stand for all of its calls.
 inline constexpr std::uint64_t kMinCalibratedCalls = 8;
+// Of those, how many outside the first window make its baseline without the first
+// window's: a rank's own calls at a callsite in a run under a second are often 8,
+// 2 of them in the first window (the truth matrix's 1 MiB MPI_Scan), and two
+// ranks' calls cost differently there.
+inline constexpr std::uint64_t kMinLaterCalls = kMinCalibratedCalls / 2;
 
 // The calibrated baseline of a key, or nothing where it has too few calls. Its
 // slope: the secant through the nearest calibrated size classes of the same
@@ -130,6 +163,16 @@ class SiteIdentities {
   const std::vector<Callsite>& m_callsites;
   std::vector<std::optional<std::string>> m_ids;
 };
+
+// The calls of `key` (all ranks) or of `site` (this rank's own where they are
+// enough, else all ranks') a baseline is the mean of (baseline_sample).
+CalibratedCost key_sample(const Calibration& c, const CalibrationKey& key);
+
+// What a rank's calls at `site` in the first window change in its wait above
+// `baseline_s` per call: they count with their exact wait, not the baseline, so
+// (their calls × baseline_s − their cost); 0 where the rank had none there.
+double start_window_correction_s(const Calibration& c, const SiteCalibrationKey& site,
+                                 double baseline_s);
 
 // How many keys have enough calls to be calibrated; the same per callsite.
 std::size_t calibrated_keys(const Calibration& c);

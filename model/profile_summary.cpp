@@ -186,6 +186,18 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, LocalMinimum>
         key_totals;
     std::vector<RegionCall> region_calls;
+    // Each callsite key's visits on this rank: its first window's calls are shared
+    // out over its entries by their visits (start_window_correction_s).
+    std::map<SiteCalibrationKey, double> site_visits;
+    if (calibration && !calibration->own_start_sites.empty()) {
+      for (const auto& e : rank.entries) {
+        const std::string* site = sites.of(e.callsite);
+        if (site && waits[e.function]) {
+          site_visits[{tables.functions[e.function], e.size_class, e.comm_shape, *site}] +=
+              static_cast<double>(e.visits);
+        }
+      }
+    }
     for (const auto& e : rank.entries) {
       WaitEstimates w;
       w.wait_s_minimum = local.wait_local(ri, e);
@@ -224,11 +236,24 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
                       *site, *calibrated);
         }
       }
-      w.wait_s_calibrated =
-          !waits[e.function] ? 0.0
-          : calibrated
-              ? std::max(0.0, e.time_s - visits * calibrated->at(e.visits ? e.bytes / visits : 0.0))
-              : w.wait_s;
+      if (!waits[e.function]) {
+        w.wait_s_calibrated = 0;
+      } else if (calibrated) {
+        const double baseline_s = calibrated->at(e.visits ? e.bytes / visits : 0.0);
+        double start_s = 0;  // the first window's calls at their exact wait
+        const std::string* site = site_visits.empty() ? nullptr : sites.of(e.callsite);
+        if (site) {
+          const SiteCalibrationKey at{tables.functions[e.function], e.size_class, e.comm_shape,
+                                      *site};
+          auto v = site_visits.find(at);
+          if (v != site_visits.end() && v->second > 0) {
+            start_s = visits / v->second * start_window_correction_s(*calibration, at, baseline_s);
+          }
+        }
+        w.wait_s_calibrated = std::max(0.0, e.time_s - visits * baseline_s + start_s);
+      } else {
+        w.wait_s_calibrated = w.wait_s;
+      }
       row.mpi_s += e.time_s;
       row.add(w);
       if (e.region != 0) region_calls.push_back(RegionCall{e.region, e.visits, e.time_s, w});

@@ -294,16 +294,21 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
   json keys = json::array();
   for (const auto& [key, cost] : calibration.keys) {
     const auto& [function, size_class, shape] = key;
+    auto start = calibration.start_keys.find(key);
+    const CalibratedCost sample = key_sample(calibration, key);
+    const double n = static_cast<double>(sample.calls);
     json row = {{"function", function},
                 {"size_class", size_class},
                 {"comm_size", comm_size_of(shape)},
                 {"intercomm", is_intercomm(shape)},
                 {"calls", cost.calls},
+                {"start_calls", start == calibration.start_keys.end() ? 0 : start->second.calls},
+                {"baseline_calls", sample.calls},
                 {"calibrated", cost.calls >= kMinCalibratedCalls},
                 {"exact_wait_s", cost.wait_s},
-                {"baseline_s", cost.calls ? cost.cost_s / static_cast<double>(cost.calls) : 0.0},
-                {"mean_bytes", cost.calls ? cost.bytes / static_cast<double>(cost.calls) : 0.0},
-                {"baseline_stderr_s", baseline_standard_error_s(cost)}};
+                {"baseline_s", sample.calls ? sample.cost_s / n : 0.0},
+                {"mean_bytes", sample.calls ? sample.bytes / n : 0.0},
+                {"baseline_stderr_s", baseline_standard_error_s(sample)}};
     if (auto line = calibrated_baseline(calibration, key)) {
       row["baseline_s_per_byte"] = line->slope_s_per_byte;
     }

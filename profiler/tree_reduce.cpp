@@ -72,8 +72,10 @@ model::GlobalMinima allreduce_minima(const model::GlobalMinima& local,
   }
   if (calibration) {
     auto own = std::move(calibration->sites);
+    auto own_start = std::move(calibration->start_sites);
     *calibration = all->calibration.value_or(model::Calibration{});
     calibration->own_sites = std::move(own);
+    calibration->own_start_sites = std::move(own_start);
   }
   return std::move(all->minima);
 }

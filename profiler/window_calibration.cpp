@@ -472,6 +472,8 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   // to say, and an empty answer to every rank that told it something), so that no
   // other rank waits for it.
   std::optional<WindowAlignment> align;
+  // Where the first window's calls end: the second window's opening (none: all are).
+  std::int64_t start_until_ns = INT64_MAX;
   replay::Parcels sends, answers;
   auto attempt = [&](auto step) {
     if (!failure.empty()) return;
@@ -493,6 +495,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
     // first pairing tried, with the later sends, then held (the trace's windows
     // read a systematic late receiver at 0.43 of its exact wait).
     const std::int64_t slack = context.node_locality().one_node ? 0 : mine.min_latency_ns;
+    if (openings.ns.size() > 1) start_until_ns = openings.ns[1];
     align.emplace(mine, own, std::move(openings), slack, size);
     sends = align->sends_by_destination();
   });
@@ -575,7 +578,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
       analysis::rank_wait_states(mine, own, static_cast<std::uint32_t>(rank), partners[0],
                                  agreement.send_classes[static_cast<std::size_t>(clock)],
                                  &call_waits);
-      calibration = analysis::calibrate_rank(mine, own, partners[0], call_waits);
+      calibration = analysis::calibrate_rank(mine, own, partners[0], call_waits, start_until_ns);
     }
   } catch (const std::exception& e) {
     warn(std::string("no wait states from this rank's windows: ") + e.what());
@@ -591,6 +594,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   if (reduce) {
     replay::TreeTraffic sums;
     auto own_sites = calibration.sites;
+    auto own_start_sites = calibration.start_sites;
     const model::Calibration part = calibration;
     calibration =
         replay::tree_allreduce(
@@ -601,6 +605,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
             sums)
             .value_or(part);
     calibration.own_sites = std::move(own_sites);
+    calibration.own_start_sites = std::move(own_start_sites);
   }
   progress("wait states");
   return calibration;

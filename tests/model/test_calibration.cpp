@@ -182,6 +182,70 @@ TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[mo
   CHECK(twice.sites.at({"MPI_Send", 14, 0, cheap_site}).calls == 60);
 }
 
+TEST_CASE("calibration: the first window's calls count exactly, the later ones give the baseline",
+          "[model]") {
+  // One rank's 40 Scans, each waiting 7 ms and costing 0.3 ms, but the first two
+  // (set-up: first touch) cost 16 and 8 ms. The first window held 5 calls (the two
+  // dear ones), the later windows 10. Their mean over all 15, 1.83 ms, would read
+  // 40 × 1.53 ms of cost as no wait; the later windows' 0.3 ms and the first
+  // window's calls at their own cost give the exact wait.
+  model::ProfileTables t;
+  t.functions = {"MPI_Scan"};
+  t.callsites.resize(1);
+  t.callsites[0].frames = {{"app", 0x100, "", "", 0}};
+  t.ranks.resize(1);
+  const double start_cost = 16e-3 + 8e-3 + 3 * 0.3e-3, later_cost = 0.3e-3;
+  const double time = 40 * 7e-3 + start_cost + 35 * later_cost;
+  model::Entry scan{0, 0, 21, model::kNoPeer, 40, time, 7.3e-3, 40 * 1048576.0, 2};
+  model::add_durations(scan.durations, 40, time);
+  t.ranks[0].entries = {scan};
+  const auto global = model::minima_of(t);
+  const std::string site = model::site_identity(t.callsites[0]);
+  const model::CalibratedCost start{start_cost, 5 * 7e-3, 5, 5 * 1048576.0};
+  const model::CalibratedCost later{10 * later_cost, 10 * 7e-3, 10, 10 * 1048576.0};
+  model::CalibratedCost all = start;
+  all += later;
+  model::Calibration c;
+  c.source = "windows";
+  c.keys[{"MPI_Scan", 21, 2}] = all;
+  c.sites[{"MPI_Scan", 21, 2, site}] = all;
+  // Without the first window's part: the mean of all, and the dear calls extrapolated.
+  CHECK(model::calibrated_baseline(c, {"MPI_Scan", 21, 2})->cost_s == Approx(all.cost_s / 15));
+  CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated ==
+        Approx(time - 40 * all.cost_s / 15));
+  c.start_keys[{"MPI_Scan", 21, 2}] = start;
+  c.start_sites[{"MPI_Scan", 21, 2, site}] = start;
+  c.own_sites = c.sites;
+  c.own_start_sites = c.start_sites;
+  CHECK(model::key_sample(c, {"MPI_Scan", 21, 2}).calls == 10);
+  CHECK(model::calibrated_baseline(c, {"MPI_Scan", 21, 2})->cost_s == Approx(later_cost));
+  CHECK(model::calibrated_baseline(c, {"MPI_Scan", 21, 2}, site)->cost_s == Approx(later_cost));
+  CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated == Approx(40 * 7e-3));
+  // 7 later calls of 12 still make the baseline (half of min_calls do)...
+  model::Calibration few = c;
+  few.keys[{"MPI_Scan", 21, 2}].calls = 12;
+  few.sites.clear();
+  few.own_sites.clear();
+  CHECK(model::calibrated_baseline(few, {"MPI_Scan", 21, 2})->cost_s ==
+        Approx(10 * later_cost / 7));
+  // ...3 of 8 do not: the baseline is the mean of all again, and the first window's
+  // calls still count at their own cost.
+  few.keys[{"MPI_Scan", 21, 2}].calls = 8;
+  CHECK(model::calibrated_baseline(few, {"MPI_Scan", 21, 2})->cost_s == Approx(all.cost_s / 8));
+  const double b = all.cost_s / 8;
+  CHECK(model::summarize_rank(t, global, &few).ranks[0].wait_s_calibrated ==
+        Approx(time - 40 * b + (5 * b - start_cost)));
+  // The start part travels and merges with the rest; the rank's own stays on it.
+  const auto back = model::decode_calibration(model::encode_calibration(c));
+  REQUIRE(back);
+  CHECK(back->start_keys.at({"MPI_Scan", 21, 2}).calls == 5);
+  CHECK(back->start_sites.at({"MPI_Scan", 21, 2, site}).calls == 5);
+  CHECK(back->own_start_sites.empty());
+  model::Calibration twice = *back;
+  model::merge_calibration(twice, *back);
+  CHECK(twice.start_keys.at({"MPI_Scan", 21, 2}).calls == 10);
+}
+
 TEST_CASE("calibration: a size between two calibrated sizes is interpolated", "[model]") {
   model::Calibration c;
   c.source = "windows";
