@@ -1,10 +1,7 @@
 #include "ingest.hpp"
 
-#include <sys/stat.h>
-
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -14,6 +11,7 @@
 #include "model/job_record.hpp"
 #include "model/json_fields.hpp"
 #include "model/log_tree.hpp"
+#include "run_files.hpp"
 #include "schema.hpp"
 
 namespace mpidle::fleet {
@@ -23,78 +21,9 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kBatch = 500;
 
-struct Found {
-  fs::path run;     // the run directory: the job's key
-  fs::path record;  // the file its record comes from
-  std::int64_t size = 0, mtime_ns = 0;
-};
-
 struct Stamp {
   std::int64_t size = 0, mtime_ns = 0;
 };
-
-std::optional<Stamp> stamp_of(const fs::path& file) {
-  struct stat st {};
-  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return Stamp{static_cast<std::int64_t>(st.st_size),
-               static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-}
-
-// `dir`'s job.json, else its profile.json, as the record of the run `run`.
-std::optional<Found> record_in(const fs::path& run, const fs::path& dir) {
-  for (const char* name : {model::kJobRecordFile, "profile.json"}) {
-    if (const auto s = stamp_of(dir / name)) return Found{run, dir / name, s->size, s->mtime_ns};
-  }
-  return std::nullopt;
-}
-
-// The file a run's record comes from, if `dir` is a run directory.
-std::optional<Found> run_record(const fs::path& dir) {
-  if (auto found = record_in(dir, dir)) return found;
-  // A run that ended without MPI_Finalize: its lowest rank's partial record.
-  std::error_code ec;
-  std::optional<std::pair<long, fs::path>> lowest;
-  for (const auto& e : fs::directory_iterator(dir / "partial", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("rank-", 0) != 0) continue;
-    const long rank = std::strtol(name.c_str() + 5, nullptr, 10);
-    if (!lowest || rank < lowest->first) lowest = {rank, e.path()};
-  }
-  return lowest ? record_in(dir, lowest->second) : std::nullopt;
-}
-
-std::vector<Found> find_runs(const std::vector<std::string>& roots, std::FILE* messages,
-                             std::size_t& skipped) {
-  std::vector<Found> found;
-  for (const auto& root : roots) {
-    std::error_code ec;
-    if (!fs::is_directory(root, ec)) {
-      std::fprintf(messages, "mpidle fleet: %s: not a directory; skipped\n", root.c_str());
-      ++skipped;
-      continue;
-    }
-    if (auto f = run_record(root)) {
-      found.push_back(*f);
-      continue;
-    }
-    for (auto it = fs::recursive_directory_iterator(
-             root, fs::directory_options::skip_permission_denied, ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) break;
-      if (!it->is_directory(ec)) continue;
-      // Staging directories (runs still being written) and other hidden ones.
-      if (it->path().filename().string().front() == '.') {
-        it.disable_recursion_pending();
-        continue;
-      }
-      if (auto f = run_record(it->path())) {
-        found.push_back(*f);
-        it.disable_recursion_pending();
-      }
-    }
-  }
-  return found;
-}
 
 std::int64_t epoch_of(const std::string& iso) {
   std::tm tm{};
@@ -116,9 +45,8 @@ double number(const nlohmann::json& j, const char* key) {
 }
 
 // The record of a run, or why it cannot be read.
-nlohmann::json load_record(const Found& f) {
-  std::ifstream in(f.record, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot be read");
+nlohmann::json load_record(const RunFile& f) {
+  std::istringstream in(read_run_file(f));
   // The readers' own parse, with their nesting limit: a record is a few levels deep.
   const nlohmann::json doc = model::read_json(in);
   if (doc.is_discarded()) {
@@ -136,7 +64,7 @@ nlohmann::json load_record(const Found& f) {
 }
 
 // Writes one job and its rows; true if it was new.
-bool store(Database& db, const Found& f, const nlohmann::json& r, std::int64_t now) {
+bool store(Database& db, const RunFile& f, const nlohmann::json& r, std::int64_t now) {
   const nlohmann::json job =
       r.contains("job") && r["job"].is_object() ? r["job"] : nlohmann::json::object();
   const bool existed =
@@ -145,9 +73,10 @@ bool store(Database& db, const Found& f, const nlohmann::json& r, std::int64_t n
       "INSERT INTO jobs (run_path, record_size, record_mtime, status, scheduler, job_id, step, "
       "array_index, job_name, user_name, account, partition_name, application, executable, "
       "executable_id, mpi_library, mpidle_version, mode, start_time, end_time, ranks, nodes, "
-      "wall_s, core_hours, mpi_s, wait_s, wait_core_hours, mpi_share, wait_share, ingested_at) "
+      "wall_s, core_hours, mpi_s, wait_s, wait_core_hours, mpi_share, wait_share, ingested_at, "
+      "record_identity) "
       "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, "
-      "$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30) "
+      "$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31) "
       "ON CONFLICT (run_path) DO UPDATE SET record_size = excluded.record_size, "
       "record_mtime = excluded.record_mtime, status = excluded.status, "
       "scheduler = excluded.scheduler, job_id = excluded.job_id, step = excluded.step, "
@@ -160,7 +89,8 @@ bool store(Database& db, const Found& f, const nlohmann::json& r, std::int64_t n
       "ranks = excluded.ranks, nodes = excluded.nodes, wall_s = excluded.wall_s, "
       "core_hours = excluded.core_hours, mpi_s = excluded.mpi_s, wait_s = excluded.wait_s, "
       "wait_core_hours = excluded.wait_core_hours, mpi_share = excluded.mpi_share, "
-      "wait_share = excluded.wait_share, ingested_at = excluded.ingested_at RETURNING id",
+      "wait_share = excluded.wait_share, ingested_at = excluded.ingested_at, "
+      "record_identity = excluded.record_identity RETURNING id",
       {f.run.string(),
        f.size,
        f.mtime_ns,
@@ -190,7 +120,8 @@ bool store(Database& db, const Found& f, const nlohmann::json& r, std::int64_t n
        number(r, "wait_core_hours"),
        number(r, "mpi_share"),
        number(r, "wait_share"),
-       now});
+       now,
+       identity_of(f)});
   const std::int64_t id = as_integer(rows.at(0).at(0));
   const auto efficiency = [&](const char* key) -> Value {
     if (!r.contains("efficiency") || !r["efficiency"].is_object()) return nullptr;
@@ -236,17 +167,36 @@ IngestCounts ingest(Database& db, const std::vector<std::string>& roots, std::FI
                     const OwnerPolicy& owners) {
   migrate(db);
   IngestCounts counts;
-  const auto found = find_runs(roots, messages, counts.skipped);
-  counts.runs = found.size();
+  WalkCounts walk;
+  const auto found = find_run_files(roots, messages, walk);
+  counts.skipped += walk.skipped;
+  counts.refused += walk.refused;
+  // A link refused stood where a run could have been: the counts still add up.
+  counts.runs = found.size() + walk.refused;
   std::map<std::string, Stamp> known;
-  for (const auto& row : db.query("SELECT run_path, record_size, record_mtime FROM jobs")) {
+  // Which run each record file (device:inode) counts for already: a hard link, or
+  // another name for the same file, is not another run.
+  std::map<std::string, std::string> counted;
+  for (const auto& row :
+       db.query("SELECT run_path, record_size, record_mtime, record_identity FROM jobs")) {
     known[row[0].value_or("")] = Stamp{as_integer(row[1]), as_integer(row[2])};
+    if (row[3]) counted.emplace(*row[3], row[0].value_or(""));
   }
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
   std::size_t in_batch = 0;
   bool open = false;
   try {
     for (const auto& f : found) {
+      const std::string identity = identity_of(f);
+      const auto other = counted.find(identity);
+      if (other != counted.end() && other->second != f.run.string() &&
+          still_holds(other->second, identity)) {
+        std::fprintf(messages, "mpidle fleet: %s: the same record file as %s; refused\n",
+                     f.run.c_str(), other->second.c_str());
+        ++counts.refused;
+        continue;
+      }
+      counted[identity] = f.run.string();
       const auto it = known.find(f.run.string());
       if (it != known.end() && it->second.size == f.size && it->second.mtime_ns == f.mtime_ns) {
         ++counts.unchanged;
@@ -260,7 +210,8 @@ IngestCounts ingest(Database& db, const std::vector<std::string>& roots, std::FI
         ++counts.skipped;
         continue;
       }
-      if (const auto why = owner_refusal(f.run, f.record, record, owners); !why.empty()) {
+      if (const auto why = owner_refusal(f.run, f.record_owner, f.run_owner, record, owners);
+          !why.empty()) {
         std::fprintf(messages, "mpidle fleet: %s: %s; refused\n", f.run.c_str(), why.c_str());
         ++counts.refused;
         continue;

@@ -1,6 +1,5 @@
 #include "record_owner.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +9,7 @@
 
 namespace mpidle::fleet {
 
-std::string owner_refusal(const std::filesystem::path& run, const std::filesystem::path& record,
+std::string owner_refusal(const std::filesystem::path& run, uid_t record_owner, uid_t run_owner,
                           const nlohmann::json& doc, const OwnerPolicy& policy) {
   if (!policy.check) return {};
   const auto job = doc.find("job");
@@ -18,20 +17,15 @@ std::string owner_refusal(const std::filesystem::path& run, const std::filesyste
   const auto user = job->find("user");
   if (user == job->end() || !user->is_string()) return {};  // it names no one
   const std::string claimed = user->get<std::string>();
-  struct stat file {
-  }, dir{};
-  if (::stat(record.c_str(), &file) != 0 || ::stat(run.c_str(), &dir) != 0) {
-    return "its owner cannot be read";
-  }
-  const std::string owner = model::account_name(file.st_uid);
-  if (dir.st_uid != file.st_uid) {
+  const std::string owner = model::account_name(record_owner);
+  if (run_owner != record_owner) {
     return "its record belongs to " + owner + " and its directory to " +
-           model::account_name(dir.st_uid);
+           model::account_name(run_owner);
   }
   // Files only the superuser or the ingesting account could have written speak
   // for anyone, as do a named service account's.
   const bool trusted =
-      file.st_uid == 0 || file.st_uid == ::geteuid() ||
+      record_owner == 0 || record_owner == ::geteuid() ||
       std::find(policy.services.begin(), policy.services.end(), owner) != policy.services.end();
   if (!trusted && owner != claimed) {
     return "claims user " + claimed + " but belongs to " + owner;

@@ -8,6 +8,8 @@
 // name anyone (no one else can make them), and so may a service account's that
 // writes a site's logs.
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -21,9 +23,10 @@ struct OwnerPolicy {
   std::vector<std::string> services;  // accounts whose records may name any user
 };
 
-// Why `record` (the file read, in run directory `run`, its content `doc`) may not
-// speak for its user, or "" when it may.
-std::string owner_refusal(const std::filesystem::path& run, const std::filesystem::path& record,
+// Why a record (its content `doc`, its file owned by `record_owner`, in run
+// directory `run` owned by `run_owner`: the owners of what was read, not of what a
+// name reaches now) may not speak for its user, or "" when it may.
+std::string owner_refusal(const std::filesystem::path& run, uid_t record_owner, uid_t run_owner,
                           const nlohmann::json& doc, const OwnerPolicy& policy);
 
 }  // namespace mpidle::fleet

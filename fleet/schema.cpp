@@ -48,6 +48,10 @@ CREATE TABLE job_callsites (
       R"(ALTER TABLE jobs ADD COLUMN parallel_efficiency {real};
 ALTER TABLE jobs ADD COLUMN load_balance {real};
 ALTER TABLE jobs ADD COLUMN communication_efficiency {real})",
+      // Version 3: the record file's identity (device:inode; NULL for jobs ingested
+      // before), so that a run counts once whatever names reach it.
+      R"(ALTER TABLE jobs ADD COLUMN record_identity TEXT;
+CREATE INDEX jobs_by_record ON jobs (record_identity))",
   };
   return steps;
 }

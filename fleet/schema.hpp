@@ -7,7 +7,7 @@
 
 namespace mpidle::fleet {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Brings the database to kSchemaVersion; returns the version it had (0: new).
 // Throws DatabaseError for a database newer than this mpidle.

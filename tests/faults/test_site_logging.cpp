@@ -344,11 +344,13 @@ TEST_CASE("fleet: a run counts for the user it belongs to, never for another", "
   const auto b = job_as(bob, writers, tree, {"whole"});
   INFO("bob: " << b.err);
   REQUIRE(b.status == 0);
-  fs::path bob_run;
+  fs::path bob_run, alice_run;
   for (const auto& r : log_tree_runs(tree).runs) {
     if (r.filename().string().rfind(bob + "_", 0) == 0) bob_run = r;
+    if (r.filename().string().rfind(alice + "_", 0) == 0) alice_run = r;
   }
   REQUIRE(!bob_run.empty());
+  REQUIRE(!alice_run.empty());
   const auto bob_record = read_json(bob_run / "job.json");
   REQUIRE(bob_record["job"]["user"] == bob);  // the uid's own number: no $USER
   // Bob forges a run of Alice's: a directory named as hers are, and a record that
@@ -368,13 +370,44 @@ TEST_CASE("fleet: a run counts for the user it belongs to, never for another", "
     REQUIRE(run(as_user(bob, writers, {"/bin/cp", from.string(), (dir / "job.json").string()}))
                 .status == 0);
   }
-  // The ingester (root here) counts Alice's and Bob's real runs and refuses both.
+  // Bob names Alice's run under a name of his own (a link to her directory), links
+  // a job.json of his to her record and another to a file outside the tree, and
+  // tries a hard link to her record (which the kernel refuses him where
+  // fs.protected_hardlinks is on, as Debian's default is).
+  const auto linked_run = day / (bob + "_linked_99998_000001");
+  const auto to_record = day / (bob + "_record_99997_000001");
+  const auto to_outside = day / (bob + "_outside_99996_000001");
+  const auto hard = day / (bob + "_hard_99995_000001");
+  const auto as_bob = [&](std::vector<std::string> argv) {
+    return run(as_user(bob, writers, std::move(argv))).status;
+  };
+  REQUIRE(as_bob({"/bin/ln", "-s", alice_run.string(), linked_run.string()}) == 0);
+  for (const auto& d : {to_record, to_outside, hard})
+    REQUIRE(as_bob({"/bin/mkdir", d.string()}) == 0);
+  REQUIRE(as_bob({"/bin/ln", "-s", (alice_run / "job.json").string(),
+                  (to_record / "job.json").string()}) == 0);
+  REQUIRE(as_bob({"/bin/ln", "-s", forged_file, (to_outside / "job.json").string()}) == 0);
+  const bool hard_linked =
+      as_bob({"/bin/ln", (alice_run / "job.json").string(), (hard / "job.json").string()}) == 0;
+  if (!hard_linked) WARN("the kernel refused Bob a hard link to Alice's record");
+  // The ingester (root here) counts Alice's and Bob's real runs and refuses the rest.
   const auto db = scratch_dir("fleet_owners.sqlite");
   const auto ingest = run({MPIDLE_BIN, "fleet", "ingest", tree.string(), "--db", db});
   INFO(ingest.out << ingest.err);
   REQUIRE(ingest.status == 0);
-  CHECK_THAT(ingest.out, Catch::Contains("4 runs found: 2 added, 0 updated, 0 unchanged, "
-                                         "0 skipped, 2 refused"));
+  const int refused = 5 + hard_linked;
+  CHECK_THAT(ingest.out, Catch::Contains(std::to_string(2 + refused) +
+                                         " runs found: 2 added, 0 updated, 0 unchanged, "
+                                         "0 skipped, " +
+                                         std::to_string(refused) + " refused"));
+  for (const auto& link : {linked_run, to_record / "job.json", to_outside / "job.json"}) {
+    CHECK_THAT(ingest.err, Catch::Contains(link.string() + ": a symbolic link"));
+  }
+  if (hard_linked) {
+    CHECK(count_lines_with(ingest.err, hard.string()) +
+              count_lines_with(ingest.err, alice_run.string()) ==
+          1);
+  }
   CHECK_THAT(ingest.err, Catch::Contains(forged_run.string() + ": claims user " + alice +
                                          " but belongs to " + bob + "; refused"));
   CHECK_THAT(ingest.err, Catch::Contains(misnamed_run.string() + ": claims user " + bob +
@@ -391,10 +424,13 @@ TEST_CASE("fleet: a run counts for the user it belongs to, never for another", "
   const auto service =
       run({MPIDLE_BIN, "fleet", "ingest", tree.string(), "--db", db2, "--service-account", bob});
   INFO(service.err);
-  CHECK_THAT(service.out, Catch::Contains("3 added, 0 updated, 0 unchanged, 0 skipped, 1 refused"));
+  CHECK_THAT(service.out, Catch::Contains("3 added, 0 updated, 0 unchanged, 0 skipped, " +
+                                          std::to_string(refused - 1) + " refused"));
   // And a site may trust every record.
   const auto db3 = scratch_dir("fleet_owners_trusted.sqlite");
   const auto trusted =
       run({MPIDLE_BIN, "fleet", "ingest", tree.string(), "--db", db3, "--trust-records"});
-  CHECK_THAT(trusted.out, Catch::Contains("4 added, 0 updated, 0 unchanged, 0 skipped, 0 refused"));
+  // Trusted or not, a link is no run, and one file is one run.
+  CHECK_THAT(trusted.out, Catch::Contains("4 added, 0 updated, 0 unchanged, 0 skipped, " +
+                                          std::to_string(refused - 2) + " refused"));
 }

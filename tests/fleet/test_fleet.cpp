@@ -14,6 +14,7 @@
 #include "fleet/database.hpp"
 #include "fleet/fleet_report.hpp"
 #include "fleet/ingest.hpp"
+#include "fleet/run_files.hpp"
 #include "fleet/schema.hpp"
 #include "process.hpp"
 
@@ -155,10 +156,71 @@ TEST_CASE("ingest is complete, incremental and idempotent, and the report adds u
   CHECK(report_json(db)["totals"]["jobs"] == kJobs);
 }
 
+TEST_CASE("a run is what the log tree holds: links and second names are refused", "[fleet]") {
+  // Any user can write into a log tree's days. A link to another's run, a job.json
+  // that links to another's record or to a file outside the tree, and a hard link to
+  // a record under a second name would each count a run twice or read what is not
+  // the tree's: each is refused with one line, and the totals stay the generator's.
+  const fs::path dir = scratch_dir("fleet_links");
+  const auto truth = synthetic_tree(dir / "logs");
+  std::vector<fs::path> runs;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "logs")) {
+    if (e.is_regular_file() && e.path().filename() == "job.json")
+      runs.push_back(e.path().parent_path());
+  }
+  REQUIRE(runs.size() == static_cast<std::size_t>(kJobs));
+  const fs::path a = runs[0], b = runs[1], day = a.parent_path();
+  fs::create_directory_symlink(a, day / "linked_99998_000001");
+  fs::create_directories(day / "own_99997_000001");
+  fs::create_symlink(b / "job.json", day / "own_99997_000001" / "job.json");
+  std::ofstream(dir / "outside.json") << read_text((b / "job.json").string());
+  fs::create_directories(day / "outside_99996_000001");
+  fs::create_symlink(dir / "outside.json", day / "outside_99996_000001" / "job.json");
+  fs::create_directories(day / "hard_99995_000001");
+  fs::create_hard_link(a / "job.json", day / "hard_99995_000001" / "job.json");
+  const std::string db = (dir / "fleet.db").string();
+  for (const char* pass : {"first", "again"}) {
+    INFO(pass);
+    const auto r = run({MPIDLE_BIN, "fleet", "ingest", (dir / "logs").string(), "--db", db});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const std::string first = std::string(pass) == "first" ? std::to_string(kJobs) : "0";
+    const std::string unchanged = std::string(pass) == "first" ? "0" : std::to_string(kJobs);
+    CHECK_THAT(r.out, Catch::Contains(std::to_string(kJobs + 4) + " runs found: " + first +
+                                      " added, 0 updated, " + unchanged +
+                                      " unchanged, 0 skipped, 4 refused"));
+    CHECK(count_lines_with(r.err, "a symbolic link") == 3);
+    CHECK(count_lines_with(r.err, ": the same record file as ") == 1);
+    CHECK(count_lines_with(r.err, "mpidle fleet: ") == 4);
+    check_against_truth(report_json(db), truth);
+  }
+  // Found, then replaced before it is read: a directory by a link to where it went,
+  // and a record by another file. Neither is read.
+  fleet::WalkCounts counts;
+  const auto found = fleet::find_run_files({(dir / "logs").string()}, stderr, counts);
+  REQUIRE(found.size() == static_cast<std::size_t>(kJobs + 1));  // with the hard link
+  const fleet::RunFile* of_a = nullptr;
+  const fleet::RunFile* of_b = nullptr;
+  for (const auto& f : found) {
+    if (f.run == a) of_a = &f;
+    if (f.run == b) of_b = &f;
+  }
+  REQUIRE(of_a);
+  REQUIRE(of_b);
+  CHECK_FALSE(fleet::read_run_file(*of_a).empty());
+  fs::rename(a, dir / "moved_out");
+  fs::create_directory_symlink(dir / "moved_out", a);
+  CHECK_THROWS_WITH(fleet::read_run_file(*of_a), Catch::Contains("replaced"));
+  fs::rename(b / "job.json", b / "old.json");
+  std::ofstream(b / "job.json") << read_text((b / "old.json").string());
+  CHECK_THROWS_WITH(fleet::read_run_file(*of_b), Catch::Contains("replaced by another file"));
+}
+
 TEST_CASE("a version 1 database is upgraded in place and keeps its jobs", "[fleet]") {
-  // Version 2 added POP's efficiencies. Made a version 1 database by taking them out
-  // of a fresh one (SQLite drops columns since 3.35), the next command migrates it:
-  // the jobs stay, their efficiencies are unknown until their records change.
+  // Version 2 added POP's efficiencies, version 3 the record files' identities. Made a
+  // version 1 database by taking them out of a fresh one (SQLite drops columns since
+  // 3.35), the next command migrates it: the jobs stay, their efficiencies are
+  // unknown until their records change.
   const fs::path dir = scratch_dir("fleet_upgrade");
   const auto truth = synthetic_tree(dir / "logs");
   const std::string path = (dir / "fleet.db").string();
@@ -167,8 +229,9 @@ TEST_CASE("a version 1 database is upgraded in place and keeps its jobs", "[flee
     auto db = fleet::open_database(path);
     db->exec(
         "ALTER TABLE jobs DROP COLUMN parallel_efficiency; ALTER TABLE jobs DROP COLUMN "
-        "load_balance; ALTER TABLE jobs DROP COLUMN communication_efficiency; DELETE FROM "
-        "schema_version WHERE version = 2");
+        "load_balance; ALTER TABLE jobs DROP COLUMN communication_efficiency; DROP INDEX "
+        "jobs_by_record; ALTER TABLE jobs DROP COLUMN record_identity; DELETE FROM "
+        "schema_version WHERE version >= 2");
   }
   const auto report = report_json(path);
   CHECK(report["totals"]["jobs"] == truth["jobs"]);
@@ -178,7 +241,10 @@ TEST_CASE("a version 1 database is upgraded in place and keeps its jobs", "[flee
   }
   CHECK(with_efficiency == 0);
   auto db = fleet::open_database(path);
-  CHECK(db->query("SELECT version FROM schema_version ORDER BY version").size() == 2);
+  CHECK(db->query("SELECT version FROM schema_version ORDER BY version").size() ==
+        static_cast<std::size_t>(fleet::kSchemaVersion));
+  CHECK(db->query("SELECT record_identity FROM jobs WHERE record_identity IS NULL").size() ==
+        static_cast<std::size_t>(kJobs));
   CHECK(db->query("SELECT parallel_efficiency FROM jobs").size() ==
         static_cast<std::size_t>(kJobs));
 }

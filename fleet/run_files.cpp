@@ -1,0 +1,245 @@
+#include "run_files.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+
+#include "model/job_record.hpp"
+
+namespace mpidle::fleet {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A log tree is YEAR/MONTH/DAY/run; anything much deeper is not one, and each level
+// holds a descriptor open.
+constexpr int kMaxDepth = 32;
+constexpr const char* kRecordNames[] = {model::kJobRecordFile, "profile.json"};
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : m_fd(fd) {}
+  Fd(Fd&& other) noexcept : m_fd(other.m_fd) { other.m_fd = -1; }
+  Fd& operator=(Fd&& other) noexcept {
+    std::swap(m_fd, other.m_fd);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  int get() const { return m_fd; }
+  bool ok() const { return m_fd >= 0; }
+
+ private:
+  int m_fd;
+};
+
+// A directory below `parent`, never through a link.
+Fd open_directory(int parent, const char* name) {
+  return Fd(::openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+std::int64_t mtime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+struct Walk {
+  std::FILE* messages;
+  WalkCounts& counts;
+  std::vector<RunFile>& found;
+  fs::path root;
+
+  void refuse(const fs::path& path, const char* why) {
+    std::fprintf(messages, "mpidle fleet: %s: %s; refused\n", path.c_str(), why);
+    ++counts.refused;
+  }
+
+  // `name` in `dir` as it is: nothing where it is not there or is a link (refused,
+  // with `*refused` set).
+  std::optional<struct stat> entry(int dir, const char* name, const fs::path& path,
+                                   bool* refused = nullptr) {
+    struct stat st {};
+    if (::fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+    if (S_ISLNK(st.st_mode)) {
+      refuse(path, "a symbolic link (a run is what the tree holds, not what a link names)");
+      if (refused) *refused = true;
+      return std::nullopt;
+    }
+    return st;
+  }
+
+  // `dir`'s job.json, else its profile.json, as the record of `run`: true if found
+  // (or refused as a link, which also ends the search in this directory).
+  bool record_in(int dir, const fs::path& path, const fs::path& run, uid_t run_owner) {
+    for (const char* name : kRecordNames) {
+      bool refused = false;
+      const auto st = entry(dir, name, path / name, &refused);
+      if (refused) return true;
+      if (!st || !S_ISREG(st->st_mode)) continue;
+      RunFile f;
+      f.run = run;
+      f.record = path / name;
+      f.root = root;
+      f.size = static_cast<std::int64_t>(st->st_size);
+      f.mtime_ns = mtime_ns(*st);
+      f.device = st->st_dev;
+      f.inode = st->st_ino;
+      f.record_owner = st->st_uid;
+      f.run_owner = run_owner;
+      found.push_back(std::move(f));
+      return true;
+    }
+    return false;
+  }
+
+  // Whether `dir` is a run directory (its record found, or refused).
+  bool run_record(int dir, const fs::path& path, uid_t owner) {
+    if (record_in(dir, path, path, owner)) return true;
+    // A run that ended without MPI_Finalize: its lowest rank's partial record.
+    bool refused = false;
+    const auto partial_stat = entry(dir, "partial", path / "partial", &refused);
+    if (refused) return true;
+    if (!partial_stat || !S_ISDIR(partial_stat->st_mode)) return false;
+    Fd partial = open_directory(dir, "partial");
+    DIR* d = partial.ok() ? ::fdopendir(::dup(partial.get())) : nullptr;
+    if (!d) return false;
+    std::optional<std::pair<long, std::string>> lowest;
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.rfind("rank-", 0) != 0) continue;
+      const long rank = std::strtol(name.c_str() + 5, nullptr, 10);
+      if (!lowest || rank < lowest->first) lowest = {rank, name};
+    }
+    ::closedir(d);
+    if (!lowest) return false;
+    const fs::path rank_path = path / "partial" / lowest->second;
+    const auto rank_stat = entry(partial.get(), lowest->second.c_str(), rank_path, &refused);
+    if (refused) return true;
+    if (!rank_stat || !S_ISDIR(rank_stat->st_mode)) return false;
+    Fd rank_dir = open_directory(partial.get(), lowest->second.c_str());
+    return rank_dir.ok() && record_in(rank_dir.get(), rank_path, path, owner);
+  }
+
+  void directory(int dir, const fs::path& path, int depth) {
+    struct stat self {};
+    if (::fstat(dir, &self) != 0) return;
+    if (run_record(dir, path, self.st_uid)) return;
+    if (depth >= kMaxDepth) return;
+    DIR* d = ::fdopendir(::dup(dir));
+    if (!d) return;
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      // Staging directories (runs still being written) and other hidden ones.
+      if (name.empty() || name.front() == '.') continue;
+      names.push_back(name);
+    }
+    ::closedir(d);
+    for (const auto& name : names) {
+      const fs::path child = path / name;
+      const auto st = entry(dir, name.c_str(), child);
+      if (!st || !S_ISDIR(st->st_mode)) continue;
+      Fd sub = open_directory(dir, name.c_str());
+      // Unreadable (permission), or replaced by a link since it was listed.
+      if (!sub.ok()) {
+        if (errno == ELOOP || errno == ENOTDIR) refuse(child, "no longer a directory (a link?)");
+        continue;
+      }
+      directory(sub.get(), child, depth + 1);
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<RunFile> find_run_files(const std::vector<std::string>& roots, std::FILE* messages,
+                                    WalkCounts& counts) {
+  std::vector<RunFile> found;
+  for (const auto& root : roots) {
+    Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir.ok()) {
+      std::fprintf(messages, "mpidle fleet: %s: not a directory; skipped\n", root.c_str());
+      ++counts.skipped;
+      continue;
+    }
+    Walk walk{messages, counts, found, root};
+    walk.directory(dir.get(), root, 0);
+  }
+  return found;
+}
+
+std::string read_run_file(const RunFile& found) {
+  Fd dir(::open(found.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.ok()) throw std::runtime_error("its log tree cannot be opened");
+  const fs::path relative = found.record.lexically_relative(found.root);
+  if (relative.empty() || *relative.begin() == "..") {
+    throw std::runtime_error("not below its log tree");
+  }
+  std::vector<std::string> parts;
+  for (const auto& part : relative) parts.push_back(part.string());
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (parts[i] == ".") continue;
+    dir = open_directory(dir.get(), parts[i].c_str());
+    if (!dir.ok())
+      throw std::runtime_error("its directory was replaced (a link?) since it was found");
+  }
+  Fd file(
+      ::openat(dir.get(), parts.back().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!file.ok() || ::fstat(file.get(), &st) != 0) {
+    throw std::runtime_error(errno == ELOOP ? "replaced by a symbolic link since it was found"
+                                            : "cannot be read");
+  }
+  if (!S_ISREG(st.st_mode) || st.st_dev != found.device || st.st_ino != found.inode) {
+    throw std::runtime_error("replaced by another file since it was found");
+  }
+  std::string bytes;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(file.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+  return bytes;
+}
+
+std::string identity_of(const RunFile& found) {
+  return std::to_string(found.device) + ":" + std::to_string(found.inode);
+}
+
+bool still_holds(const fs::path& run, const std::string& identity) {
+  Fd dir(::open(run.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.ok()) return false;
+  auto same = [&](int at, const char* name) {
+    struct stat st {};
+    return ::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+           std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) == identity;
+  };
+  for (const char* name : kRecordNames)
+    if (same(dir.get(), name)) return true;
+  Fd partial = open_directory(dir.get(), "partial");
+  if (!partial.ok()) return false;
+  DIR* d = ::fdopendir(::dup(partial.get()));
+  if (!d) return false;
+  bool held = false;
+  while (const dirent* e = ::readdir(d)) {
+    if (std::strncmp(e->d_name, "rank-", 5) != 0) continue;
+    Fd rank = open_directory(partial.get(), e->d_name);
+    for (const char* name : kRecordNames) held = held || (rank.ok() && same(rank.get(), name));
+  }
+  ::closedir(d);
+  return held;
+}
+
+}  // namespace mpidle::fleet
