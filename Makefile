@@ -72,13 +72,18 @@ build-tsan: setup $(TSAN_BUILD_DIR)/CMakeCache.txt
 # the profiler's tables under ThreadSanitizer. Tests that run MPI are RUN_SERIAL
 # (nothing runs beside them); the others run $(JOBS) at a time. Under ASan the
 # 10^8-event summary case (40 s there) is left out: the smaller fold cases cover
-# the same code.
+# the same code. Every run goes on after one fails; then the skipped tests and why
+# (scripts/skipped-tests.py), and make fails if any run did.
 test: build build-openmpi-tests build-sanitize build-tsan
 	@sh scripts/setup.sh --test
-	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
-	cd $(OPENMPI_BUILD_DIR) && ctest --output-on-failure -j 1 -L mpi
-	cd $(SANITIZE_BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -R '^(model|sync|compress|analysis|report|fuzz|sanitize):' -E '10\^8 events'
-	cd $(TSAN_BUILD_DIR) && ctest --output-on-failure -j 1 -LE mpi -R '^profiler:'
+	@status=0; \
+	(cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)) || status=1; \
+	(cd $(OPENMPI_BUILD_DIR) && ctest --output-on-failure -j 1 -L mpi) || status=1; \
+	(cd $(SANITIZE_BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -R '^(model|sync|compress|analysis|report|fuzz|sanitize):' -E '10\^8 events') || status=1; \
+	(cd $(TSAN_BUILD_DIR) && ctest --output-on-failure -j 1 -LE mpi -R '^profiler:') || status=1; \
+	python3 scripts/skipped-tests.py $(BUILD_DIR) $(OPENMPI_BUILD_DIR) $(SANITIZE_BUILD_DIR) $(TSAN_BUILD_DIR); \
+	if [ $$status -ne 0 ]; then echo "mpidle: make test: some tests failed (above)" >&2; fi; \
+	exit $$status
 
 # Long fuzzing of every reader (FUZZ_RUNS executions or FUZZ_SECONDS each).
 fuzz: build-sanitize

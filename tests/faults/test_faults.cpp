@@ -281,8 +281,7 @@ TEST_CASE("MPI_THREAD_MULTIPLE: 4 threads per rank on duplicated communicators, 
   REQUIRE(p.bare.status == 0);
   const auto truth = truth_of(p.profiled.out);
   if (truth.contains("skipped")) {
-    WARN("skipped: " << truth["skipped"].get<std::string>());
-    return;
+    skip_test(truth["skipped"].get<std::string>());
   }
   const auto profile = model::read_profile(dir);
   for (const auto& [name, per_rank] : truth["per_rank"].items()) {
@@ -391,8 +390,7 @@ TEST_CASE("a program with MPI linked statically: mpidle run says nothing was int
           "[mpi]") {
   const std::string program_path = STATIC_MPI_PROGRAM;
   if (program_path.empty()) {
-    WARN("skipped: this MPI ships no static library");
-    return;
+    skip_test("this MPI ships no static library");
   }
   const auto dir = scratch_dir("fault_static");
   std::map<std::string, std::string> none;
@@ -413,8 +411,7 @@ TEST_CASE("libmpidle preloaded into a program of another MPI passes through with
           "[mpi]") {
   const std::string program_path = OTHER_MPI_PROGRAM;
   if (program_path.empty() || !std::filesystem::exists(program_path)) {
-    WARN("skipped: no " << OTHER_MPI << " installed");
-    return;
+    skip_test(std::string("no ") + OTHER_MPI + " installed");
   }
   const auto dir = scratch_dir("fault_other_mpi");
   // That MPI's own launcher, with its own way of passing the environment.

@@ -32,12 +32,9 @@ std::set<std::string> mapped_objects(const std::string& preload) {
   return objects;
 }
 
-bool have_shim() {
-  if (std::string(MPIDLE_PRELOAD_LIB).empty()) {
-    WARN("skipped: the preload shim is built on x86-64 only");
-    return false;
-  }
-  return true;
+void require_shim() {
+  if (std::string(MPIDLE_PRELOAD_LIB).empty())
+    skip_test("the preload shim is built on x86-64 only");
 }
 
 // A run through the shim: bare first, then with the shim preloaded instead of libmpidle.
@@ -54,7 +51,7 @@ Pair through_shim(const std::vector<std::string>& args, std::map<std::string, st
 
 TEST_CASE("preload shim: a process that never calls MPI maps no MPI library and no profiler",
           "[mpi]") {
-  if (!have_shim()) return;
+  require_shim();
   const auto bare = mapped_objects("");
   const auto shim = mapped_objects(MPIDLE_PRELOAD_LIB);
   const auto whole = mapped_objects(MPIDLE_LIB);
@@ -69,7 +66,7 @@ TEST_CASE("preload shim: a process that never calls MPI maps no MPI library and 
 
 TEST_CASE("preload shim: an MPI program gets its whole profile, exact counts, in both modes",
           "[mpi]") {
-  if (!have_shim()) return;
+  require_shim();
   for (const bool trace : {false, true}) {
     INFO((trace ? "trace mode" : "profile mode"));
     const auto dir = scratch_dir(std::string("preload_shim") + (trace ? "_trace" : ""));
@@ -99,7 +96,7 @@ TEST_CASE(
     "preload shim: MPIDLE_LIBRARY_<MPI> picks the build, and without one, one line and the "
     "program runs as bare",
     "[mpi]") {
-  if (!have_shim()) return;
+  require_shim();
   // The shim alone in a directory: no libmpidle beside it.
   const fs::path alone = scratch_dir("preload_shim_alone");
   fs::create_directories(alone);

@@ -197,15 +197,13 @@ TEST_CASE(
     "nothing is world-writable",
     "[mpi]") {
   if (const auto why = why_no_other_users(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const std::string writers = "47000", admins = "47100";
   std::string why;
   const fs::path tree = site_tree("log_tree_site", writers, admins, why);
   if (tree.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const auto as = as_user;
   const auto a = job_as("47001", writers, tree, {"exit7"});
@@ -214,8 +212,7 @@ TEST_CASE(
   if (a.status != 7 || contents.runs.size() != 1) {
     // The user could not run MPI at all (the build tree is not readable by others).
     REQUIRE(run(as("47001", writers, {"/usr/bin/test", "-x", program("fault_dies")})).status != 0);
-    WARN("skipped: another user cannot run the test programs from this build tree");
-    return;
+    skip_test("another user cannot run the test programs from this build tree");
   }
   const fs::path run_a = contents.runs[0];
   const std::string profile_a = (run_a / "profile.json").string();
@@ -296,15 +293,13 @@ TEST_CASE("log tree: 100 runs ending at once into one tree, none lost, none repl
 
 TEST_CASE("log tree: a full disk costs the job nothing but its log", "[mpi]") {
   if (geteuid() != 0) {
-    WARN("skipped: needs root to mount a small filesystem");
-    return;
+    skip_test("needs root to mount a small filesystem");
   }
   const fs::path tree = scratch_dir("log_tree_full");
   fs::create_directories(tree);
   // 16 KiB: room for the directories, not for a profile.
   if (run({"/bin/mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", tree.string()}).status != 0) {
-    WARN("skipped: cannot mount a tmpfs here");
-    return;
+    skip_test("cannot mount a tmpfs here");
   }
   struct Unmount {
     std::string path;
@@ -323,23 +318,20 @@ TEST_CASE("log tree: a full disk costs the job nothing but its log", "[mpi]") {
 
 TEST_CASE("fleet: a run counts for the user it belongs to, never for another", "[mpi]") {
   if (const auto why = why_no_other_users(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const std::string writers = "47000", admins = "47100", alice = "47001", bob = "47002";
   std::string why;
   const fs::path tree = site_tree("log_tree_fleet_owners", writers, admins, why);
   if (tree.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const auto a = job_as(alice, writers, tree, {"whole"});
   INFO("alice: " << a.err);
   if (a.status != 0) {
     REQUIRE(run(as_user(alice, writers, {"/usr/bin/test", "-x", program("fault_dies")})).status !=
             0);
-    WARN("skipped: another user cannot run the test programs from this build tree");
-    return;
+    skip_test("another user cannot run the test programs from this build tree");
   }
   const auto b = job_as(bob, writers, tree, {"whole"});
   INFO("bob: " << b.err);

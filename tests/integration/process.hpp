@@ -55,7 +55,8 @@ std::string scratch_dir(const std::string& name);
 
 // Ends a test that cannot run its check here (no root for network namespaces, a
 // package missing): one line saying why, and exit status 77, which ctest counts as
-// skipped (SKIP_RETURN_CODE), never as passed.
+// skipped (SKIP_RETURN_CODE), never as passed. After a failed check it ends the test
+// as failed instead: a skip must not hide a failure.
 [[noreturn]] void skip_test(const std::string& why);
 
 // The run directories of a log tree (LOG_DIR/YYYY/MM/DD/<run>), and how many

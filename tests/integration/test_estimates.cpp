@@ -80,12 +80,10 @@ TEST_CASE("trace mode: the robust estimate within 10% of the exact wait on the e
 TEST_CASE("LAMMPS over shared memory and TCP: compare tells the transfer from waiting", "[mpi]") {
   const std::string lammps = "/usr/bin/lmp";
   if (!testing_open_mpi()) {
-    WARN("skipped: Debian's LAMMPS is built for Open MPI");
-    return;
+    skip_test("Debian's LAMMPS is built for Open MPI");
   }
   if (!fs::exists(lammps)) {
-    WARN("skipped: LAMMPS is not installed (Debian package lammps)");
-    return;
+    skip_test("LAMMPS is not installed (Debian package lammps)");
   }
   const std::string input = std::string(MPIDLE_SOURCE_DIR) + "/tests/integration/lammps_melt.in";
   std::map<std::string, std::string> dirs;

@@ -64,8 +64,7 @@ std::vector<std::pair<std::string, json>> callsites_of(const json& profile,
 TEST_CASE("mpi4py: callsites at the Python line, pickled sizes, MPI_Finalize left to mpi4py",
           "[mpi]") {
   if (const auto why = why_no_mpi4py(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const std::string program = script("python_callsites.py");
   const int left = line_of(program, "# the left receive");
@@ -130,8 +129,7 @@ TEST_CASE("mpi4py: callsites at the Python line, pickled sizes, MPI_Finalize lef
 
 TEST_CASE("mpi4py: --callsite-depth 2 gives the two innermost Python frames", "[mpi]") {
   if (const auto why = why_no_mpi4py(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const std::string program = script("python_callsites.py");
   const auto dir = scratch_dir("python_callsites_depth");
@@ -159,8 +157,7 @@ TEST_CASE("mpi4py: --callsite-depth 2 gives the two innermost Python frames", "[
 TEST_CASE("mpi4py: a late sender's wait at its comm.Recv line against the observed truth",
           "[mpi]") {
   if (const auto why = why_no_mpi4py(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const std::string program = script("late_sender.py");
   const int recv_line = line_of(program, "comm.Recv(");

@@ -138,8 +138,7 @@ TEST_CASE(
 
 TEST_CASE("regions from Fortran, whose MPI_Pcontrol has no name to read", "[mpi]") {
   if (!build_tree::have_fortran) {
-    WARN("skipped: no Fortran MPI compiler was found at configure time");
-    return;
+    skip_test("no Fortran MPI compiler was found at configure time");
   }
   const auto dir = scratch_dir("regions_fortran");
   const auto r = run_mpi(2, program("fortran_regions"), {},

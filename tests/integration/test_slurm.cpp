@@ -163,8 +163,7 @@ std::set<std::string> traced_jobs(const std::string& tree) {
 TEST_CASE("Slurm: srun with the MPI's PMI plugin, the job's metadata from the scheduler",
           "[mpi][slurm]") {
   if (const auto why = why_no_slurm(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const auto tree = scratch_dir("slurm_srun");
   const auto jobs_file = scratch_dir("slurm_srun.jobs");
@@ -187,13 +186,11 @@ TEST_CASE("Slurm: srun with the MPI's PMI plugin, the job's metadata from the sc
 TEST_CASE("Slurm: sbatch, the module file loaded and mpiexec inside the allocation",
           "[mpi][slurm]") {
   if (const auto why = why_no_slurm(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const std::string lmod_init = "/usr/share/lmod/lmod/init/sh";
   if (!fs::exists(lmod_init)) {
-    WARN("skipped: Lmod is not installed (apt-get install lmod)");
-    return;
+    skip_test("Lmod is not installed (apt-get install lmod)");
   }
   // The build's module file, its install prefix pointed at this build tree.
   const fs::path build = fs::path(build_tree::mpidle_lib).parent_path().parent_path();
@@ -228,8 +225,7 @@ TEST_CASE("Slurm: sbatch, the module file loaded and mpiexec inside the allocati
 
 TEST_CASE("Slurm: a job array, each task's index in its run's job", "[mpi][slurm]") {
   if (const auto why = why_no_slurm(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const auto tree = scratch_dir("slurm_array");
   fs::create_directories(tree);
@@ -247,8 +243,7 @@ TEST_CASE("Slurm: a job array, each task's index in its run's job", "[mpi][slurm
 
 TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
   if (const auto why = why_no_slurm(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const auto tree = scratch_dir("slurm_two");
   fs::create_directories(tree);
@@ -308,8 +303,7 @@ TEST_CASE("Slurm: two jobs at once into one log tree", "[mpi][slurm]") {
 TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no staging directory",
           "[mpi][slurm]") {
   if (const auto why = why_no_slurm(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   const auto tree = scratch_dir("slurm_cancel");
   fs::create_directories(tree);
@@ -353,13 +347,11 @@ TEST_CASE(
     "slurmstepd",
     "[mpi][slurm]") {
   if (const auto why = why_no_slurm(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   if (std::string(build_tree::mpidle_spank_lib).empty() ||
       std::string(build_tree::mpidle_preload_lib).empty()) {
-    WARN("skipped: mpidle-spank.so or the preload shim is not built (libslurm-dev, x86-64)");
-    return;
+    skip_test("mpidle-spank.so or the preload shim is not built (libslurm-dev, x86-64)");
   }
   const auto plugstack = [](const std::string& name, const std::string& tree,
                             const std::string& extra) {
@@ -418,12 +410,10 @@ TEST_CASE(
 TEST_CASE("Slurm: the TaskProlog turns mpidle on for every job, and a job can opt out",
           "[mpi][slurm]") {
   if (const auto why = why_no_slurm(); !why.empty()) {
-    WARN("skipped: " << why);
-    return;
+    skip_test(why);
   }
   if (std::string(build_tree::mpidle_preload_lib).empty()) {
-    WARN("skipped: the preload shim is not built (x86-64 only)");
-    return;
+    skip_test("the preload shim is not built (x86-64 only)");
   }
   const auto tree = scratch_dir("slurm_taskprolog");
   fs::create_directories(tree);
