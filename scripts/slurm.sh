@@ -125,6 +125,8 @@ case "${1:-}" in
     trap 'stop "$dir"' EXIT
     trap 'exit 130' INT TERM
     start "$dir" "$plugstack" "$task_prolog"
+    # The cluster's directory (slurmd.log, slurmctld.log) for COMMAND to look into.
+    export MPIDLE_SLURM_DIR="$dir"
     set +e
     "$@"
     status=$?

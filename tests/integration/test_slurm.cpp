@@ -405,6 +405,51 @@ TEST_CASE(
     CHECK(traced_jobs(tree) == std::set<std::string>{"traced"});
     CHECK(names == std::set<std::string>{"batch", "traced"});
   }
+  {
+    INFO("a plugstack.conf without shim=: the shim beside the build tree's plugin");
+    const auto tree = scratch_dir("slurm_spank_own_shim");
+    fs::create_directories(tree);
+    const auto conf = scratch_dir("slurm_spank_own_shim.conf");
+    std::ofstream(conf) << "required " << build_tree::mpidle_spank_lib << " log_dir=" << tree
+                        << "\n";
+    const auto jobs_file = scratch_dir("slurm_spank_own_shim.jobs");
+    const auto r = in_slurm("srun --mpidle -J with" + job + "\n" + environments, jobs_file, conf);
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Catch::Contains(std::string("task=") + build_tree::mpidle_preload_lib));
+    CHECK(count_lines_with(r.err, "cannot be preloaded") == 0);
+    CHECK(runs_match_jobs(tree, jobs_file, 1, "job_name", "JobName") ==
+          std::set<std::string>{"with"});
+  }
+  {
+    INFO("a shim that is not there: one line, every job unprofiled, --mpidle refused");
+    const auto tree = scratch_dir("slurm_spank_no_shim");
+    fs::create_directories(tree);
+    const std::string missing = "/nonexistent/mpidle/libmpidle-preload.so";
+    const auto conf = scratch_dir("slurm_spank_no_shim.conf");
+    std::ofstream(conf) << "required " << build_tree::mpidle_spank_lib << " shim=" << missing
+                        << " log_dir=" << tree << " default=profile\n";
+    const auto jobs_file = scratch_dir("slurm_spank_no_shim.jobs");
+    const auto r = in_slurm(
+        "srun -J plain" + job +
+            "\nif srun --mpidle -J asked -n 1 true; then echo refused=no; else echo refused=yes; "
+            "fi\necho \"slurmd=$(grep -c 'mpidle: the preload shim' "
+            "\"$MPIDLE_SLURM_DIR/slurmd.log\")\"",
+        jobs_file, conf);
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    // The job that did not ask ran, unprofiled, after one line; the one that asked
+    // was refused, with the reason; no loader error from any task.
+    CHECK(count_lines_with(r.err, "mpidle: the preload shim " + missing +
+                                      " cannot be read (No such file or directory): mpidle is "
+                                      "off for this job") == 1);
+    CHECK(count_lines_with(r.err, "mpidle: --mpidle refused: the preload shim " + missing) == 1);
+    CHECK_THAT(r.out, Catch::Contains("refused=yes"));
+    CHECK(count_lines_with(r.err, "cannot be preloaded") == 0);
+    CHECK(count_lines_with(r.out, "slurmd=0") == 0);  // and in slurmd's log
+    CHECK_THAT(r.out, Catch::Contains("slurmd="));
+    CHECK(log_tree_runs(tree).runs.empty());
+  }
 }
 
 TEST_CASE("Slurm: the TaskProlog turns mpidle on for every job, and a job can opt out",
