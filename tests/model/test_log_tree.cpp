@@ -77,6 +77,29 @@ TEST_CASE("log tree: 100 runs ending at once into one day: none lost, none repla
   }
 }
 
+TEST_CASE("log tree: a day, month or year made a link takes no run", "[log]") {
+  // A writer of the tree made next month a link to a directory of theirs: every
+  // user's runs of those days would land there. The tree's root may be a link.
+  const fs::path base = fresh_dir("linked_days");
+  const fs::path elsewhere = base / "elsewhere";
+  fs::create_directories(elsewhere / "27");
+  fs::create_directories(base / "real");
+  fs::create_directory_symlink(base / "real", base / "tree");  // the site's own link
+  std::string error;
+  CHECK(reserve_log_run(base / "tree/2026/11/26", "alice_app_1_000000", error));
+  fs::create_directories(base / "tree/2026");
+  fs::create_directory_symlink(elsewhere, base / "tree/2026/12");
+  for (const char* day : {"2026/12/27", "2026/12/28"}) {
+    INFO(day);
+    error.clear();
+    CHECK_FALSE(reserve_log_run(base / "tree" / day, "alice_app_2_000000", error));
+    CHECK_THAT(error, Catch::Contains("is a symbolic link or no directory"));
+  }
+  // Nothing was made through the link either.
+  CHECK(fs::is_empty(elsewhere / "27"));
+  CHECK_FALSE(fs::exists(elsewhere / "28"));
+}
+
 TEST_CASE("log tree: partial ranks join one published run whatever their order", "[log]") {
   const fs::path day = fresh_dir("partial") / "2026/11/26";
   std::string error;
