@@ -14,6 +14,7 @@
 #include "local_tables.hpp"
 #include "log.hpp"
 #include "model/callsite_merge.hpp"
+#include "model/file_replace.hpp"
 #include "model/job_metadata.hpp"
 #include "model/job_record.hpp"
 #include "model/profile_reader.hpp"
@@ -93,10 +94,9 @@ std::uint64_t peak_rss_bytes() {
 }
 
 bool write_file(const fs::path& path, const std::vector<std::byte>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
+  std::string error;
+  return model::replace_file(
+      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), error);
 }
 
 fs::path run_directory(const Context& context, const std::string& executable) {
@@ -267,38 +267,20 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   }
   // The side files first: a profile.json that exists has them (or says why not).
   const bool matrix_written = write_file(dir / model::kRankMatrixFile, document.rank_matrix);
-  bool minima_written = false;
-  {
-    std::ofstream minima(dir / model::kRankMinimaFile, std::ios::trunc);
-    minima << document.rank_minima;
-    minima_written = static_cast<bool>(minima);
-  }
+  // Each file written whole and never through a link (model/file_replace.hpp).
+  std::string error;
+  const bool minima_written =
+      model::replace_file(dir / model::kRankMinimaFile, document.rank_minima, error);
   // The fleet's compact record of the run, first, as the other side files: a profile.json that
   // exists has it.
   const fs::path record = dir / model::kJobRecordFile;
-  bool record_written = false;
-  {
-    std::ofstream out(record.string() + ".partial");
-    if (out) out << model::job_record(json).dump(1) << '\n';
-    std::error_code renamed;
-    if (out) out.close();
-    if (out) fs::rename(record.string() + ".partial", record, renamed);
-    record_written = out && !renamed;
-  }
+  const bool record_written =
+      model::replace_file(record, model::job_record(json).dump(1) + '\n', error);
   const fs::path file = dir / "profile.json";
-  const fs::path partial = dir / "profile.json.partial";
-  {
-    std::ofstream out(partial);
-    if (out) out << json.dump(1) << '\n';
-    if (!out) {
-      warn("cannot write " + file.string() + (ec ? " (" + ec.message() + ")" : std::string()) +
-           (trace ? "; no profile or trace for this run" : "; no profile for this run"));
-      return;
-    }
-  }
-  fs::rename(partial, file, ec);
-  if (ec) {
-    warn("cannot write " + file.string() + " (" + ec.message() + ")");
+  if (!model::replace_file(file, json.dump(1) + '\n', error)) {
+    const std::string why = ec ? ec.message() : error;
+    warn("cannot write " + file.string() + " (" + why + ")" +
+         (trace ? "; no profile or trace for this run" : "; no profile for this run"));
     return;
   }
   // Said only once profile.json is there: a full disk or a missing directory is

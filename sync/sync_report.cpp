@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "model/file_replace.hpp"
 #include "model/json_fields.hpp"
 
 namespace mpidle::sync {
@@ -58,14 +59,10 @@ void rewrite_sync_section(const std::filesystem::path& profile_json, nlohmann::j
     if (doc.is_discarded()) throw std::runtime_error(profile_json.string() + " is not JSON");
   }
   doc["sync"] = std::move(section);
-  std::filesystem::path partial = profile_json;
-  partial += ".partial";
-  {
-    std::ofstream out(partial);
-    out << doc.dump(1) << '\n';
-    if (!out) throw std::runtime_error("cannot write " + partial.string());
+  std::string error;
+  if (!model::replace_file(profile_json, doc.dump(1) + '\n', error)) {
+    throw std::runtime_error("cannot write " + profile_json.string() + " (" + error + ")");
   }
-  std::filesystem::rename(partial, profile_json);
 }
 
 std::string sync_outcome(const TraceSyncResult& result) {
