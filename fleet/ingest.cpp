@@ -1,23 +1,18 @@
 #include "ingest.hpp"
 
 #include <ctime>
-#include <filesystem>
 #include <map>
-#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "model/job_record.hpp"
 #include "model/json_fields.hpp"
-#include "model/log_tree.hpp"
 #include "run_files.hpp"
 #include "schema.hpp"
 
 namespace mpidle::fleet {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr std::size_t kBatch = 500;
 

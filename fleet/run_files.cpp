@@ -53,13 +53,13 @@ std::int64_t mtime_ns(const struct stat& st) {
 }
 
 struct Walk {
-  std::FILE* messages;
+  std::FILE* messages;  // nullptr: refusals are counted, not said
   WalkCounts& counts;
   std::vector<RunFile>& found;
   fs::path root;
 
   void refuse(const fs::path& path, const char* why) {
-    std::fprintf(messages, "mpidle fleet: %s: %s; refused\n", path.c_str(), why);
+    if (messages) std::fprintf(messages, "mpidle fleet: %s: %s; refused\n", path.c_str(), why);
     ++counts.refused;
   }
 
@@ -219,27 +219,15 @@ std::string identity_of(const RunFile& found) {
 }
 
 bool still_holds(const fs::path& run, const std::string& identity) {
+  // The record the walk would find there now, found as the walk finds it.
   Fd dir(::open(run.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir.ok()) return false;
-  auto same = [&](int at, const char* name) {
-    struct stat st {};
-    return ::fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-           std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) == identity;
-  };
-  for (const char* name : kRecordNames)
-    if (same(dir.get(), name)) return true;
-  Fd partial = open_directory(dir.get(), "partial");
-  if (!partial.ok()) return false;
-  DIR* d = ::fdopendir(::dup(partial.get()));
-  if (!d) return false;
-  bool held = false;
-  while (const dirent* e = ::readdir(d)) {
-    if (std::strncmp(e->d_name, "rank-", 5) != 0) continue;
-    Fd rank = open_directory(partial.get(), e->d_name);
-    for (const char* name : kRecordNames) held = held || (rank.ok() && same(rank.get(), name));
-  }
-  ::closedir(d);
-  return held;
+  struct stat self {};
+  if (!dir.ok() || ::fstat(dir.get(), &self) != 0) return false;
+  WalkCounts counts;
+  std::vector<RunFile> found;
+  Walk walk{nullptr, counts, found, run};
+  walk.run_record(dir.get(), run, self.st_uid);
+  return !found.empty() && identity_of(found.front()) == identity;
 }
 
 }  // namespace mpidle::fleet

@@ -244,6 +244,12 @@ void merge_calibration(Calibration& into, const Calibration& from) {
   into.calls_left_out += from.calls_left_out;
 }
 
+Calibration with_own_part(Calibration reduced, const Calibration& mine) {
+  reduced.own_sites = mine.sites;
+  reduced.own_start_sites = mine.start_sites;
+  return reduced;
+}
+
 std::vector<std::byte> encode_calibration(const Calibration& c) {
   ByteWriter w;
   w.put_string(c.source);

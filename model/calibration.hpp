@@ -93,7 +93,7 @@ struct Calibration {
   // and the first window always opens at the start, where a run of N steps holds
   // one first call in N but a window sample one in a few. So a baseline comes from
   // the later windows where they hold enough calls, and a rank's calls in the first
-  // window count with their exact wait (own_start_sites; wait_in_start_window).
+  // window count with their exact wait (own_start_sites; start_window_correction_s).
   // Empty for a calibration from a whole trace, which samples nothing.
   std::map<CalibrationKey, CalibratedCost> start_keys;
   std::map<SiteCalibrationKey, CalibratedCost> start_sites;
@@ -164,8 +164,7 @@ class SiteIdentities {
   std::vector<std::optional<std::string>> m_ids;
 };
 
-// The calls of `key` (all ranks) or of `site` (this rank's own where they are
-// enough, else all ranks') a baseline is the mean of (baseline_sample).
+// The calls of `key` (all ranks) its baseline is the mean of (baseline_sample).
 CalibratedCost key_sample(const Calibration& c, const CalibrationKey& key);
 
 // What a rank's calls at `site` in the first window change in its wait above
@@ -180,6 +179,10 @@ std::size_t calibrated_sites(const Calibration& c);
 
 // Adds `from` into `into` (a finalize tree step).
 void merge_calibration(Calibration& into, const Calibration& from);
+
+// `reduced` (every rank's calibration, summed) with this rank's own part of it,
+// `mine`, kept beside it (own_sites, own_start_sites): what a rank's summary uses.
+Calibration with_own_part(Calibration reduced, const Calibration& mine);
 
 std::vector<std::byte> encode_calibration(const Calibration& c);
 std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes);

@@ -108,32 +108,26 @@ std::optional<LogRun> reserve_log_run(const fs::path& day_directory, const std::
   // there. The tree's root may be a link (the site names it); nothing below it is
   // followed, or created through a link. `made`: all three must be there by now.
   const bool dated = is_log_day_directory(day_directory);
-  auto refused_level = [&](bool made) -> std::optional<fs::path> {
+  auto linked = [&](bool made) {
     fs::path level = day_directory;
     for (int i = 0; i < 3 && dated; ++i, level = level.parent_path()) {
       struct stat st {};
-      if (lstat(level.c_str(), &st) != 0) {
-        if (made) return level;
-        continue;
+      const bool there = lstat(level.c_str(), &st) == 0;
+      if ((there && !S_ISDIR(st.st_mode)) || (!there && made)) {
+        error = level.string() + " is a symbolic link or no directory: runs are not written there";
+        return true;
       }
-      if (!S_ISDIR(st.st_mode)) return level;
     }
-    return std::nullopt;
+    return false;
   };
-  if (const auto level = refused_level(false)) {
-    error = level->string() + " is a symbolic link or no directory: runs are not written there";
-    return std::nullopt;
-  }
+  if (linked(false)) return std::nullopt;
   std::error_code ec;
   fs::create_directories(day_directory, ec);
   if (ec && !fs::is_directory(day_directory)) {
     error = "cannot create " + day_directory.string() + " (" + ec.message() + ")";
     return std::nullopt;
   }
-  if (const auto level = refused_level(true)) {
-    error = level->string() + " is a symbolic link or no directory: runs are not written there";
-    return std::nullopt;
-  }
+  if (linked(true)) return std::nullopt;
   for (int n = 1; n <= 1000; ++n) {
     const std::string candidate = numbered(name, n);
     struct stat st {};

@@ -71,11 +71,8 @@ model::GlobalMinima allreduce_minima(const model::GlobalMinima& local,
     return local;
   }
   if (calibration) {
-    auto own = std::move(calibration->sites);
-    auto own_start = std::move(calibration->start_sites);
-    *calibration = all->calibration.value_or(model::Calibration{});
-    calibration->own_sites = std::move(own);
-    calibration->own_start_sites = std::move(own_start);
+    *calibration =
+        model::with_own_part(all->calibration.value_or(model::Calibration{}), *calibration);
   }
   return std::move(all->minima);
 }

@@ -593,19 +593,16 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   calibration.records = records;
   if (reduce) {
     replay::TreeTraffic sums;
-    auto own_sites = calibration.sites;
-    auto own_start_sites = calibration.start_sites;
     const model::Calibration part = calibration;
-    calibration =
+    calibration = model::with_own_part(
         replay::tree_allreduce(
             std::move(calibration), comm, model::encode_calibration, model::decode_calibration,
             [](model::Calibration& into, model::Calibration&& from) {
               model::merge_calibration(into, from);
             },
             sums)
-            .value_or(part);
-    calibration.own_sites = std::move(own_sites);
-    calibration.own_start_sites = std::move(own_start_sites);
+            .value_or(part),
+        part);
   }
   progress("wait states");
   return calibration;

@@ -44,16 +44,16 @@ std::optional<analysis::WaitStates> gather_wait_states(
   }
   if (calibration.out) {
     // One rank per process (a finalize): its own calls stay with it as well.
-    auto own = ranks.size() == 1 ? calibrated.sites : decltype(calibrated.sites){};
-    *calibration.out =
+    const model::Calibration mine = ranks.size() == 1 ? calibrated : model::Calibration{};
+    *calibration.out = model::with_own_part(
         tree_allreduce(
             std::move(calibrated), comm, model::encode_calibration, model::decode_calibration,
             [](model::Calibration& into, model::Calibration&& from) {
               model::merge_calibration(into, from);
             },
             traffic)
-            .value_or(model::Calibration{});
-    calibration.out->own_sites = std::move(own);
+            .value_or(model::Calibration{}),
+        mine);
   }
   if (calibration.calibration_only) return std::nullopt;
   auto merged = tree_reduce(

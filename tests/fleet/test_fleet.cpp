@@ -163,11 +163,7 @@ TEST_CASE("a run is what the log tree holds: links and second names are refused"
   // the tree's: each is refused with one line, and the totals stay the generator's.
   const fs::path dir = scratch_dir("fleet_links");
   const auto truth = synthetic_tree(dir / "logs");
-  std::vector<fs::path> runs;
-  for (const auto& e : fs::recursive_directory_iterator(dir / "logs")) {
-    if (e.is_regular_file() && e.path().filename() == "job.json")
-      runs.push_back(e.path().parent_path());
-  }
+  const auto runs = log_tree_runs(dir / "logs").runs;
   REQUIRE(runs.size() == static_cast<std::size_t>(kJobs));
   const fs::path a = runs[0], b = runs[1], day = a.parent_path();
   fs::create_directory_symlink(a, day / "linked_99998_000001");
