@@ -4,9 +4,9 @@
 // shortcut then, not counted here). Prints ns per operation, as JSON.
 #include <cstdio>
 
-#include "call_table.hpp"
-#include "clock.hpp"
-#include "regions.hpp"
+#include "profiler/core/call_table.hpp"
+#include "profiler/core/clock.hpp"
+#include "profiler/core/regions.hpp"
 
 namespace {
 

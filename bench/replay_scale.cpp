@@ -13,9 +13,9 @@
 #include <string>
 
 #include "process_memory.hpp"
-#include "replay/mpi_replay_network.hpp"
 #include "sync/parallel_sync.hpp"
 #include "sync/trace_sync.hpp"
+#include "transport/mpi_replay_network.hpp"
 
 using namespace mpidle;
 
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     const double start = MPI_Wtime();
     sync::TraceSyncResult result;
     {
-      replay::MpiReplayNetwork network(MPI_COMM_WORLD);
+      transport::MpiReplayNetwork network(MPI_COMM_WORLD);
       sync::ParallelSync replay(network, {&t.ranks[0]}, sync::block_directory(world, size), params);
       while (!replay.step()) {
       }

@@ -61,7 +61,7 @@ if(MPIDLE_ENABLE_PROFILER)
 endif()
 
 # Which MPI_Status fields hold a received message's byte count and cancelled flag
-# (profiler/status_count.h): read directly, as IPM does, they save a call into the
+# (profiler/wrappers/status_count.h): read directly, as IPM does, they save a call into the
 # MPI library per completed receive. Neither found: the portable calls stay.
 set(MPIDLE_STATUS_DEFINITIONS "")
 if(MPIDLE_ENABLE_PROFILER)

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/job_record.hpp"
+#include "fleet/records/job_record.hpp"
 #include "model/json_fields.hpp"
 #include "run_files.hpp"
 #include "schema.hpp"
@@ -50,9 +50,9 @@ nlohmann::json load_record(const RunFile& f) {
   const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
   if (f.record.filename() == "profile.json") {
     if (schema.rfind("mpidle-profile/", 0) != 0) throw std::runtime_error("not an mpidle profile");
-    return model::job_record(doc);
+    return fleet::job_record(doc);
   }
-  if (schema != model::kJobRecordSchema) {
+  if (schema != fleet::kJobRecordSchema) {
     throw std::runtime_error("not an mpidle job record (schema \"" + schema + "\")");
   }
   return doc;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "model/job_metadata.hpp"
-#include "model/log_tree.hpp"
+#include "fleet/records/job_metadata.hpp"
+#include "fleet/records/log_tree.hpp"
 
 namespace mpidle::fleet {
 
@@ -17,10 +17,10 @@ std::string owner_refusal(const std::filesystem::path& run, uid_t record_owner, 
   const auto user = job->find("user");
   if (user == job->end() || !user->is_string()) return {};  // it names no one
   const std::string claimed = user->get<std::string>();
-  const std::string owner = model::account_name(record_owner);
+  const std::string owner = fleet::account_name(record_owner);
   if (run_owner != record_owner) {
     return "its record belongs to " + owner + " and its directory to " +
-           model::account_name(run_owner);
+           fleet::account_name(run_owner);
   }
   // Files only the superuser or the ingesting account could have written speak
   // for anyone, as do a named service account's.
@@ -30,8 +30,8 @@ std::string owner_refusal(const std::filesystem::path& run, uid_t record_owner, 
   if (!trusted && owner != claimed) {
     return "claims user " + claimed + " but belongs to " + owner;
   }
-  if (model::is_log_day_directory(run.parent_path()) &&
-      !model::log_run_name_may_be_of(run.filename().string(), claimed)) {
+  if (fleet::is_log_day_directory(run.parent_path()) &&
+      !fleet::log_run_name_may_be_of(run.filename().string(), claimed)) {
     return "claims user " + claimed + " in a directory named for another";
   }
   return {};

@@ -11,7 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "model/job_record.hpp"
+#include "fleet/records/job_record.hpp"
 
 namespace mpidle::fleet {
 namespace {
@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 // A log tree is YEAR/MONTH/DAY/run; anything much deeper is not one, and each level
 // holds a descriptor open.
 constexpr int kMaxDepth = 32;
-constexpr const char* kRecordNames[] = {model::kJobRecordFile, "profile.json"};
+constexpr const char* kRecordNames[] = {fleet::kJobRecordFile, "profile.json"};
 
 class Fd {
  public:

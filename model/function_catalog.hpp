@@ -1,6 +1,6 @@
 #pragma once
 // What each MPI function is, without MPI: generated at build time from the function
-// table the wrappers come from (profiler/mpi_functions.def, gen/gen_catalog.py), so
+// table the wrappers come from (profiler/wrappers/mpi_functions.def, gen/gen_catalog.py), so
 // that analysis, export and reports ask the catalog instead of matching names.
 
 #include <cstdint>

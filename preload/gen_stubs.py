@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the preload shim's trampolines (x86-64 assembly) and their names.
 
-Every MPI_ and PMPI_ name that libmpidle wraps (profiler/mpi_functions.def, and
+Every MPI_ and PMPI_ name that libmpidle wraps (profiler/wrappers/mpi_functions.def, and
 this build's generated list, which adds the large-count _c variants its mpi.h
 declares) becomes a global function of one instruction, `jmp *slot(%rip)`. A slot
 first points at a stub that loads libmpidle (preload.c) and then holds the

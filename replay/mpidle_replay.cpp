@@ -19,11 +19,11 @@
 #include "analysis/analysis_output.hpp"
 #include "model/profile_reader.hpp"
 #include "model/trace_file.hpp"
-#include "mpi_synchronize.hpp"
-#include "parallel_trace_writer.hpp"
 #include "sync/parallel_sync.hpp"
 #include "sync/sync_report.hpp"
-#include "wait_states_tree.hpp"
+#include "transport/mpi_synchronize.hpp"
+#include "transport/parallel_trace_writer.hpp"
+#include "transport/wait_states_tree.hpp"
 
 namespace fs = std::filesystem;
 using namespace mpidle;
@@ -131,20 +131,21 @@ int run_replay(int me, int processes, int argc, char** argv) {
     }
   }
   const double started = MPI_Wtime();
-  auto [result, partners, complete_collectives] = replay::synchronize_over_mpi(
+  auto [result, partners, complete_collectives] = transport::synchronize_over_mpi(
       MPI_COMM_WORLD, mine, directory, options.params, trace.min_latency_ns);
   // The wait states of the run, as `mpidle analyze` finds them, for analysis.json.
   std::vector<std::uint32_t> positions;
   for (const auto* r : mine_to_write)
     positions.push_back(static_cast<std::uint32_t>(directory.position_of(r->rank)));
-  const auto waits = replay::gather_wait_states(
+  const auto waits = transport::gather_wait_states(
       MPI_COMM_WORLD, trace, mine_to_write, positions, partners, complete_collectives,
       [](const std::string& what) { std::fprintf(stderr, "mpidle-replay: %s\n", what.c_str()); });
   const double replayed = MPI_Wtime();
 
   fs::path partial = options.output;
   partial += ".replay-partial";
-  replay::write_trace_parallel(MPI_COMM_WORLD, partial, trace, trace.ranks.size(), mine_to_write);
+  transport::write_trace_parallel(MPI_COMM_WORLD, partial, trace, trace.ranks.size(),
+                                  mine_to_write);
   error.clear();
   if (me == 0) {
     try {

@@ -7,7 +7,7 @@
 // instance to the instance's home process, which judges the whole instance by
 // analyze_wait_states' rules and answers every member: two exchanges, whatever
 // the chain. Point-to-point partners come with the window alignment's own two
-// exchanges (profiler/window_calibration).
+// exchanges (profiler/finalize/window_calibration).
 //
 // Every time is carried on two timelines: the reference clock (rank 0's, by the
 // offsets measured at both ends of the run) and each rank's raw clock. Offsets

@@ -14,8 +14,8 @@
 #include <sstream>
 
 #include "fault_checks.hpp"
-#include "model/settings.hpp"
 #include "process.hpp"
+#include "settings/settings.hpp"
 
 using namespace mpidle;
 using namespace mpidle::test;
@@ -341,13 +341,13 @@ TEST_CASE("every MPIDLE_* setting set to garbage: defaults, one warning each at 
   const auto dir = scratch_dir("fault_garbage");
   std::map<std::string, std::string> env = {{"MPIDLE_OUTPUT", dir}};
   const std::string garbage = "\x01garbage-" + std::string(300, 'x') + "\x7f";
-  for (const auto& spec : model::setting_specs()) {
+  for (const auto& spec : settings::setting_specs()) {
     if (std::string(spec.env) != "MPIDLE_OUTPUT") env[spec.env] = garbage;
   }
   const auto p = both(2, program("fault_dies"), {"exit7"}, env);
   check_same_for_the_application(p);
   CHECK(p.bare.status == 7);
-  for (const auto& spec : model::setting_specs()) {
+  for (const auto& spec : settings::setting_specs()) {
     INFO(spec.env);
     CHECK(count_lines_with(p.profiled.err, std::string(spec.env) + "=") <= 1);
   }

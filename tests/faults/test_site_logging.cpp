@@ -11,8 +11,8 @@
 #include <future>
 
 #include "fault_checks.hpp"
-#include "model/job_record.hpp"
-#include "model/log_tree.hpp"
+#include "fleet/records/job_record.hpp"
+#include "fleet/records/log_tree.hpp"
 
 using namespace mpidle;
 using namespace mpidle::test;
@@ -121,8 +121,8 @@ TEST_CASE(
     CHECK_THAT(job["executable_id"].get<std::string>(), Catch::StartsWith("build-id:"));
     CHECK(job["executable"] == fs::canonical(program("fault_dies")).string());
 
-    const auto record = read_json(run / model::kJobRecordFile);
-    CHECK(record["schema"] == model::kJobRecordSchema);
+    const auto record = read_json(run / fleet::kJobRecordFile);
+    CHECK(record["schema"] == fleet::kJobRecordSchema);
     CHECK(record["status"] == "whole");
     CHECK(record["application"] == "fault_dies");
     CHECK(record["ranks"] == 2);
@@ -155,7 +155,7 @@ TEST_CASE(
     if (!fs::exists(dir / "profile.json")) continue;
     ++written;
     CHECK(read_json(dir / "profile.json")["run"]["ended"] == "exit");
-    CHECK(read_json(dir / model::kJobRecordFile)["status"] == "partial");
+    CHECK(read_json(dir / fleet::kJobRecordFile)["status"] == "partial");
   }
   CHECK(written >= 1);
   CHECK(contents.staging == (written == 2 ? 0u : contents.staging));
@@ -286,7 +286,7 @@ TEST_CASE("log tree: 100 runs ending at once into one tree, none lost, none repl
   for (const auto& run : contents.runs) {
     const auto profile = read_json(run / "profile.json");
     whole += profile["run"]["ended"] == "MPI_Finalize" && profile["ranks"].size() == 1 &&
-             fs::exists(run / model::kJobRecordFile);
+             fs::exists(run / fleet::kJobRecordFile);
   }
   CHECK(whole == static_cast<std::size_t>(kRuns));
 }

@@ -4,8 +4,8 @@
 #include <exception>
 #include <string>
 
-#include "analysis_text.hpp"
 #include "model/json_fields.hpp"
+#include "report/text/analysis_text.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "prediction_run.hpp"
+#include "report/runs/prediction_run.hpp"
 
 namespace {
 const std::filesystem::path& scratch_file() {

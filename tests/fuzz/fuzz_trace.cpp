@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "analysis/wait_states.hpp"
-#include "chrome_export.hpp"
 #include "model/trace_file.hpp"
+#include "report/export/chrome_export.hpp"
 #include "sync/trace_sync.hpp"
 
 namespace {

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "model/log_tree.hpp"
+#include "fleet/records/log_tree.hpp"
 
 extern char** environ;
 
@@ -179,7 +179,7 @@ LogTreeRuns log_tree_runs(const fs::path& tree) {
   for (auto it = fs::recursive_directory_iterator(tree, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it.depth() != 3 || !it->is_directory()) continue;
-    if (model::is_staging_name(it->path().filename().string())) {
+    if (fleet::is_staging_name(it->path().filename().string())) {
       ++found.staging;
     } else {
       found.runs.push_back(it->path());

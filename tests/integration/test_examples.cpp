@@ -277,7 +277,7 @@ TEST_CASE("compare: the callsite whose injected delay changed is flagged, with t
 
 TEST_CASE("statuses: the fields libmpidle reads give the portable calls' bytes and flags",
           "[mpi]") {
-  // profiler/status_count.h against MPI_Get_elements_x and MPI_Test_cancelled, on
+  // profiler/wrappers/status_count.h against MPI_Get_elements_x and MPI_Test_cancelled, on
   // every datatype of the tests, probes, an empty and a cancelled request, and
   // counts beyond 32 bits. Both Debian MPIs have a known field.
   const auto r = run_mpi(2, program("status_count"), {}, {});

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "build_paths.hpp"
-#include "model/job_record.hpp"
-#include "model/log_tree.hpp"
+#include "fleet/records/job_record.hpp"
+#include "fleet/records/log_tree.hpp"
 #include "process.hpp"
 
 using namespace mpidle::test;
@@ -80,7 +80,7 @@ std::vector<std::map<std::string, std::string>> slurm_jobs(const std::string& jo
 }
 
 json job_of(const fs::path& run) {
-  return json::parse(read_text((run / mpidle::model::kJobRecordFile).string()))["job"];
+  return json::parse(read_text((run / mpidle::fleet::kJobRecordFile).string()))["job"];
 }
 
 // The run's job section says what Slurm says of the job.
@@ -335,7 +335,7 @@ TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no stagin
     const auto dir = t.runs[0] / "partial" / ("rank-" + std::to_string(rank));
     if (!fs::exists(dir / "profile.json")) continue;
     ++partial;
-    const auto record = json::parse(read_text((dir / mpidle::model::kJobRecordFile).string()));
+    const auto record = json::parse(read_text((dir / mpidle::fleet::kJobRecordFile).string()));
     CHECK(record["status"] == "partial");
     check_job(record["job"], jobs[0]);
   }

@@ -5,7 +5,7 @@
 #include <map>
 #include <random>
 
-#include "call_table.hpp"
+#include "profiler/core/call_table.hpp"
 
 using namespace mpidle::profiler;
 

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "comm_table.hpp"
+#include "profiler/core/comm_table.hpp"
 
 using namespace mpidle::profiler;
 

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-GENERATOR = os.path.join(HERE, "..", "..", "profiler", "gen", "gen_wrappers.py")
+GENERATOR = os.path.join(HERE, "..", "..", "profiler", "wrappers", "gen", "gen_wrappers.py")
 
 TABLE = """
 MPI_Init        init

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "handle_table.hpp"
+#include "profiler/core/handle_table.hpp"
 
 using namespace mpidle::profiler;
 

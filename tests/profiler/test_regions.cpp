@@ -2,8 +2,8 @@
 // inside each, and ends that do not match what is open.
 #include <catch2/catch.hpp>
 
-#include "call_table.hpp"
-#include "regions.hpp"
+#include "profiler/core/call_table.hpp"
+#include "profiler/core/regions.hpp"
 
 using namespace mpidle::profiler;
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "trace_buffer.hpp"
+#include "profiler/core/trace_buffer.hpp"
 
 using mpidle::model::TraceRecord;
 using mpidle::profiler::TraceBuffer;

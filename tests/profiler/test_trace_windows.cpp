@@ -1,8 +1,8 @@
-// Profile mode's trace windows (profiler/trace_windows): where their edges fall as
+// Profile mode's trace windows (profiler/core/trace_windows): where their edges fall as
 // the measured tick rate changes, and what the finalize is told of them.
 #include <catch2/catch.hpp>
 
-#include "trace_windows.hpp"
+#include "profiler/core/trace_windows.hpp"
 
 using namespace mpidle;
 using namespace mpidle::profiler;

@@ -1,4 +1,4 @@
-// The finalize's byte trees (replay/byte_tree.hpp) on real ranks: a reduction, a
+// The finalize's byte trees (transport/byte_tree.hpp) on real ranks: a reduction, a
 // broadcast and a recursive-doubling allreduce of every rank's part. Each rank
 // contributes a list that merging appends (a merge that is not commutative) and a
 // double; the allreduce must give every rank all parts, in one order on every rank,
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/byte_stream.hpp"
-#include "replay/byte_tree.hpp"
+#include "transport/byte_tree.hpp"
 
 namespace {
 
@@ -71,24 +71,24 @@ int main(int argc, char** argv) {
       ++failures;
     }
   };
-  mpidle::replay::TreeTraffic traffic;
+  mpidle::transport::TreeTraffic traffic;
   auto everyone = [&](int extra) {
     Part all;
     for (int r = 0; r < size; ++r) merge(all, part_of(r, size, extra));
     return all.items;  // in rank order, as the binomial trees give it
   };
-  auto reduced = mpidle::replay::tree_reduce(part_of(rank, size, 0), MPI_COMM_WORLD, encode, decode,
-                                             merge, traffic);
+  auto reduced = mpidle::transport::tree_reduce(part_of(rank, size, 0), MPI_COMM_WORLD, encode,
+                                                decode, merge, traffic);
   expect(rank == 0 ? reduced && reduced->items == everyone(0) : !reduced,
          "the reduction gave rank 0 every part and the others none");
-  const auto down = mpidle::replay::tree_broadcast(
+  const auto down = mpidle::transport::tree_broadcast(
       rank == 0 ? encode(*reduced) : std::vector<std::byte>{}, MPI_COMM_WORLD, traffic);
   const auto broadcast = decode(down);
   expect(broadcast && broadcast->items == everyone(0),
          "the broadcast gave every rank rank 0's result");
   for (int extra : {0, 20000}) {
-    auto all = mpidle::replay::tree_allreduce(part_of(rank, size, extra), MPI_COMM_WORLD, encode,
-                                              decode, merge, traffic);
+    auto all = mpidle::transport::tree_allreduce(part_of(rank, size, extra), MPI_COMM_WORLD, encode,
+                                                 decode, merge, traffic);
     Part got = all.value_or(Part{});
     std::vector<std::int32_t> sorted = got.items;
     std::sort(sorted.begin(), sorted.end());

@@ -1,6 +1,6 @@
 /* Polls from one callsite in two regions by turns: every call must count in the
  * region it was made in, though most polls go untimed and a polling loop's key is
- * kept between calls (profiler/thread_state.hpp, record_untimed_poll). In each of
+ * kept between calls (profiler/runtime/thread_state.hpp, record_untimed_poll). In each of
  * 10 rounds each rank polls, through one helper, MPI_Iprobe and MPI_Testany over two
  * receives that never match, 100 + round times in region "a", then 37 times in
  * region "b". Prints, with --json, the calls each region holds on one rank:

@@ -1,4 +1,4 @@
-/* Received bytes and the cancelled flag as profiler/status_count.h reads them from
+/* Received bytes and the cancelled flag as profiler/wrappers/status_count.h reads them from
  * MPI_Status's fields, against the portable calls (MPI_Get_elements_x in MPI_BYTE,
  * MPI_Test_cancelled), on statuses of real receives of every datatype the tests
  * use, of probes, of an empty request, of a cancelled receive, and of statuses set
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "status_count.h"
+#include "profiler/wrappers/status_count.h"
 
 static int compared = 0, mismatches = 0;
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../analysis/synced_records.hpp"
-#include "report/chrome_export.hpp"
+#include "report/export/chrome_export.hpp"
 
 using namespace mpidle;
 using model::TraceRole;

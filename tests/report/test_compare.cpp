@@ -2,7 +2,7 @@
 // what dominates each callsite, and mismatches said plainly.
 #include <catch2/catch.hpp>
 
-#include "compare.hpp"
+#include "report/text/compare.hpp"
 
 using namespace mpidle;
 using namespace mpidle::report;

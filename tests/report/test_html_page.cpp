@@ -2,7 +2,7 @@
 
 #include <regex>
 
-#include "html_page.hpp"
+#include "report/html/html_page.hpp"
 
 using namespace mpidle::report;
 

@@ -2,7 +2,7 @@
 // the preload and the settings to every rank.
 #include <catch2/catch.hpp>
 
-#include "launcher.hpp"
+#include "report/launch/launcher.hpp"
 
 using namespace mpidle::report;
 

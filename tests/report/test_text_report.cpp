@@ -1,11 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include "../model/fixtures.hpp"
-#include "analysis_text.hpp"
 #include "model/profile_reader.hpp"
 #include "model/profile_writer.hpp"
 #include "model/table_merge.hpp"
-#include "text_report.hpp"
+#include "report/text/analysis_text.hpp"
+#include "report/text/text_report.hpp"
 
 using namespace mpidle;
 

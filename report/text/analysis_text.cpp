@@ -1,0 +1,88 @@
+#include "report/text/analysis_text.hpp"
+
+#include "report/text/text_format.hpp"
+
+namespace mpidle::report {
+
+namespace {
+
+// A count: get_ref throws a type error for anything but an unsigned integer, where
+// get<unsigned long long>() converts any number (8.2e88 would not convert).
+unsigned long long count_of(const nlohmann::json& a, const char* key) {
+  return a.at(key).get_ref<const nlohmann::json::number_unsigned_t&>();
+}
+
+}  // namespace
+
+// at() throughout: a missing key throws (the caller reports the file as
+// incomplete), where operator[] on a const object reads past its end.
+std::string analysis_text(const nlohmann::json& a, std::size_t top) {
+  std::string out = format(
+      "wait states from the synchronized trace (%llu events, %llu messages, "
+      "%llu collectives)\n",
+      count_of(a, "events"), count_of(a, "messages"), count_of(a, "collectives"));
+  for (const auto& [key, value] : a.at("totals").items()) {
+    out += format("  %-16s %12.6f s\n", key.c_str(), value.get<double>());
+  }
+  out += "\ncallsites by waiting\n";
+  std::size_t n = 0;
+  for (const auto& s : a.at("callsites")) {
+    if (n++ == top) break;
+    std::string patterns;
+    for (const auto& [key, value] : s.at("patterns").items()) {
+      if (value.get<double>() > 0)
+        patterns += format(" %s %.6f s", key.c_str(), value.get<double>());
+    }
+    out += format("  %-16s %-36s %.6f s:%s\n", s.at("function").get<std::string>().c_str(),
+                  s.at("location").get<std::string>().c_str(), s.at("wait_s").get<double>(),
+                  patterns.c_str());
+  }
+  if (a.contains("efficiency")) {
+    const auto& e = a.at("efficiency");
+    out += format(
+        "\nefficiency (POP): parallel %.2f = load balance %.2f x communication %.2f, and "
+        "communication = serialization %.2f x transfer %.2f (replayed on an ideal network: "
+        "%.6f s of %.6f s)\n",
+        e.at("parallel").get<double>(), e.at("load_balance").get<double>(),
+        e.at("communication").get<double>(), e.at("serialization").get<double>(),
+        e.at("transfer").get<double>(), e.at("ideal_runtime_s").get<double>(),
+        e.at("runtime_s").get<double>());
+  }
+  const auto& acc = a.at("accuracy");
+  // Analyses written before the robust estimate have no robust columns.
+  const auto number = [](const nlohmann::json& j, const char* key) {
+    return j.contains(key) ? j.at(key).get<double>() : 0.0;
+  };
+  out += format(
+      "\naccuracy of the profile's wait estimates: trace %.6f s, calibrated %.6f s (agreement "
+      "%.0f%%), robust %.6f s (agreement %.0f%%), local minimum %.6f s (agreement %.0f%%), "
+      "global minimum %.6f s (agreement %.0f%%)\n",
+      acc.at("trace_s").get<double>(), number(acc, "calibrated_s"),
+      100 * number(acc, "agreement_calibrated"), number(acc, "robust_s"),
+      100 * number(acc, "agreement_robust"), acc.at("minimum_local_s").get<double>(),
+      100 * acc.at("agreement_local").get<double>(), acc.at("minimum_global_s").get<double>(),
+      100 * acc.at("agreement_global").get<double>());
+  for (const auto& [key, p] : acc.at("by_pattern").items()) {
+    out += format(
+        "  %-16s trace %.6f s, robust %.6f s (agreement %.0f%%), local minimum %.6f s "
+        "(agreement %.0f%%)\n",
+        key.c_str(), p.at("trace_s").get<double>(), number(p, "robust_s"),
+        100 * number(p, "agreement_robust"), p.at("minimum_local_s").get<double>(),
+        100 * p.at("agreement").get<double>());
+  }
+  out += format("  %-16s %-30s %11s %11s %11s %11s %11s %11s  %s\n", "function", "location",
+                "calibrated", "robust", "local min", "global min", "trace", "difference", "reason");
+  n = 0;
+  for (const auto& r : acc.at("callsites")) {
+    if (n++ == top) break;
+    out += format("  %-16s %-30s %11.6f %11.6f %11.6f %11.6f %11.6f %+11.6f  %s\n",
+                  r.at("function").get<std::string>().c_str(),
+                  r.at("location").get<std::string>().c_str(), number(r, "calibrated_s"),
+                  number(r, "robust_s"), r.at("minimum_local_s").get<double>(),
+                  r.at("minimum_global_s").get<double>(), r.at("trace_s").get<double>(),
+                  r.at("difference_s").get<double>(), r.at("reason").get<std::string>().c_str());
+  }
+  return out;
+}
+
+}  // namespace mpidle::report

@@ -1,0 +1,386 @@
+#include "report/text/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include "report/text/text_format.hpp"
+
+namespace mpidle::report {
+namespace {
+
+std::string label_of(const model::Profile& p) {
+  std::string s = std::filesystem::path(p.run.executable).filename().string();
+  for (const auto& arg : p.run.args) s += " " + arg;
+  return s;
+}
+
+std::string ratio_text(const Pair& p) {
+  const double r = p.ratio();
+  if (std::isinf(r)) return "new";
+  if (p.a == 0 && p.b == 0) return "-";
+  return format("x%.2f", r);
+}
+
+}  // namespace
+
+double Pair::ratio() const {
+  if (a == 0) return b == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  return b / a;
+}
+
+const char* dominant_name(Dominant d) {
+  switch (d) {
+    case Dominant::waiting:
+      return "waiting/imbalance";
+    case Dominant::waiting_or_transfer:
+      return "waiting or transfer (completion calls)";
+    case Dominant::latency:
+      return "latency (small messages)";
+    case Dominant::bandwidth:
+      return "bandwidth (large messages)";
+    case Dominant::propagated:
+      return "waiting propagated from communication";
+  }
+  return "?";
+}
+
+const char* dominant_advice(Dominant d) {
+  switch (d) {
+    case Dominant::waiting:
+      return "balance the load: neither faster links nor faster cores shorten waiting for a late "
+             "partner";
+    case Dominant::waiting_or_transfer:
+      return "a late partner or the transfer the Wait held: faster links shorten the transfer "
+             "only; trace both runs (MPIDLE_TRACE=1) to split them";
+    case Dominant::latency:
+      return "lower network latency would help";
+    case Dominant::bandwidth:
+      return "more network bandwidth would help";
+    case Dominant::propagated:
+      return "a partner late because of its own slower communication (the waiting grew with "
+             "the MPI processing, not with the load imbalance): faster links shorten it, "
+             "balancing the load would not; a trace of both runs shows where it starts";
+  }
+  return "";
+}
+
+namespace {
+
+// Σ PAPI_TOT_INS and Σ PAPI_TOT_CYC over every rank's compute bursts, or why not.
+struct UsefulCounts {
+  double instructions = 0, cycles = 0;
+  std::string missing;
+};
+
+UsefulCounts useful_counts(const model::Profile& p) {
+  UsefulCounts u;
+  if (!p.trace) {
+    u.missing = "a profile-mode run (counters are counted in trace mode, MPIDLE_PAPI_EVENTS)";
+    return u;
+  }
+  const auto& t = *p.trace;
+  const auto at = [&t](const char* event) {
+    const auto it = std::find(t.papi_events.begin(), t.papi_events.end(), event);
+    return it == t.papi_events.end() ? -1 : static_cast<int>(it - t.papi_events.begin());
+  };
+  const int ins = at("PAPI_TOT_INS"), cyc = at("PAPI_TOT_CYC");
+  if (!t.papi_available || ins < 0 || cyc < 0) {
+    u.missing = !t.papi_available && !t.papi_reason.empty()
+                    ? "no PAPI counters: " + t.papi_reason
+                    : "PAPI_TOT_INS and PAPI_TOT_CYC were not both counted";
+    return u;
+  }
+  for (const auto& rank : t.papi_burst_totals) {
+    if (static_cast<int>(rank.size()) <= std::max(ins, cyc)) continue;
+    u.instructions += static_cast<double>(std::max<std::int64_t>(0, rank[ins]));
+    u.cycles += static_cast<double>(std::max<std::int64_t>(0, rank[cyc]));
+  }
+  if (u.instructions <= 0 || u.cycles <= 0) {
+    u.missing = "PAPI counted no instructions or cycles (a machine without counters reads 0)";
+  }
+  return u;
+}
+
+void add_counter_scalability(const model::Profile& a, const model::Profile& b, Comparison& c) {
+  const UsefulCounts ca = useful_counts(a), cb = useful_counts(b);
+  if (!ca.missing.empty() || !cb.missing.empty()) {
+    c.counters_missing = !ca.missing.empty() ? "A: " + ca.missing : "B: " + cb.missing;
+    return;
+  }
+  c.pop_a.instruction_scalability = c.pop_a.ipc_scalability = 1.0;
+  c.pop_b.instruction_scalability = ca.instructions / cb.instructions;
+  c.pop_b.ipc_scalability = (cb.instructions / cb.cycles) / (ca.instructions / ca.cycles);
+}
+
+}  // namespace
+
+Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
+                            const ExactWaits* exact_a, const ExactWaits* exact_b) {
+  Comparison c;
+  const std::string estimated = std::string(estimate_name(estimate)) + " estimate";
+  // A prediction's wait is the replay's, whichever estimate is asked for.
+  auto source = [&](const model::Profile& p, const ExactWaits* exact) -> std::string {
+    if (exact) return "trace analysis";
+    return p.run.mode == "prediction" ? "predicted" : estimated;
+  };
+  c.wait_source_a = source(a, exact_a);
+  c.wait_source_b = source(b, exact_b);
+  c.label_a = label_of(a);
+  c.label_b = label_of(b);
+  const auto exe_a = std::filesystem::path(a.run.executable).filename();
+  const auto exe_b = std::filesystem::path(b.run.executable).filename();
+  if (exe_a != exe_b) {
+    c.caveats.push_back("different programs: A runs " + exe_a.string() + ", B runs " +
+                        exe_b.string() + "; only callsites at the same source location match");
+  } else if (a.run.args != b.run.args) {
+    c.caveats.push_back("same program, different arguments: A \"" + c.label_a + "\", B \"" +
+                        c.label_b + "\"");
+  }
+  if (a.run.ranks != b.run.ranks) {
+    c.caveats.push_back(
+        format("different rank counts: A has %lld ranks, B has %lld; times are "
+               "sums over ranks, so compare ratios with care",
+               static_cast<long long>(a.run.ranks), static_cast<long long>(b.run.ranks)));
+  }
+  if (a.run.mpi_library != b.run.mpi_library) {
+    c.caveats.push_back("different MPI libraries: A " + a.run.mpi_library + ", B " +
+                        b.run.mpi_library);
+  }
+  c.ranks = {static_cast<double>(a.run.ranks), static_cast<double>(b.run.ranks)};
+  auto totals = [estimate](const model::Profile& p, const ExactWaits* exact, double& wall,
+                           double& mpi, double& wait, double& unsure) {
+    for (const auto& r : p.ranks) {
+      wall += r.wall_s;
+      mpi += r.mpi_s;
+      wait += wait_of(r, estimate);
+      if (estimate == Estimate::robust) unsure += r.estimates.wait_or_transfer_s;
+    }
+    if (exact) {
+      wait = exact->total_s;
+      unsure = 0;
+    }
+  };
+  totals(a, exact_a, c.wall.a, c.mpi.a, c.wait.a, c.wait_or_transfer.a);
+  totals(b, exact_b, c.wall.b, c.mpi.b, c.wait.b, c.wait_or_transfer.b);
+  c.compute = {std::max(0.0, c.wall.a - c.mpi.a), std::max(0.0, c.wall.b - c.mpi.b)};
+  c.pop_a.efficiency = a.efficiency;
+  c.pop_b.efficiency = b.efficiency;
+  // Σ useful time = mean × ranks.
+  const double useful_a = a.efficiency.useful_mean_s * static_cast<double>(a.ranks.size());
+  const double useful_b = b.efficiency.useful_mean_s * static_cast<double>(b.ranks.size());
+  c.pop_b.computation_scalability = useful_b > 0 ? useful_a / useful_b : 0.0;
+  add_counter_scalability(a, b, c);
+
+  // Functions by name.
+  std::map<std::string, FunctionComparison> functions;
+  // Adds one run's functions to side a (`side` = &Pair::a) or b.
+  auto add_functions = [&](const model::Profile& p, const ExactWaits* exact, double Pair::*side) {
+    for (const auto& f : p.functions) {
+      auto& x = functions[f.name];
+      x.name = f.name;
+      x.calls.*side += static_cast<double>(f.calls);
+      x.time.*side += f.time_s;
+      if (!exact) x.wait.*side += wait_of(f, estimate);
+    }
+    if (!exact) return;
+    for (const auto& [site, wait] : exact->by_site) {
+      auto it = functions.find(site.first);
+      if (it != functions.end()) it->second.wait.*side += wait;
+    }
+  };
+  add_functions(a, exact_a, &Pair::a);
+  add_functions(b, exact_b, &Pair::b);
+  for (auto& [name, f] : functions) {
+    f.processing = {f.time.a - f.wait.a, f.time.b - f.wait.b};
+    c.functions.push_back(f);
+  }
+  std::stable_sort(c.functions.begin(), c.functions.end(), [](const auto& x, const auto& y) {
+    return std::abs(x.time.b - x.time.a) > std::abs(y.time.b - y.time.a);
+  });
+
+  // Waiting at a callsite that at least doubled in the run where it costs more, by
+  // more than that run's load imbalance grew (Σ over ranks of the most useful time
+  // less the mean) and less than its MPI processing grew: not the load.
+  const double imbalance_a = (a.efficiency.useful_max_s - a.efficiency.useful_mean_s) *
+                             static_cast<double>(a.ranks.size());
+  const double imbalance_b = (b.efficiency.useful_max_s - b.efficiency.useful_mean_s) *
+                             static_cast<double>(b.ranks.size());
+  const double processing_a = c.mpi.a - c.wait.a, processing_b = c.mpi.b - c.wait.b;
+  auto propagated = [&](const SiteComparison& s, bool use_b) {
+    const double hi = use_b ? s.wait.b : s.wait.a, lo = use_b ? s.wait.a : s.wait.b;
+    const double grew = hi - lo;
+    const double imbalance_grew = use_b ? imbalance_b - imbalance_a : imbalance_a - imbalance_b;
+    const double processing_grew =
+        use_b ? processing_b - processing_a : processing_a - processing_b;
+    return s.in_a && s.in_b && grew > 0 && lo < 0.5 * hi && imbalance_grew < 0.5 * grew &&
+           processing_grew >= grew;
+  };
+
+  // Callsites by (function, source location); several callsites of one run that
+  // share a location (deeper stacks) add up.
+  std::map<std::pair<std::string, std::string>, SiteComparison> sites;
+  auto add = [&](const model::Profile& p, const ExactWaits* exact, bool is_a) {
+    for (const auto& row : p.callsites) {
+      const auto key = std::make_pair(row.function, callsite_location(row));
+      auto& s = sites[key];
+      s.function = row.function;
+      s.location = key.second;
+      (is_a ? s.in_a : s.in_b) = true;
+      (is_a ? s.visits.a : s.visits.b) += static_cast<double>(row.visits);
+      (is_a ? s.time.a : s.time.b) += row.time_s;
+      (is_a ? s.bytes_per_visit.a : s.bytes_per_visit.b) += row.bytes;  // totals for now
+      if (exact) continue;
+      (is_a ? s.wait.a : s.wait.b) += wait_of(row, estimate);
+      if (estimate == Estimate::robust) {
+        (is_a ? s.wait_or_transfer.a : s.wait_or_transfer.b) += row.estimates.wait_or_transfer_s;
+      }
+    }
+    if (!exact) return;
+    for (const auto& [key, wait] : exact->by_site) {
+      auto it = sites.find(key);
+      if (it != sites.end()) (is_a ? it->second.wait.a : it->second.wait.b) += wait;
+    }
+  };
+  add(a, exact_a, true);
+  add(b, exact_b, false);
+  std::size_t only_a = 0, only_b = 0;
+  for (auto& [key, s] : sites) {
+    s.processing = {s.time.a - s.wait.a, s.time.b - s.wait.b};
+    s.bytes_per_visit = {s.visits.a > 0 ? s.bytes_per_visit.a / s.visits.a : 0,
+                         s.visits.b > 0 ? s.bytes_per_visit.b / s.visits.b : 0};
+    // What dominates the callsite where it costs more.
+    const bool use_b = s.time.b >= s.time.a;
+    const double time = use_b ? s.time.b : s.time.a, wait = use_b ? s.wait.b : s.wait.a;
+    const double unsure = use_b ? s.wait_or_transfer.b : s.wait_or_transfer.a;
+    const double per_visit = use_b ? s.bytes_per_visit.b : s.bytes_per_visit.a;
+    // Never "waiting" for time that may be the transfer a Wait held.
+    s.dominant = time > 0 && wait - unsure >= 0.5 * time ? Dominant::waiting
+                 : time > 0 && wait >= 0.5 * time        ? Dominant::waiting_or_transfer
+                 : per_visit > kLatencyBoundBytes        ? Dominant::bandwidth
+                                                         : Dominant::latency;
+    if (s.dominant == Dominant::waiting && propagated(s, use_b)) s.dominant = Dominant::propagated;
+    only_a += s.in_a && !s.in_b;
+    only_b += s.in_b && !s.in_a;
+    c.callsites.push_back(s);
+  }
+  std::stable_sort(c.callsites.begin(), c.callsites.end(), [](const auto& x, const auto& y) {
+    return std::abs(x.time.b - x.time.a) > std::abs(y.time.b - y.time.a);
+  });
+  if (!c.callsites.empty()) c.callsites.front().changed_most = true;
+  if (only_a + only_b > 0) {
+    c.caveats.push_back(
+        format("%zu callsites only in A and %zu only in B (matched by source "
+               "location and function)",
+               only_a, only_b));
+  }
+  return c;
+}
+
+std::string format_pop_table(const Comparison& c) {
+  std::string out =
+      format("\n%-32s %10s %10s\n", "POP efficiency (A: reference)",
+             format("A (%.0f)", c.ranks.a).c_str(), format("B (%.0f)", c.ranks.b).c_str());
+  auto row = [&out](const char* name, double a, double b) {
+    out += format("%-32s %10.2f %10.2f\n", name, a, b);
+  };
+  const auto& a = c.pop_a.efficiency;
+  const auto& b = c.pop_b.efficiency;
+  row("global efficiency", c.pop_a.global(), c.pop_b.global());
+  row("  parallel efficiency", a.parallel, b.parallel);
+  row("    load balance", a.load_balance, b.load_balance);
+  row("    communication efficiency", a.communication, b.communication);
+  if (a.serialization && b.serialization) {
+    row("      serialization", *a.serialization, *b.serialization);
+    row("      transfer", *a.transfer, *b.transfer);
+  }
+  row("  computation scalability", c.pop_a.computation_scalability,
+      c.pop_b.computation_scalability);
+  if (c.pop_b.instruction_scalability && c.pop_b.ipc_scalability) {
+    row("    instruction scalability", *c.pop_a.instruction_scalability,
+        *c.pop_b.instruction_scalability);
+    row("    IPC scalability", *c.pop_a.ipc_scalability, *c.pop_b.ipc_scalability);
+  } else if (!c.counters_missing.empty()) {
+    out += "  (no instruction or IPC scalability: " + c.counters_missing + ")\n";
+  }
+  return out;
+}
+
+std::string format_comparison(const Comparison& c, std::size_t top) {
+  std::string out = "mpidle compare\n  A: " + c.label_a + " (wait: " + c.wait_source_a +
+                    ")\n  B: " + c.label_b + " (wait: " + c.wait_source_b + ")\n";
+  for (const auto& caveat : c.caveats) out += "  note: " + caveat + "\n";
+  out += format("\n%-22s %12s %12s %8s\n", "sums over ranks", "A", "B", "B/A");
+  auto row = [&out](const char* name, const Pair& p) {
+    out += format("%-22s %12s %12s %8s\n", name, seconds(p.a).c_str(), seconds(p.b).c_str(),
+                  ratio_text(p).c_str());
+  };
+  row("wall", c.wall);
+  row("computation", c.compute);
+  row("MPI", c.mpi);
+  row("  wait", c.wait);
+  if (c.wait_or_transfer.a > 0 || c.wait_or_transfer.b > 0) {
+    row("    or transfer", c.wait_or_transfer);
+  }
+  row("  processing", Pair{c.mpi.a - c.wait.a, c.mpi.b - c.wait.b});
+  // Which part moved the wall time most.
+  const double d_compute = c.compute.b - c.compute.a;
+  const double d_wait = c.wait.b - c.wait.a;
+  const double d_processing = (c.mpi.b - c.wait.b) - (c.mpi.a - c.wait.a);
+  // Wait in completion calls that may be the transfer they held (a profile without a
+  // trace and without blocking calls of the same size to tell): never "not hardware".
+  const double d_unsure = c.wait_or_transfer.b - c.wait_or_transfer.a;
+  const char* part =
+      std::abs(d_compute) >= std::abs(d_wait) && std::abs(d_compute) >= std::abs(d_processing)
+          ? "computation: faster cores would help most"
+      : std::abs(d_wait) < std::abs(d_processing)
+          ? "MPI processing: the network and the MPI library decide"
+      : std::abs(d_unsure) >= 0.5 * std::abs(d_wait)
+          ? "waiting in MPI or the transfers that Wait calls held, which this profile cannot "
+            "tell apart: trace both runs (MPIDLE_TRACE=1) to know whether the network or the load "
+            "balance decides"
+          : "waiting in MPI: load balance, not hardware, decides";
+  out += format("most of the difference (%s of wall time) is %s\n",
+                seconds(std::abs(c.wall.b - c.wall.a)).c_str(), part);
+  out += format_pop_table(c);
+
+  out += format("\nfunctions by change of time\n%-20s %10s %10s %7s %10s %10s %7s %10s %10s %7s\n",
+                "function", "time A", "time B", "B/A", "wait A", "wait B", "B/A", "proc A",
+                "proc B", "B/A");
+  for (std::size_t i = 0; i < c.functions.size() && i < top; ++i) {
+    const auto& f = c.functions[i];
+    out += format("%-20s %10s %10s %7s %10s %10s %7s %10s %10s %7s\n", f.name.c_str(),
+                  seconds(f.time.a).c_str(), seconds(f.time.b).c_str(), ratio_text(f.time).c_str(),
+                  seconds(f.wait.a).c_str(), seconds(f.wait.b).c_str(), ratio_text(f.wait).c_str(),
+                  seconds(f.processing.a).c_str(), seconds(f.processing.b).c_str(),
+                  ratio_text(f.processing).c_str());
+  }
+
+  out += "\ncallsites by change of time (matched by source location)\n";
+  for (std::size_t i = 0; i < c.callsites.size() && i < top; ++i) {
+    const auto& s = c.callsites[i];
+    out += format("%s%-16s %s%s\n", s.changed_most ? ">> " : "   ", s.function.c_str(),
+                  s.location.c_str(),
+                  !s.in_a   ? "  (only in B)"
+                  : !s.in_b ? "  (only in A)"
+                            : "");
+    out += format("     time %s -> %s (%s), wait %s -> %s (%s), processing %s -> %s (%s)\n",
+                  seconds(s.time.a).c_str(), seconds(s.time.b).c_str(), ratio_text(s.time).c_str(),
+                  seconds(s.wait.a).c_str(), seconds(s.wait.b).c_str(), ratio_text(s.wait).c_str(),
+                  seconds(s.processing.a).c_str(), seconds(s.processing.b).c_str(),
+                  ratio_text(s.processing).c_str());
+    out += format("     %s per visit; dominated by %s: %s\n",
+                  bytes_text(std::max(s.bytes_per_visit.a, s.bytes_per_visit.b)).c_str(),
+                  dominant_name(s.dominant), dominant_advice(s.dominant));
+  }
+  if (!c.callsites.empty()) {
+    const auto& s = c.callsites.front();
+    out += format("\n>> changed most: %s at %s, time %s (wait %s)\n", s.function.c_str(),
+                  s.location.c_str(), ratio_text(s.time).c_str(), ratio_text(s.wait).c_str());
+  }
+  return out;
+}
+
+}  // namespace mpidle::report

@@ -1,0 +1,37 @@
+#pragma once
+// Each rank sends bytes to some ranks, and receives what was sent to it without
+// knowing from whom beforehand: the NBX exchange (Hoefler, Siebert, Lumsdaine,
+// "Scalable communication protocols for dynamic sparse data exchange", 2010).
+// Synchronous sends, a probe loop, and a non-blocking barrier entered once this
+// rank's sends were all received: O(log P) rounds beyond the messages themselves,
+// and no rank handles a table of P entries.
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace mpidle::transport {
+
+using Parcels = std::vector<std::pair<int, std::vector<std::byte>>>;  // (rank, bytes)
+
+// Collective over `comm`; `tag` must not be used by other traffic on `comm` meanwhile.
+// Returns what reached this rank, by sender, in arrival order. A parcel over 2 GiB
+// (more than one MPI message counts) is not sent: its receiver goes without it.
+Parcels sparse_exchange(MPI_Comm comm, const Parcels& outgoing, int tag);
+
+// Whether sparse_exchange sends a parcel of these bytes.
+inline bool fits_one_message(const std::vector<std::byte>& bytes) {
+  return bytes.size() <= static_cast<std::size_t>(INT_MAX);
+}
+
+// The answers to a sparse exchange, where every receiver answers each sender once:
+// then each rank knows how many answers it awaits (the parcels it sent) and no
+// barrier is needed, a single round. Not collective: only the ranks that talk wait
+// for each other. `replies` must hold one parcel for each rank that sent this one a
+// parcel; `expected` is how many this rank sent. Returns the answers, by sender.
+Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expected, int tag);
+
+}  // namespace mpidle::transport
