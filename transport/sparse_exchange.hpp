@@ -13,9 +13,11 @@
 #include <utility>
 #include <vector>
 
+#include "sync/parcels.hpp"
+
 namespace mpidle::transport {
 
-using Parcels = std::vector<std::pair<int, std::vector<std::byte>>>;  // (rank, bytes)
+using Parcels = sync::Parcels;  // (rank, bytes)
 
 // Collective over `comm`; `tag` must not be used by other traffic on `comm` meanwhile.
 // Returns what reached this rank, by sender, in arrival order. A parcel over 2 GiB

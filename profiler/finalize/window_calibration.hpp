@@ -5,7 +5,7 @@
 //  2. Offsets compose to rank 0 as in trace mode.
 //  3. Each sender tells each receiver, per window and channel, when its sends began
 //     and their sizes (a sparse exchange: only ranks that exchanged messages talk);
-//     the receiver pairs them with its receives (sync/window_alignment) and answers
+//     the receiver pairs them with its receives (sync/window_channels) and answers
 //     which sends were received inside the window. What was not is left out, and
 //     every channel gets ids of its window's own, so that no pair spans two windows.
 //  4. One reduction agrees on the clock (the one that breaks fewer clock

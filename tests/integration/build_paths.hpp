@@ -13,6 +13,7 @@ extern const char* const mpidle_spank_lib;    // empty without Slurm's header
 extern const char* const mpidle_bin;
 extern const char* const mpidle_replay_bin;
 extern const char* const delay_lib;
+extern const char* const window_fault_lib;  // tests/programs/window_fault.c
 extern const bool have_fortran;
 
 }  // namespace build_tree

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "build_paths.hpp"
 #include "process.hpp"
 
 using namespace mpidle;
@@ -156,8 +157,12 @@ TEST_CASE(
   REQUIRE(bare.status == 0);
   for (const char* step : {"sends", "pairs"}) {
     const auto dir = scratch_dir(std::string("calibration_fail_") + step);
-    const auto r = run_mpi(3, example("nonblocking_halo"), {},
-                           {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TEST_WINDOW_FAIL", step}});
+    const auto r = run_mpi(
+        3, example("nonblocking_halo"), {},
+        {{"MPIDLE_OUTPUT", dir},
+         {"LD_PRELOAD", std::string(build_tree::mpidle_lib) + ":" + build_tree::window_fault_lib},
+         {"WINDOW_FAULT_STEP", step}},
+        false);
     INFO(step << "\n" << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.out == bare.out);

@@ -1,4 +1,4 @@
-#include "window_alignment.hpp"
+#include "window_channels.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "sync/window_alignment.hpp"
+#include "sync/window_channels.hpp"
 
 using namespace mpidle;
 using sync::WindowReceive;
