@@ -8,6 +8,7 @@
 
 #include "analysis/analysis_output.hpp"
 #include "analysis/prediction.hpp"
+#include "analysis/prediction_choices.hpp"
 #include "analysis/prediction_limits.hpp"
 #include "analysis/prediction_output.hpp"
 #include "analysis/simgrid_client.hpp"
@@ -193,6 +194,83 @@ void print_target(const model::Trace& trace, const analysis::Prediction& p, std:
   }
 }
 
+// The largest point-to-point message of the run, against the models' measured sizes.
+std::uint64_t largest_sent_bytes(const model::Trace& trace) {
+  std::uint64_t largest = 0;
+  for (const auto& r : trace.ranks) {
+    for (const auto& e : r.records) {
+      if (e.role == model::TraceRole::send || e.role == model::TraceRole::isend) {
+        largest = std::max(largest, e.bytes);
+      }
+    }
+  }
+  return largest;
+}
+
+// One target: the CPU scale, the replay and its interval (analysis/prediction_choices),
+// and what the user should know of the target's model. `first`: the first target,
+// which says once that compute keeps its time where nothing scales it.
+analysis::Prediction predict_target(const PredictOptions& o, const fs::path& trace_file,
+                                    const model::Trace& trace, const sync::TraceMatching& matching,
+                                    analysis::PredictionInput& input,
+                                    const std::optional<model::MachineModel>& source, bool first,
+                                    bool show_progress) {
+  const analysis::CpuScaleChoice cpu =
+      analysis::choose_cpu_scale(o.cpu_scale, source ? &*source : nullptr, input.machine);
+  input.cpu_scale = cpu.scale;
+  if (!cpu.note.empty()) std::fprintf(stderr, "mpidle predict: %s\n", cpu.note.c_str());
+  if (cpu.missing && first) {
+    std::fprintf(stderr,
+                 "mpidle predict: compute bursts keep their measured time (give --source with "
+                 "the model of the machine the run was traced on, or --cpu-scale)\n");
+  }
+  analysis::Prediction p = replay(o, trace_file, trace, matching, input, [&](double done) {
+    if (show_progress)
+      std::fprintf(stderr, "mpidle predict: %s %3.0f%%\r", input.machine.name.c_str(), 100 * done);
+  });
+  if (show_progress) std::fputs("\n", stderr);
+  // How sure: the same replay at both ends of what the probes saw.
+  analysis::predict_interval(p, input, cpu.spread, [&](const analysis::PredictionInput& end) {
+    return replay(o, trace_file, trace, matching, end).wall_s;
+  });
+  if (!input.machine.messages) {
+    std::fprintf(stderr,
+                 "mpidle predict: %s: its model has no message costs (mpidle-machine/1 or "
+                 "written without them): no send or receive overheads, and every transfer "
+                 "moves alone; `mpidle probe` measures them\n",
+                 input.machine.name.c_str());
+  }
+  return p;
+}
+
+// Messages larger than the target's model measured: their time is extrapolated.
+void note_message_sizes(analysis::Prediction& p, const model::MachineModel& machine,
+                        std::uint64_t largest_sent) {
+  const std::uint64_t measured = model::largest_measured_bytes(machine);
+  if (largest_sent > 4 * std::max<std::uint64_t>(measured, 1)) {
+    p.extrapolated_bytes = largest_sent;
+    std::fprintf(stderr,
+                 "mpidle predict: %s: messages of up to %llu bytes, beyond 4 x the largest "
+                 "size its model measured (%llu bytes): their time is extrapolated\n",
+                 machine.name.c_str(), static_cast<unsigned long long>(largest_sent),
+                 static_cast<unsigned long long>(measured));
+  }
+}
+
+// Several targets: fastest first.
+void print_ranking(const model::Trace& trace,
+                   const std::vector<analysis::Prediction>& predictions) {
+  std::printf("\nranking (fastest first):\n");
+  const auto json = analysis::prediction_json(trace, predictions, 0);
+  int place = 1;
+  for (const auto& row : json.at("ranking")) {
+    std::printf("  %d. %-24s %12s  speed-up %.2f over the measured run, dominated by %s\n", place++,
+                row.at("machine").get<std::string>().c_str(),
+                seconds(row.at("wall_s").get<double>()).c_str(), row.at("speedup").get<double>(),
+                row.at("dominant").get<std::string>().c_str());
+  }
+}
+
 }  // namespace
 
 int predict_command(Args args) {
@@ -238,108 +316,18 @@ int predict_command(Args args) {
 
   std::printf("mpidle predict: %s, %zu ranks, %llu events\n", dir.c_str(), trace.ranks.size(),
               static_cast<unsigned long long>(profile.trace->events));
-  // The largest point-to-point message of the run, against the models' measured sizes.
-  std::uint64_t largest_sent = 0;
-  for (const auto& r : trace.ranks) {
-    for (const auto& e : r.records) {
-      if (e.role == model::TraceRole::send || e.role == model::TraceRole::isend) {
-        largest_sent = std::max(largest_sent, e.bytes);
-      }
-    }
-  }
+  const std::uint64_t largest_sent = largest_sent_bytes(trace);
   std::vector<analysis::Prediction> predictions;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     input.machine = targets[i];
     if (input.machine.name.empty()) input.machine.name = fs::path(o.machines[i]).stem().string();
-    input.cpu_scale = 1;
-    if (o.cpu_scale > 0) {
-      input.cpu_scale = o.cpu_scale;
-    } else if (source && !source->host.empty() && source->host == input.machine.host &&
-               !source->cpu_model.empty() && source->cpu_model == input.machine.cpu_model) {
-      // One host and CPU model probed twice (say inside and outside a network
-      // namespace): one CPU, whatever the kernels' times say (--cpu-factor to differ).
-      if (source->compute && input.machine.compute) {
-        const double ratio = model::cpu_ratio(*source->compute, *input.machine.compute);
-        if (std::abs(ratio - 1) > 0.03) {
-          std::fprintf(stderr,
-                       "mpidle predict: %s: probed on the same host and CPU (%s) as the source, "
-                       "yet its kernels ran %.1f%% %s: compute keeps its time (--cpu-factor "
-                       "to set one)\n",
-                       input.machine.name.c_str(), source->cpu_model.c_str(),
-                       100 * std::abs(ratio - 1), ratio > 1 ? "slower" : "faster");
-        }
-      }
-    } else if (source && source->compute && input.machine.compute) {
-      input.cpu_scale = model::cpu_factor(*source->compute, *input.machine.compute);
-      const double ratio = model::cpu_ratio(*source->compute, *input.machine.compute);
-      if (input.cpu_scale == 1 && ratio != 1) {
-        std::fprintf(stderr,
-                     "mpidle predict: %s: CPU ratio %.3f lies within the probes' spread "
-                     "(%.1f%%): the same CPU, compute keeps its time\n",
-                     input.machine.name.c_str(), ratio,
-                     100 * model::cpu_ratio_spread(*source->compute, *input.machine.compute));
-      }
-    } else if (i == 0) {
-      std::fprintf(stderr,
-                   "mpidle predict: compute bursts keep their measured time (give --source with "
-                   "the model of the machine the run was traced on, or --cpu-scale)\n");
-    }
-    predictions.push_back(replay(o, trace_file, trace, matching, input, [&](double done) {
-      if (show_progress)
-        std::fprintf(stderr, "mpidle predict: %s %3.0f%%\r", input.machine.name.c_str(),
-                     100 * done);
-    }));
-    if (show_progress) std::fputs("\n", stderr);
-    analysis::Prediction& p = predictions.back();
-    // How sure: the same replay at both ends of what the probes saw.
-    const double cpu_spread =
-        o.cpu_scale <= 0 && source && source->compute && input.machine.compute
-            ? model::cpu_ratio_spread(*source->compute, *input.machine.compute)
-            : 0;
-    if (model::has_spread(input.machine) || cpu_spread > 0) {
-      for (const double direction : {-1.0, 1.0}) {
-        analysis::PredictionInput end = input;
-        end.machine = model::shifted_by_spread(input.machine, direction);
-        end.cpu_scale = input.cpu_scale * (1 + direction * cpu_spread);
-        const double wall = replay(o, trace_file, trace, matching, end).wall_s;
-        (direction < 0 ? p.wall_low_s : p.wall_high_s) = wall;
-      }
-      // A faster network can leave a rank waiting longer elsewhere: the ends are sorted,
-      // and the point prediction lies within them.
-      const double low = std::min({p.wall_low_s, p.wall_high_s, p.wall_s});
-      p.wall_high_s = std::max({p.wall_low_s, p.wall_high_s, p.wall_s});
-      p.wall_low_s = low;
-    }
-    if (!input.machine.messages) {
-      std::fprintf(stderr,
-                   "mpidle predict: %s: its model has no message costs (mpidle-machine/1 or "
-                   "written without them): no send or receive overheads, and every transfer "
-                   "moves alone; `mpidle probe` measures them\n",
-                   input.machine.name.c_str());
-    }
-    const std::uint64_t measured = model::largest_measured_bytes(input.machine);
-    if (largest_sent > 4 * std::max<std::uint64_t>(measured, 1)) {
-      p.extrapolated_bytes = largest_sent;
-      std::fprintf(stderr,
-                   "mpidle predict: %s: messages of up to %llu bytes, beyond 4 x the largest "
-                   "size its model measured (%llu bytes): their time is extrapolated\n",
-                   input.machine.name.c_str(), static_cast<unsigned long long>(largest_sent),
-                   static_cast<unsigned long long>(measured));
-    }
-    p.limits = analysis::model_limits(trace, matching, input.machine);
+    predictions.push_back(
+        predict_target(o, trace_file, trace, matching, input, source, i == 0, show_progress));
+    predictions.back().limits = analysis::model_limits(trace, matching, input.machine);
+    note_message_sizes(predictions.back(), input.machine, largest_sent);
     print_target(trace, predictions.back(), o.top);
   }
-  if (predictions.size() > 1) {
-    std::printf("\nranking (fastest first):\n");
-    const auto json = analysis::prediction_json(trace, predictions, 0);
-    int place = 1;
-    for (const auto& row : json.at("ranking")) {
-      std::printf("  %d. %-24s %12s  speed-up %.2f over the measured run, dominated by %s\n",
-                  place++, row.at("machine").get<std::string>().c_str(),
-                  seconds(row.at("wall_s").get<double>()).c_str(), row.at("speedup").get<double>(),
-                  row.at("dominant").get<std::string>().c_str());
-    }
-  }
+  if (predictions.size() > 1) print_ranking(trace, predictions);
   const fs::path out = dir / analysis::kPredictionFileName;
   nlohmann::json doc = analysis::prediction_json(trace, predictions);
   if (target_run) {

@@ -31,42 +31,6 @@ double Pair::ratio() const {
   return b / a;
 }
 
-const char* dominant_name(Dominant d) {
-  switch (d) {
-    case Dominant::waiting:
-      return "waiting/imbalance";
-    case Dominant::waiting_or_transfer:
-      return "waiting or transfer (completion calls)";
-    case Dominant::latency:
-      return "latency (small messages)";
-    case Dominant::bandwidth:
-      return "bandwidth (large messages)";
-    case Dominant::propagated:
-      return "waiting propagated from communication";
-  }
-  return "?";
-}
-
-const char* dominant_advice(Dominant d) {
-  switch (d) {
-    case Dominant::waiting:
-      return "balance the load: neither faster links nor faster cores shorten waiting for a late "
-             "partner";
-    case Dominant::waiting_or_transfer:
-      return "a late partner or the transfer the Wait held: faster links shorten the transfer "
-             "only; trace both runs (MPIDLE_TRACE=1) to split them";
-    case Dominant::latency:
-      return "lower network latency would help";
-    case Dominant::bandwidth:
-      return "more network bandwidth would help";
-    case Dominant::propagated:
-      return "a partner late because of its own slower communication (the waiting grew with "
-             "the MPI processing, not with the load imbalance): faster links shorten it, "
-             "balancing the load would not; a trace of both runs shows where it starts";
-  }
-  return "";
-}
-
 namespace {
 
 // Σ PAPI_TOT_INS and Σ PAPI_TOT_CYC over every rank's compute bursts, or why not.
@@ -117,19 +81,10 @@ void add_counter_scalability(const model::Profile& a, const model::Profile& b, C
 
 }  // namespace
 
-Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
-                            const ExactWaits* exact_a, const ExactWaits* exact_b) {
-  Comparison c;
-  const std::string estimated = std::string(estimate_name(estimate)) + " estimate";
-  // A prediction's wait is the replay's, whichever estimate is asked for.
-  auto source = [&](const model::Profile& p, const ExactWaits* exact) -> std::string {
-    if (exact) return "trace analysis";
-    return p.run.mode == "prediction" ? "predicted" : estimated;
-  };
-  c.wait_source_a = source(a, exact_a);
-  c.wait_source_b = source(b, exact_b);
-  c.label_a = label_of(a);
-  c.label_b = label_of(b);
+namespace {
+
+// Mismatches between the runs, said plainly.
+void note_mismatches(const model::Profile& a, const model::Profile& b, Comparison& c) {
   const auto exe_a = std::filesystem::path(a.run.executable).filename();
   const auto exe_b = std::filesystem::path(b.run.executable).filename();
   if (exe_a != exe_b) {
@@ -149,119 +104,130 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
     c.caveats.push_back("different MPI libraries: A " + a.run.mpi_library + ", B " +
                         b.run.mpi_library);
   }
-  c.ranks = {static_cast<double>(a.run.ranks), static_cast<double>(b.run.ranks)};
-  auto totals = [estimate](const model::Profile& p, const ExactWaits* exact, double& wall,
-                           double& mpi, double& wait, double& unsure) {
-    for (const auto& r : p.ranks) {
-      wall += r.wall_s;
-      mpi += r.mpi_s;
-      wait += wait_of(r, estimate);
+}
+
+// One run as `compare_profiles` reads it: its profile, its exact waits where it has
+// them, and which side of each Pair it fills.
+struct Side {
+  const model::Profile& profile;
+  const ExactWaits* exact;
+  double Pair::*of;
+};
+
+// Per run: sums over ranks of wall, MPI, wait and computation, and POP's table.
+void add_run_totals(const Side& a, const Side& b, Estimate estimate, Comparison& c) {
+  for (const Side* side : {&a, &b}) {
+    double unsure = 0;
+    for (const auto& r : side->profile.ranks) {
+      c.wall.*side->of += r.wall_s;
+      c.mpi.*side->of += r.mpi_s;
+      c.wait.*side->of += wait_of(r, estimate);
       if (estimate == Estimate::robust) unsure += r.estimates.wait_or_transfer_s;
     }
-    if (exact) {
-      wait = exact->total_s;
+    if (side->exact) {
+      c.wait.*side->of = side->exact->total_s;
       unsure = 0;
     }
-  };
-  totals(a, exact_a, c.wall.a, c.mpi.a, c.wait.a, c.wait_or_transfer.a);
-  totals(b, exact_b, c.wall.b, c.mpi.b, c.wait.b, c.wait_or_transfer.b);
+    c.wait_or_transfer.*side->of = unsure;
+  }
   c.compute = {std::max(0.0, c.wall.a - c.mpi.a), std::max(0.0, c.wall.b - c.mpi.b)};
-  c.pop_a.efficiency = a.efficiency;
-  c.pop_b.efficiency = b.efficiency;
+  c.pop_a.efficiency = a.profile.efficiency;
+  c.pop_b.efficiency = b.profile.efficiency;
   // Σ useful time = mean × ranks.
-  const double useful_a = a.efficiency.useful_mean_s * static_cast<double>(a.ranks.size());
-  const double useful_b = b.efficiency.useful_mean_s * static_cast<double>(b.ranks.size());
+  const double useful_a =
+      a.profile.efficiency.useful_mean_s * static_cast<double>(a.profile.ranks.size());
+  const double useful_b =
+      b.profile.efficiency.useful_mean_s * static_cast<double>(b.profile.ranks.size());
   c.pop_b.computation_scalability = useful_b > 0 ? useful_a / useful_b : 0.0;
-  add_counter_scalability(a, b, c);
+  add_counter_scalability(a.profile, b.profile, c);
+}
 
-  // Functions by name.
+// Functions by name, by |Δtime|.
+std::vector<FunctionComparison> compare_functions(const Side& a, const Side& b, Estimate estimate) {
   std::map<std::string, FunctionComparison> functions;
-  // Adds one run's functions to side a (`side` = &Pair::a) or b.
-  auto add_functions = [&](const model::Profile& p, const ExactWaits* exact, double Pair::*side) {
-    for (const auto& f : p.functions) {
+  for (const Side* side : {&a, &b}) {
+    for (const auto& f : side->profile.functions) {
       auto& x = functions[f.name];
       x.name = f.name;
-      x.calls.*side += static_cast<double>(f.calls);
-      x.time.*side += f.time_s;
-      if (!exact) x.wait.*side += wait_of(f, estimate);
+      x.calls.*side->of += static_cast<double>(f.calls);
+      x.time.*side->of += f.time_s;
+      if (!side->exact) x.wait.*side->of += wait_of(f, estimate);
     }
-    if (!exact) return;
-    for (const auto& [site, wait] : exact->by_site) {
+    if (!side->exact) continue;
+    for (const auto& [site, wait] : side->exact->by_site) {
       auto it = functions.find(site.first);
-      if (it != functions.end()) it->second.wait.*side += wait;
+      if (it != functions.end()) it->second.wait.*side->of += wait;
     }
-  };
-  add_functions(a, exact_a, &Pair::a);
-  add_functions(b, exact_b, &Pair::b);
+  }
+  std::vector<FunctionComparison> out;
   for (auto& [name, f] : functions) {
     f.processing = {f.time.a - f.wait.a, f.time.b - f.wait.b};
-    c.functions.push_back(f);
+    out.push_back(f);
   }
-  std::stable_sort(c.functions.begin(), c.functions.end(), [](const auto& x, const auto& y) {
+  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) {
     return std::abs(x.time.b - x.time.a) > std::abs(y.time.b - y.time.a);
   });
+  return out;
+}
 
-  // Waiting at a callsite that at least doubled in the run where it costs more, by
-  // more than that run's load imbalance grew (Σ over ranks of the most useful time
-  // less the mean) and less than its MPI processing grew: not the load.
-  const double imbalance_a = (a.efficiency.useful_max_s - a.efficiency.useful_mean_s) *
-                             static_cast<double>(a.ranks.size());
-  const double imbalance_b = (b.efficiency.useful_max_s - b.efficiency.useful_mean_s) *
-                             static_cast<double>(b.ranks.size());
-  const double processing_a = c.mpi.a - c.wait.a, processing_b = c.mpi.b - c.wait.b;
-  auto propagated = [&](const SiteComparison& s, bool use_b) {
-    const double hi = use_b ? s.wait.b : s.wait.a, lo = use_b ? s.wait.a : s.wait.b;
-    const double grew = hi - lo;
-    const double imbalance_grew = use_b ? imbalance_b - imbalance_a : imbalance_a - imbalance_b;
-    const double processing_grew =
-        use_b ? processing_b - processing_a : processing_a - processing_b;
-    return s.in_a && s.in_b && grew > 0 && lo < 0.5 * hi && imbalance_grew < 0.5 * grew &&
-           processing_grew >= grew;
-  };
-
-  // Callsites by (function, source location); several callsites of one run that
-  // share a location (deeper stacks) add up.
+// Callsites by (function, source location); several callsites of one run that
+// share a location (deeper stacks) add up.
+std::map<std::pair<std::string, std::string>, SiteComparison> callsites_of(const Side& a,
+                                                                           const Side& b,
+                                                                           Estimate estimate) {
   std::map<std::pair<std::string, std::string>, SiteComparison> sites;
-  auto add = [&](const model::Profile& p, const ExactWaits* exact, bool is_a) {
-    for (const auto& row : p.callsites) {
+  for (const Side* side : {&a, &b}) {
+    const bool is_a = side == &a;
+    for (const auto& row : side->profile.callsites) {
       const auto key = std::make_pair(row.function, callsite_location(row));
       auto& s = sites[key];
       s.function = row.function;
       s.location = key.second;
       (is_a ? s.in_a : s.in_b) = true;
-      (is_a ? s.visits.a : s.visits.b) += static_cast<double>(row.visits);
-      (is_a ? s.time.a : s.time.b) += row.time_s;
-      (is_a ? s.bytes_per_visit.a : s.bytes_per_visit.b) += row.bytes;  // totals for now
-      if (exact) continue;
-      (is_a ? s.wait.a : s.wait.b) += wait_of(row, estimate);
-      if (estimate == Estimate::robust) {
-        (is_a ? s.wait_or_transfer.a : s.wait_or_transfer.b) += row.estimates.wait_or_transfer_s;
-      }
+      s.visits.*side->of += static_cast<double>(row.visits);
+      s.time.*side->of += row.time_s;
+      s.bytes_per_visit.*side->of += row.bytes;  // totals for now
+      if (side->exact) continue;
+      s.wait.*side->of += wait_of(row, estimate);
+      if (estimate == Estimate::robust)
+        s.wait_or_transfer.*side->of += row.estimates.wait_or_transfer_s;
     }
-    if (!exact) return;
-    for (const auto& [key, wait] : exact->by_site) {
+    if (!side->exact) continue;
+    for (const auto& [key, wait] : side->exact->by_site) {
       auto it = sites.find(key);
-      if (it != sites.end()) (is_a ? it->second.wait.a : it->second.wait.b) += wait;
+      if (it != sites.end()) it->second.wait.*side->of += wait;
     }
-  };
-  add(a, exact_a, true);
-  add(b, exact_b, false);
+  }
+  return sites;
+}
+
+// Every callsite with what dominates it (analysis/callsite_verdict.hpp), by |Δtime|.
+void compare_callsites(const Side& a, const Side& b, Estimate estimate, Comparison& c) {
+  // Σ over ranks of the most useful time less the mean, and MPI processing, per run.
+  const double imbalance_a =
+      (a.profile.efficiency.useful_max_s - a.profile.efficiency.useful_mean_s) *
+      static_cast<double>(a.profile.ranks.size());
+  const double imbalance_b =
+      (b.profile.efficiency.useful_max_s - b.profile.efficiency.useful_mean_s) *
+      static_cast<double>(b.profile.ranks.size());
+  const double processing_a = c.mpi.a - c.wait.a, processing_b = c.mpi.b - c.wait.b;
   std::size_t only_a = 0, only_b = 0;
-  for (auto& [key, s] : sites) {
+  for (auto& [key, s] : callsites_of(a, b, estimate)) {
     s.processing = {s.time.a - s.wait.a, s.time.b - s.wait.b};
     s.bytes_per_visit = {s.visits.a > 0 ? s.bytes_per_visit.a / s.visits.a : 0,
                          s.visits.b > 0 ? s.bytes_per_visit.b / s.visits.b : 0};
     // What dominates the callsite where it costs more.
     const bool use_b = s.time.b >= s.time.a;
-    const double time = use_b ? s.time.b : s.time.a, wait = use_b ? s.wait.b : s.wait.a;
-    const double unsure = use_b ? s.wait_or_transfer.b : s.wait_or_transfer.a;
-    const double per_visit = use_b ? s.bytes_per_visit.b : s.bytes_per_visit.a;
-    // Never "waiting" for time that may be the transfer a Wait held.
-    s.dominant = time > 0 && wait - unsure >= 0.5 * time ? Dominant::waiting
-                 : time > 0 && wait >= 0.5 * time        ? Dominant::waiting_or_transfer
-                 : per_visit > kLatencyBoundBytes        ? Dominant::bandwidth
-                                                         : Dominant::latency;
-    if (s.dominant == Dominant::waiting && propagated(s, use_b)) s.dominant = Dominant::propagated;
+    const double Pair::*more = use_b ? &Pair::b : &Pair::a;
+    const double Pair::*less = use_b ? &Pair::a : &Pair::b;
+    analysis::WaitGrowth growth;
+    growth.in_both = s.in_a && s.in_b;
+    growth.wait_higher = s.wait.*more;
+    growth.wait_lower = s.wait.*less;
+    growth.imbalance_grew = use_b ? imbalance_b - imbalance_a : imbalance_a - imbalance_b;
+    growth.processing_grew = use_b ? processing_b - processing_a : processing_a - processing_b;
+    s.dominant = analysis::dominant_of(
+        {s.time.*more, s.wait.*more, s.wait_or_transfer.*more, s.bytes_per_visit.*more}, growth);
     only_a += s.in_a && !s.in_b;
     only_b += s.in_b && !s.in_a;
     c.callsites.push_back(s);
@@ -276,6 +242,29 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
                "location and function)",
                only_a, only_b));
   }
+}
+
+}  // namespace
+
+Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Estimate estimate,
+                            const ExactWaits* exact_a, const ExactWaits* exact_b) {
+  Comparison c;
+  const std::string estimated = std::string(estimate_name(estimate)) + " estimate";
+  // A prediction's wait is the replay's, whichever estimate is asked for.
+  auto source = [&](const model::Profile& p, const ExactWaits* exact) -> std::string {
+    if (exact) return "trace analysis";
+    return p.run.mode == "prediction" ? "predicted" : estimated;
+  };
+  c.wait_source_a = source(a, exact_a);
+  c.wait_source_b = source(b, exact_b);
+  c.label_a = label_of(a);
+  c.label_b = label_of(b);
+  note_mismatches(a, b, c);
+  c.ranks = {static_cast<double>(a.run.ranks), static_cast<double>(b.run.ranks)};
+  const Side side_a{a, exact_a, &Pair::a}, side_b{b, exact_b, &Pair::b};
+  add_run_totals(side_a, side_b, estimate, c);
+  c.functions = compare_functions(side_a, side_b, estimate);
+  compare_callsites(side_a, side_b, estimate, c);
   return c;
 }
 

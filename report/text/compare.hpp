@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/callsite_verdict.hpp"
 #include "model/profile_reader.hpp"
 #include "report/runs/run_analysis.hpp"
 #include "report/text/text_report.hpp"
@@ -22,18 +23,10 @@ struct Pair {
   double ratio() const;
 };
 
-// `waiting_or_transfer`: time above the baseline of completion calls (Wait*) that
-// the profile cannot split between a late partner and the transfer they held.
-// `propagated`: waiting that grew with the slower run's communication, not with its
-// load imbalance: a partner late because of its own transfers (Scalasca's delay
-// analysis names such waiting by its cause; a profile can only see that the growth
-// fits communication, not imbalance).
-enum class Dominant { waiting, waiting_or_transfer, latency, bandwidth, propagated };
-const char* dominant_name(Dominant d);
-const char* dominant_advice(Dominant d);
-
-// Messages of at most this many bytes per visit count as latency-bound.
-inline constexpr double kLatencyBoundBytes = 16 * 1024;
+using analysis::Dominant;
+using analysis::dominant_advice;
+using analysis::dominant_name;
+using analysis::kLatencyBoundBytes;
 
 struct SiteComparison {
   std::string function;

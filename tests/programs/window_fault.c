@@ -6,4 +6,6 @@
  * mpidle.conf can make it fail. */
 #include <stdlib.h>
 
-const char* mpidle_test_window_fault(void) { return getenv("WINDOW_FAULT_STEP"); }
+const char* mpidle_test_window_fault(void) {
+  return getenv("WINDOW_FAULT_STEP");
+}

@@ -1,0 +1,53 @@
+#include "analysis/callsite_verdict.hpp"
+
+namespace mpidle::analysis {
+
+const char* dominant_name(Dominant d) {
+  switch (d) {
+    case Dominant::waiting:
+      return "waiting/imbalance";
+    case Dominant::waiting_or_transfer:
+      return "waiting or transfer (completion calls)";
+    case Dominant::latency:
+      return "latency (small messages)";
+    case Dominant::bandwidth:
+      return "bandwidth (large messages)";
+    case Dominant::propagated:
+      return "waiting propagated from communication";
+  }
+  return "?";
+}
+
+const char* dominant_advice(Dominant d) {
+  switch (d) {
+    case Dominant::waiting:
+      return "balance the load: neither faster links nor faster cores shorten waiting for a late "
+             "partner";
+    case Dominant::waiting_or_transfer:
+      return "a late partner or the transfer the Wait held: faster links shorten the transfer "
+             "only; trace both runs (MPIDLE_TRACE=1) to split them";
+    case Dominant::latency:
+      return "lower network latency would help";
+    case Dominant::bandwidth:
+      return "more network bandwidth would help";
+    case Dominant::propagated:
+      return "a partner late because of its own slower communication (the waiting grew with "
+             "the MPI processing, not with the load imbalance): faster links shorten it, "
+             "balancing the load would not; a trace of both runs shows where it starts";
+  }
+  return "";
+}
+
+Dominant dominant_of(const CallsiteCost& c, const WaitGrowth& g) {
+  // Never "waiting" for time that may be the transfer a Wait held.
+  const Dominant d = c.time > 0 && c.wait - c.wait_or_transfer >= 0.5 * c.time ? Dominant::waiting
+                     : c.time > 0 && c.wait >= 0.5 * c.time   ? Dominant::waiting_or_transfer
+                     : c.bytes_per_visit > kLatencyBoundBytes ? Dominant::bandwidth
+                                                              : Dominant::latency;
+  const double grew = g.wait_higher - g.wait_lower;
+  const bool propagated = g.in_both && grew > 0 && g.wait_lower < 0.5 * g.wait_higher &&
+                          g.imbalance_grew < 0.5 * grew && g.processing_grew >= grew;
+  return d == Dominant::waiting && propagated ? Dominant::propagated : d;
+}
+
+}  // namespace mpidle::analysis
