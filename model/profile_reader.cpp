@@ -135,9 +135,8 @@ void parse_efficiency(const Fields& e, PopEfficiency& into) {
   }
 }
 
-}  // namespace
-
-Profile parse_profile(const json& doc) {
+// The profile's schema version (1 or 2); a ProfileError for anything else.
+int schema_version(const json& doc) {
   if (!doc.is_object()) throw ProfileError("not a profile: the top level is not a JSON object");
   auto schema = doc.find("schema");
   if (schema == doc.end() || !schema->is_string()) {
@@ -147,185 +146,205 @@ Profile parse_profile(const json& doc) {
     throw ProfileError("unsupported schema \"" + schema->get<std::string>() + "\" (expected \"" +
                        kProfileSchema + "\" or \"" + kProfileSchemaV1 + "\")");
   }
-  const int version = *schema == kProfileSchema ? 2 : 1;
+  return *schema == kProfileSchema ? 2 : 1;
+}
+
+RankRow parse_rank_row(const Fields& f) {
+  RankRow row{f.get<std::int64_t>("rank"),
+              f.get<std::string>("host"),
+              f.get<double>("wall_s"),
+              f.get<double>("mpi_s"),
+              f.get<double>("wait_s"),
+              f.get<double>("wait_s_global_min"),
+              f.get<double>("first_call_wait_s"),
+              f.get<std::uint64_t>("calls"),
+              f.get<std::uint64_t>("dropped_calls"),
+              f.get<std::uint64_t>("memory_bytes")};
+  row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
+  row.untimed_calls = f.get_or<std::uint64_t>("untimed_calls", 0);
+  row.finalize_memory_bytes = f.get_or<std::uint64_t>("finalize_memory_bytes", 0);
+  row.finalize_anonymous_bytes = f.get_or<std::uint64_t>("finalize_anonymous_bytes", 0);
+  row.estimates = parse_estimates(f);
+  return row;
+}
+
+RegionRow parse_region_row(const Fields& f) {
+  RegionRow r;
+  r.path = f.get<std::string>("path");
+  if (r.path.empty()) throw ProfileError(f.where("path") + " is empty");
+  r.depth = region_depth(r.path);
+  r.visits = f.get<std::uint64_t>("visits");
+  r.ranks = f.get<std::uint64_t>("ranks");
+  r.calls = f.get<std::uint64_t>("calls");
+  r.wall_max_s = f.get<double>("wall_max_s");
+  r.mpi_s = f.get<double>("mpi_s");
+  r.wait_s = f.get<double>("wait_s");
+  r.wait_s_global_min = f.get<double>("wait_s_global_min");
+  r.estimates = parse_estimates(f);
+  parse_efficiency(Fields(f.at("efficiency"), f.where("efficiency")), r.efficiency);
+  return r;
+}
+
+FunctionRow parse_function_row(const Fields& f) {
+  FunctionRow row{f.get<std::string>("name"),
+                  f.get<std::uint64_t>("calls"),
+                  f.get<std::uint64_t>("incomplete_calls"),
+                  f.get<double>("time_s"),
+                  f.get<double>("wait_s"),
+                  f.get<double>("wait_s_global_min"),
+                  f.get<double>("bytes")};
+  row.estimates = parse_estimates(f);
+  row.can_wait = f.get_or<bool>("can_wait", true);
+  return row;
+}
+
+CallsiteRow parse_callsite_row(const Fields& f, int version) {
+  CallsiteRow c;
+  c.id = f.get<std::int64_t>("id");
+  c.function = f.get<std::string>("function");
+  c.frames = rows<Frame>(f, "frames", parse_frame);
+  c.visits = f.get<std::uint64_t>("visits");
+  if (f.has("bytes")) c.bytes = f.get<double>("bytes");
+  c.time_s = f.get<double>("time_s");
+  c.wait_s = f.get<double>("wait_s");
+  c.wait_s_global_min = f.get<double>("wait_s_global_min");
+  c.estimates = parse_estimates(f);
+  c.durations = parse_histogram(f, "durations");
+  if (version == 1) {
+    c.by_rank = rows<CallsiteRankRow>(f, "by_rank", [](const Fields& r) {
+      return CallsiteRankRow{r.get<std::int64_t>("rank"), r.get<std::uint64_t>("visits"),
+                             r.get<double>("time_s"), r.get<double>("wait_s")};
+    });
+    c.rank_stats = statistics_of(c.by_rank);
+  } else {
+    c.rank_stats = parse_statistics(Fields(f.at("ranks"), f.where("ranks")));
+  }
+  return c;
+}
+
+MinimumRow parse_minimum_row(const Fields& f, int version) {
+  MinimumRow m{f.get<std::string>("function"),
+               f.get<std::int64_t>("size_class"),
+               version == 1 ? f.get<std::int64_t>("peer") : kNoPeer,
+               f.get<std::int64_t>("rank"),
+               f.get<double>("min_s"),
+               f.get<std::uint64_t>("count")};
+  m.comm_size = f.get_or<std::int64_t>("comm_size", 0);
+  m.intercomm = f.get_or<bool>("intercomm", false);
+  m.ranks = version == 1 ? 1 : f.get<std::uint64_t>("ranks");
+  m.baseline_s = f.get_or<double>("baseline_s", m.min_s);
+  m.durations = parse_histogram(f, "durations");
+  return m;
+}
+
+TraceSection parse_trace_section(const Fields& f) {
+  TraceSection t;
+  t.file = f.get<std::string>("file");
+  // Commands open, and `mpidle sync` rewrites, this file: it must be one in the
+  // run directory, never a path that leads out of it.
+  if (t.file.empty() || t.file == "." || t.file == ".." ||
+      t.file.find_first_of("/\\") != std::string::npos || t.file.find('\0') != std::string::npos) {
+    throw ProfileError("trace.file must name a file in the run directory, not \"" +
+                       t.file.substr(0, 80) + "\"");
+  }
+  t.events = f.get<std::uint64_t>("events");
+  for (const auto& n : f.array("events_by_rank")) {
+    if (!n.is_number_unsigned()) throw ProfileError("trace.events_by_rank holds a non-count");
+    t.events_by_rank.push_back(n.get<std::uint64_t>());
+  }
+  t.spills = f.get<std::uint64_t>("spills");
+  t.lost_records = f.get_or<std::uint64_t>("lost_records", 0);
+  t.out_of_core_ranks = f.get_or<std::uint64_t>("out_of_core_ranks", 0);
+  Fields papi(f.at("papi"), "trace.papi");
+  for (const auto& e : papi.array("events"))
+    t.papi_events.push_back(e.is_string() ? e.get<std::string>() : "");
+  const auto& available = papi.at("available");
+  if (!available.is_boolean()) throw ProfileError("trace.papi.available is not a boolean");
+  t.papi_available = available.get<bool>();
+  t.papi_reason = papi.get<std::string>("reason");
+  if (f.at("papi").contains("burst_totals_by_rank")) {
+    for (const auto& rank : papi.array("burst_totals_by_rank")) {
+      if (!rank.is_array()) throw ProfileError("trace.papi.burst_totals_by_rank holds a non-array");
+      auto& row = t.papi_burst_totals.emplace_back();
+      for (const auto& v : rank) {
+        if (!v.is_number_integer())
+          throw ProfileError("trace.papi.burst_totals_by_rank holds a non-count");
+        row.push_back(v.get<std::int64_t>());
+      }
+    }
+  }
+  return t;
+}
+
+CalibrationSection parse_calibration_section(const Fields& f) {
+  CalibrationSection c;
+  c.source = f.get<std::string>("source");
+  c.windows = f.get<std::uint64_t>("windows");
+  c.windows_cut = f.get<std::uint64_t>("windows_cut");
+  c.windows_capped = f.get<std::uint64_t>("windows_capped");
+  c.calibrated_keys = f.get<std::uint64_t>("calibrated_keys");
+  c.calls_left_out = f.get<std::uint64_t>("calls_left_out");
+  c.records = f.get<std::uint64_t>("records");
+  return c;
+}
+
+SyncSection parse_sync_section(const Fields& f) {
+  SyncSection s;
+  s.offsets = rows<SyncOffset>(f, "offsets", [](const Fields& o) {
+    return SyncOffset{o.get<std::int64_t>("rank"),     o.get<double>("init_offset_s"),
+                      o.get<double>("final_offset_s"), o.get<double>("drift"),
+                      o.get<double>("rtt_s"),          o.get_or<double>("final_rtt_s", 0.0),
+                      o.get_or<double>("span_s", 0.0)};
+  });
+  s.min_latency_s = f.get<double>("min_latency_s");
+  s.gamma = f.get<double>("gamma");
+  s.violations_raw = f.get<std::uint64_t>("violations_raw");
+  s.violations_before = f.get<std::uint64_t>("violations_before");
+  s.violations_after = f.get<std::uint64_t>("violations_after");
+  s.events_moved = f.get<std::uint64_t>("events_moved");
+  s.max_shift_s = f.get<double>("max_shift_s");
+  s.mean_shift_s = f.get<double>("mean_shift_s");
+  s.interval_change_mean = f.get<double>("interval_change_mean");
+  s.messages = f.get_or<std::uint64_t>("messages", 0);
+  s.unmatched_sends = f.get_or<std::uint64_t>("unmatched_sends", 0);
+  s.unmatched_receives = f.get_or<std::uint64_t>("unmatched_receives", 0);
+  s.cancelled = f.get_or<std::uint64_t>("cancelled", 0);
+  if (f.has("clock")) {
+    Fields c(f.at("clock"), "sync.clock");
+    s.correction = c.get<std::string>("correction");
+    s.clock_reason = c.get<std::string>("reason");
+    s.latency_reason = c.get<std::string>("latency_reason");
+    s.reference_clock_ranks = c.get<std::uint64_t>("reference_clock_ranks");
+    s.violations_with_offsets = c.get<std::uint64_t>("violations_with_offsets");
+    s.min_latency_measured_s = c.get<double>("min_latency_measured_s");
+  }
+  return s;
+}
+
+}  // namespace
+
+Profile parse_profile(const json& doc) {
+  const int version = schema_version(doc);
   Fields top(doc, "profile");
   Profile p;
   p.schema_version = version;
   p.run = parse_run(Fields(top.at("run"), "run"));
-  p.ranks = rows<RankRow>(top, "ranks", [](const Fields& f) {
-    RankRow row{f.get<std::int64_t>("rank"),
-                f.get<std::string>("host"),
-                f.get<double>("wall_s"),
-                f.get<double>("mpi_s"),
-                f.get<double>("wait_s"),
-                f.get<double>("wait_s_global_min"),
-                f.get<double>("first_call_wait_s"),
-                f.get<std::uint64_t>("calls"),
-                f.get<std::uint64_t>("dropped_calls"),
-                f.get<std::uint64_t>("memory_bytes")};
-    row.untracked_requests = f.get_or<std::uint64_t>("untracked_requests", 0);
-    row.untimed_calls = f.get_or<std::uint64_t>("untimed_calls", 0);
-    row.finalize_memory_bytes = f.get_or<std::uint64_t>("finalize_memory_bytes", 0);
-    row.finalize_anonymous_bytes = f.get_or<std::uint64_t>("finalize_anonymous_bytes", 0);
-    row.estimates = parse_estimates(f);
-    return row;
-  });
+  p.ranks = rows<RankRow>(top, "ranks", parse_rank_row);
   p.efficiency = pop_efficiency_of(p.ranks);
   if (top.has("efficiency"))
     parse_efficiency(Fields(top.at("efficiency"), "efficiency"), p.efficiency);
   if (top.has("regions")) {
-    p.regions = rows<RegionRow>(top, "regions", [](const Fields& f) {
-      RegionRow r;
-      r.path = f.get<std::string>("path");
-      if (r.path.empty()) throw ProfileError(f.where("path") + " is empty");
-      r.depth = region_depth(r.path);
-      r.visits = f.get<std::uint64_t>("visits");
-      r.ranks = f.get<std::uint64_t>("ranks");
-      r.calls = f.get<std::uint64_t>("calls");
-      r.wall_max_s = f.get<double>("wall_max_s");
-      r.mpi_s = f.get<double>("mpi_s");
-      r.wait_s = f.get<double>("wait_s");
-      r.wait_s_global_min = f.get<double>("wait_s_global_min");
-      r.estimates = parse_estimates(f);
-      parse_efficiency(Fields(f.at("efficiency"), f.where("efficiency")), r.efficiency);
-      return r;
-    });
+    p.regions = rows<RegionRow>(top, "regions", parse_region_row);
   }
-  p.functions = rows<FunctionRow>(top, "functions", [](const Fields& f) {
-    FunctionRow row{f.get<std::string>("name"),
-                    f.get<std::uint64_t>("calls"),
-                    f.get<std::uint64_t>("incomplete_calls"),
-                    f.get<double>("time_s"),
-                    f.get<double>("wait_s"),
-                    f.get<double>("wait_s_global_min"),
-                    f.get<double>("bytes")};
-    row.estimates = parse_estimates(f);
-    row.can_wait = f.get_or<bool>("can_wait", true);
-    return row;
-  });
-  p.callsites = rows<CallsiteRow>(top, "callsites", [version](const Fields& f) {
-    CallsiteRow c;
-    c.id = f.get<std::int64_t>("id");
-    c.function = f.get<std::string>("function");
-    c.frames = rows<Frame>(f, "frames", parse_frame);
-    c.visits = f.get<std::uint64_t>("visits");
-    if (f.has("bytes")) c.bytes = f.get<double>("bytes");
-    c.time_s = f.get<double>("time_s");
-    c.wait_s = f.get<double>("wait_s");
-    c.wait_s_global_min = f.get<double>("wait_s_global_min");
-    c.estimates = parse_estimates(f);
-    c.durations = parse_histogram(f, "durations");
-    if (version == 1) {
-      c.by_rank = rows<CallsiteRankRow>(f, "by_rank", [](const Fields& r) {
-        return CallsiteRankRow{r.get<std::int64_t>("rank"), r.get<std::uint64_t>("visits"),
-                               r.get<double>("time_s"), r.get<double>("wait_s")};
-      });
-      c.rank_stats = statistics_of(c.by_rank);
-    } else {
-      c.rank_stats = parse_statistics(Fields(f.at("ranks"), f.where("ranks")));
-    }
-    return c;
-  });
-  if (doc.contains("trace")) {
-    Fields f(doc.at("trace"), "trace");
-    TraceSection t;
-    t.file = f.get<std::string>("file");
-    // Commands open, and `mpidle sync` rewrites, this file: it must be one in the
-    // run directory, never a path that leads out of it.
-    if (t.file.empty() || t.file == "." || t.file == ".." ||
-        t.file.find_first_of("/\\") != std::string::npos ||
-        t.file.find('\0') != std::string::npos) {
-      throw ProfileError("trace.file must name a file in the run directory, not \"" +
-                         t.file.substr(0, 80) + "\"");
-    }
-    t.events = f.get<std::uint64_t>("events");
-    for (const auto& n : f.array("events_by_rank")) {
-      if (!n.is_number_unsigned()) throw ProfileError("trace.events_by_rank holds a non-count");
-      t.events_by_rank.push_back(n.get<std::uint64_t>());
-    }
-    t.spills = f.get<std::uint64_t>("spills");
-    t.lost_records = f.get_or<std::uint64_t>("lost_records", 0);
-    t.out_of_core_ranks = f.get_or<std::uint64_t>("out_of_core_ranks", 0);
-    Fields papi(f.at("papi"), "trace.papi");
-    for (const auto& e : papi.array("events"))
-      t.papi_events.push_back(e.is_string() ? e.get<std::string>() : "");
-    const auto& available = papi.at("available");
-    if (!available.is_boolean()) throw ProfileError("trace.papi.available is not a boolean");
-    t.papi_available = available.get<bool>();
-    t.papi_reason = papi.get<std::string>("reason");
-    if (f.at("papi").contains("burst_totals_by_rank")) {
-      for (const auto& rank : papi.array("burst_totals_by_rank")) {
-        if (!rank.is_array())
-          throw ProfileError("trace.papi.burst_totals_by_rank holds a non-array");
-        auto& row = t.papi_burst_totals.emplace_back();
-        for (const auto& v : rank) {
-          if (!v.is_number_integer())
-            throw ProfileError("trace.papi.burst_totals_by_rank holds a non-count");
-          row.push_back(v.get<std::int64_t>());
-        }
-      }
-    }
-    p.trace = std::move(t);
-  }
-  if (doc.contains("calibration")) {
-    Fields f(doc.at("calibration"), "calibration");
-    CalibrationSection c;
-    c.source = f.get<std::string>("source");
-    c.windows = f.get<std::uint64_t>("windows");
-    c.windows_cut = f.get<std::uint64_t>("windows_cut");
-    c.windows_capped = f.get<std::uint64_t>("windows_capped");
-    c.calibrated_keys = f.get<std::uint64_t>("calibrated_keys");
-    c.calls_left_out = f.get<std::uint64_t>("calls_left_out");
-    c.records = f.get<std::uint64_t>("records");
-    p.calibration = std::move(c);
-  }
-  if (doc.contains("sync")) {
-    Fields f(doc.at("sync"), "sync");
-    SyncSection s;
-    s.offsets = rows<SyncOffset>(f, "offsets", [](const Fields& o) {
-      return SyncOffset{o.get<std::int64_t>("rank"),     o.get<double>("init_offset_s"),
-                        o.get<double>("final_offset_s"), o.get<double>("drift"),
-                        o.get<double>("rtt_s"),          o.get_or<double>("final_rtt_s", 0.0),
-                        o.get_or<double>("span_s", 0.0)};
-    });
-    s.min_latency_s = f.get<double>("min_latency_s");
-    s.gamma = f.get<double>("gamma");
-    s.violations_raw = f.get<std::uint64_t>("violations_raw");
-    s.violations_before = f.get<std::uint64_t>("violations_before");
-    s.violations_after = f.get<std::uint64_t>("violations_after");
-    s.events_moved = f.get<std::uint64_t>("events_moved");
-    s.max_shift_s = f.get<double>("max_shift_s");
-    s.mean_shift_s = f.get<double>("mean_shift_s");
-    s.interval_change_mean = f.get<double>("interval_change_mean");
-    s.messages = f.get_or<std::uint64_t>("messages", 0);
-    s.unmatched_sends = f.get_or<std::uint64_t>("unmatched_sends", 0);
-    s.unmatched_receives = f.get_or<std::uint64_t>("unmatched_receives", 0);
-    s.cancelled = f.get_or<std::uint64_t>("cancelled", 0);
-    if (f.has("clock")) {
-      Fields c(f.at("clock"), "sync.clock");
-      s.correction = c.get<std::string>("correction");
-      s.clock_reason = c.get<std::string>("reason");
-      s.latency_reason = c.get<std::string>("latency_reason");
-      s.reference_clock_ranks = c.get<std::uint64_t>("reference_clock_ranks");
-      s.violations_with_offsets = c.get<std::uint64_t>("violations_with_offsets");
-      s.min_latency_measured_s = c.get<double>("min_latency_measured_s");
-    }
-    p.sync = std::move(s);
-  }
-  p.minima = rows<MinimumRow>(top, "minima", [version](const Fields& f) {
-    MinimumRow m{f.get<std::string>("function"),
-                 f.get<std::int64_t>("size_class"),
-                 version == 1 ? f.get<std::int64_t>("peer") : kNoPeer,
-                 f.get<std::int64_t>("rank"),
-                 f.get<double>("min_s"),
-                 f.get<std::uint64_t>("count")};
-    m.comm_size = f.get_or<std::int64_t>("comm_size", 0);
-    m.intercomm = f.get_or<bool>("intercomm", false);
-    m.ranks = version == 1 ? 1 : f.get<std::uint64_t>("ranks");
-    m.baseline_s = f.get_or<double>("baseline_s", m.min_s);
-    m.durations = parse_histogram(f, "durations");
-    return m;
-  });
+  p.functions = rows<FunctionRow>(top, "functions", parse_function_row);
+  p.callsites = rows<CallsiteRow>(
+      top, "callsites", [version](const Fields& f) { return parse_callsite_row(f, version); });
+  if (doc.contains("trace")) p.trace = parse_trace_section(Fields(doc.at("trace"), "trace"));
+  if (doc.contains("calibration"))
+    p.calibration = parse_calibration_section(Fields(doc.at("calibration"), "calibration"));
+  if (doc.contains("sync")) p.sync = parse_sync_section(Fields(doc.at("sync"), "sync"));
+  p.minima = rows<MinimumRow>(top, "minima",
+                              [version](const Fields& f) { return parse_minimum_row(f, version); });
   if (version == 1) p.rank_minima = p.minima;
   return p;
 }

@@ -113,170 +113,151 @@ void merge_agreement(WindowAgreement& into, WindowAgreement&& from) {
   }
 }
 
-// Steps 2 to 4 on this rank's window records `mine` (its function table still its
-// own), whose windows opened at `openings`; `failure` says why this rank has none.
-// Collective. Returns this rank's part of the calibration (an empty one on every
-// rank where any failed), or with `reduce` the run's.
-model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Trace& mine,
-                             model::WindowOpenings openings, std::string failure,
-                             const WindowCounts& counts, bool reduce) {
-  MPI_Comm comm = context.own_comm();
-  int rank = 0, size = 1;
-  PMPI_Comm_rank(comm, &rank);
-  PMPI_Comm_size(comm, &size);
-  // MPIDLE_VERBOSE=2: each step's time on rank 0, to see where the finalize goes.
-  const std::uint64_t start_ns = monotonic_ns();
-  auto progress = [&](const char* step) {
-    if (rank != 0 || context.config().verbose < 2) return;
-    warn(std::string("finalize: windows' ") + step + " after " +
-         std::to_string(static_cast<double>(monotonic_ns() - start_ns) * 1e-6) + " ms");
-  };
-  if (failure.empty()) {
-    try {
-      number_functions_as_the_table(mine);
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
+// Steps 2 to 4 on one rank, each a method; every rank calls them in the same order
+// (each is collective where it exchanges). A rank that fails keeps going with
+// nothing to say, so that no other rank waits for it; `failure` says why.
+class WindowCalibration {
+ public:
+  WindowCalibration(Context& context, FinalizeMemory& memory, model::Trace& mine,
+                    std::string failure)
+      : m_context(context),
+        m_memory(memory),
+        m_mine(mine),
+        m_failure(std::move(failure)),
+        m_comm(context.own_comm()),
+        m_start_ns(monotonic_ns()) {
+    PMPI_Comm_rank(m_comm, &m_rank);
+    PMPI_Comm_size(m_comm, &m_size);
   }
-  memory.sample();
-  if (mine.ranks.empty()) mine.ranks.emplace_back();  // failed: still takes part
-  model::RankTrace& own = mine.ranks.at(0);
-  own.rank = rank;
-  compose_offsets(comm, own, context.node_locality().one_node);
-  mine.min_latency_ns = context.window_latency_ns();
-  progress("offsets");
 
-  // Steps 3 and 4 in two exchanges: the windows' messages are paired and each learns
-  // its other side, and each collective instance is judged at its home process
-  // (sync/window_partners). A rank that fails still takes part in both (with nothing
-  // to say, and an empty answer to every rank that told it something), so that no
-  // other rank waits for it.
-  std::optional<sync::WindowPairing> align;
-  // Where the first window's calls end: the second window's opening (none: all are).
-  std::int64_t start_until_ns = INT64_MAX;
-  transport::Parcels sends, answers;
-  auto attempt = [&](auto step) {
-    if (!failure.empty()) return;
-    try {
-      step();
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
-  };
-  const std::string test_fail = rank == size - 1 ? test_window_fault() : "";
-  const bool test_failing = !test_fail.empty();
-  attempt([&] {
-    if (test_failing && test_fail == "sends")
-      throw model::TraceError("test failure before the sends");
-    // A receive cannot end before its send began. Between nodes the offsets may err
-    // by about the smallest latency measured; on one node every rank reads one clock,
-    // and that latency as slack paired a late receiver one message off: a receive
-    // ends a Barrier's microseconds before the next step's send begins, and the
-    // first pairing tried, with the later sends, then held (the trace's windows
-    // read a systematic late receiver at 0.43 of its exact wait).
-    const std::int64_t slack = context.node_locality().one_node ? 0 : mine.min_latency_ns;
-    if (openings.ns.size() > 1) start_until_ns = openings.ns[1];
-    align.emplace(mine, own, std::move(openings), slack, size);
-    sends = align->sends_by_destination();
-  });
-  if (!failure.empty()) sends.clear();
-  const auto received = transport::sparse_exchange(comm, sends, kSendsTag);
-  attempt([&] {
-    if (test_failing && test_fail == "pairs")
-      throw model::TraceError("test failure before the answers");
-    answers = align->pair_receives(received);
-  });
-  if (!failure.empty()) {
-    answers.clear();
-    for (const auto& [source, bytes] : received)
-      answers.emplace_back(source, std::vector<std::byte>{});
+  // Step 2: the rank's records numbered as the table, its offsets to rank 0.
+  model::RankTrace& offsets() {
+    attempt([&] { number_functions_as_the_table(m_mine); });
+    m_memory.sample();
+    if (m_mine.ranks.empty()) m_mine.ranks.emplace_back();  // failed: still takes part
+    model::RankTrace& own = m_mine.ranks.at(0);
+    own.rank = m_rank;
+    compose_offsets(m_comm, own, m_context.node_locality().one_node);
+    m_mine.min_latency_ns = m_context.window_latency_ns();
+    progress("offsets");
+    return own;
   }
-  const auto expected =
-      static_cast<std::size_t>(std::count_if(sends.begin(), sends.end(), [](const auto& p) {
-        return transport::fits_one_message(p.second);
-      }));
-  const auto answered = transport::answer_exchange(comm, answers, expected, kPairsTag);
-  attempt([&] {
-    align->apply_answers(answered);
-    align->separate_windows();
-  });
-  // Both clocks' partners and send classes, so that one reduction can both choose
-  // the clock and agree on the send classes for it.
-  std::array<sync::RankPartners, 2> partners_on;
-  std::string unpaired;  // why this rank's windows have no partners, if so
-  WindowAgreement agreement;
-  agreement.failed = failure.empty() ? 0 : 1;
-  const std::uint64_t records = own.records.size();
-  if (failure.empty()) {
-    for (int clock : {sync::kReferenceClock, sync::kRawClock}) {
-      const auto c = static_cast<std::size_t>(clock);
-      agreement.violations[c] = align->violations()[c];
-      try {
-        partners_on[c] = align->partners(clock);
-        agreement.send_classes[c] = analysis::send_classes(own, partners_on[c]);
-      } catch (const std::exception& e) {
-        unpaired = e.what();
+
+  // Step 3 in two exchanges: the windows' messages are paired and each learns its
+  // other side, and each collective instance is judged at its home process
+  // (sync/window_pairing.hpp). A rank that fails still takes part in both (with
+  // nothing to say, and an empty answer to every rank that told it something).
+  void pair(model::RankTrace& own, model::WindowOpenings openings) {
+    const std::string test_fail = m_rank == m_size - 1 ? test_window_fault() : "";
+    transport::Parcels sends, answers;
+    attempt([&] {
+      if (test_fail == "sends") throw model::TraceError("test failure before the sends");
+      // A receive cannot end before its send began. Between nodes the offsets may err
+      // by about the smallest latency measured; on one node every rank reads one
+      // clock, and that latency as slack paired a late receiver one message off: a
+      // receive ends a Barrier's microseconds before the next step's send begins, and
+      // the first pairing tried, with the later sends, then held (the trace's windows
+      // read a systematic late receiver at 0.43 of its exact wait).
+      const std::int64_t slack = m_context.node_locality().one_node ? 0 : m_mine.min_latency_ns;
+      if (openings.ns.size() > 1) m_start_until_ns = openings.ns[1];
+      m_pairing.emplace(m_mine, own, std::move(openings), slack, m_size);
+      sends = m_pairing->sends_by_destination();
+    });
+    if (!m_failure.empty()) sends.clear();
+    const auto received = transport::sparse_exchange(m_comm, sends, kSendsTag);
+    attempt([&] {
+      if (test_fail == "pairs") throw model::TraceError("test failure before the answers");
+      answers = m_pairing->pair_receives(received);
+    });
+    if (!m_failure.empty()) {
+      answers.clear();
+      for (const auto& [source, bytes] : received)
+        answers.emplace_back(source, std::vector<std::byte>{});
+    }
+    const auto expected =
+        static_cast<std::size_t>(std::count_if(sends.begin(), sends.end(), [](const auto& p) {
+          return transport::fits_one_message(p.second);
+        }));
+    const auto answered = transport::answer_exchange(m_comm, answers, expected, kPairsTag);
+    attempt([&] {
+      m_pairing->apply_answers(answered);
+      m_pairing->separate_windows();
+    });
+  }
+
+  // Step 4's reduction: both clocks' partners and send classes, so that one
+  // reduction both chooses the clock and agrees on the send classes for it. Returns
+  // the clock, with the records and partners on it, or nothing (and every rank
+  // knows) where any rank failed.
+  std::optional<int> agree(model::RankTrace& own) {
+    WindowAgreement agreement;
+    agreement.failed = m_failure.empty() ? 0 : 1;
+    if (m_failure.empty()) {
+      for (int clock : {sync::kReferenceClock, sync::kRawClock}) {
+        const auto c = static_cast<std::size_t>(clock);
+        agreement.violations[c] = m_pairing->violations()[c];
+        try {
+          m_partners_on[c] = m_pairing->partners(clock);
+          agreement.send_classes[c] = analysis::send_classes(own, m_partners_on[c]);
+        } catch (const std::exception& e) {
+          m_unpaired = e.what();
+        }
       }
     }
-  }
-  transport::TreeTraffic traffic;
-  agreement = transport::tree_allreduce(std::move(agreement), comm, encode_agreement,
-                                        decode_agreement, merge_agreement, traffic)
-                  .value_or(failed_agreement());
-  if (agreement.failed > 0) {
-    if (!failure.empty()) warn("no calibration from the trace windows: " + failure);
-    return {};
-  }
-  // As the trace's clock plan: offsets that break more clock conditions than the
-  // raw clocks are not used (ranks on one node read one clock).
-  const int clock =
-      agreement.violations[sync::kRawClock] < agreement.violations[sync::kReferenceClock]
-          ? sync::kRawClock
-          : sync::kReferenceClock;
-  std::vector<sync::RankPartners> partners(1);
-  if (!unpaired.empty()) {
-    warn("no wait states from this rank's windows: " + unpaired);
-    own.records.clear();
-    own.synced.clear();
-  } else {
-    partners[0] = std::move(partners_on[static_cast<std::size_t>(clock)]);
-    align->use_clock(clock);  // partners() left the records on the clock it found last
-  }
-  memory.sample();
-  progress((std::string(clock == sync::kRawClock ? "alignment and partners (raw clocks"
-                                                 : "alignment and partners (offset clocks") +
-            ", clock-condition violations " +
-            std::to_string(agreement.violations[sync::kReferenceClock]) + " with offsets, " +
-            std::to_string(agreement.violations[sync::kRawClock]) + " raw)")
-               .c_str());
-  // This rank's calls' costs from its exact waits (no MPI): summed over the ranks
-  // by the caller, or here with `reduce`.
-  model::Calibration calibration;
-  try {
-    if (!own.records.empty()) {
-      analysis::CallWaits call_waits;
-      analysis::rank_wait_states(mine, own, static_cast<std::uint32_t>(rank), partners[0],
-                                 agreement.send_classes[static_cast<std::size_t>(clock)],
-                                 &call_waits);
-      calibration = analysis::calibrate_rank(mine, own, partners[0], call_waits, start_until_ns);
+    transport::TreeTraffic traffic;
+    agreement = transport::tree_allreduce(std::move(agreement), m_comm, encode_agreement,
+                                          decode_agreement, merge_agreement, traffic)
+                    .value_or(failed_agreement());
+    if (agreement.failed > 0) {
+      if (!m_failure.empty()) warn("no calibration from the trace windows: " + m_failure);
+      return std::nullopt;
     }
-  } catch (const std::exception& e) {
-    warn(std::string("no wait states from this rank's windows: ") + e.what());
-    calibration = model::Calibration{};
+    // As the trace's clock plan: offsets that break more clock conditions than the
+    // raw clocks are not used (ranks on one node read one clock).
+    const int clock =
+        agreement.violations[sync::kRawClock] < agreement.violations[sync::kReferenceClock]
+            ? sync::kRawClock
+            : sync::kReferenceClock;
+    m_send_classes = agreement.send_classes[static_cast<std::size_t>(clock)];
+    if (!m_unpaired.empty()) {
+      warn("no wait states from this rank's windows: " + m_unpaired);
+      own.records.clear();
+      own.synced.clear();
+    } else {
+      m_partners = std::move(m_partners_on[static_cast<std::size_t>(clock)]);
+      m_pairing->use_clock(clock);  // partners() left the records on the clock it found last
+    }
+    m_memory.sample();
+    progress((std::string(clock == sync::kRawClock ? "alignment and partners (raw clocks"
+                                                   : "alignment and partners (offset clocks") +
+              ", clock-condition violations " +
+              std::to_string(agreement.violations[sync::kReferenceClock]) + " with offsets, " +
+              std::to_string(agreement.violations[sync::kRawClock]) + " raw)")
+                 .c_str());
+    return clock;
   }
-  // This rank's figures: summed over the ranks with its calls (the most windows
-  // any rank opened, the ranks whose buffer filled, the records).
-  calibration.source = "windows";
-  calibration.windows = counts.opened;
-  calibration.windows_cut = counts.cut;
-  calibration.windows_capped = counts.capped;
-  calibration.records = records;
-  if (reduce) {
+
+  // Step 4 on this rank: its calls' costs from its exact waits (no MPI).
+  model::Calibration costs(model::RankTrace& own) {
+    try {
+      if (own.records.empty()) return {};
+      analysis::CallWaits call_waits;
+      analysis::rank_wait_states(m_mine, own, static_cast<std::uint32_t>(m_rank), m_partners,
+                                 m_send_classes, &call_waits);
+      return analysis::calibrate_rank(m_mine, own, m_partners, call_waits, m_start_until_ns);
+    } catch (const std::exception& e) {
+      warn(std::string("no wait states from this rank's windows: ") + e.what());
+      return {};
+    }
+  }
+
+  // This rank's part summed over the ranks, each keeping its own part beside.
+  model::Calibration reduced(model::Calibration part) {
     transport::TreeTraffic sums;
-    const model::Calibration part = calibration;
-    calibration = model::with_own_part(
+    model::Calibration sum = part;
+    return model::with_own_part(
         transport::tree_allreduce(
-            std::move(calibration), comm, model::encode_calibration, model::decode_calibration,
+            std::move(sum), m_comm, model::encode_calibration, model::decode_calibration,
             [](model::Calibration& into, model::Calibration&& from) {
               model::merge_calibration(into, from);
             },
@@ -284,7 +265,64 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
             .value_or(part),
         part);
   }
-  progress("wait states");
+
+  // MPIDLE_VERBOSE=2: each step's time on rank 0, to see where the finalize goes.
+  void progress(const char* step) const {
+    if (m_rank != 0 || m_context.config().verbose < 2) return;
+    warn(std::string("finalize: windows' ") + step + " after " +
+         std::to_string(static_cast<double>(monotonic_ns() - m_start_ns) * 1e-6) + " ms");
+  }
+
+ private:
+  template <typename Step>
+  void attempt(Step step) {
+    if (!m_failure.empty()) return;
+    try {
+      step();
+    } catch (const std::exception& e) {
+      m_failure = e.what();
+    }
+  }
+
+  Context& m_context;
+  FinalizeMemory& m_memory;
+  model::Trace& m_mine;
+  std::string m_failure;
+  MPI_Comm m_comm;
+  int m_rank = 0, m_size = 1;
+  std::uint64_t m_start_ns;
+  std::optional<sync::WindowPairing> m_pairing;
+  // Where the first window's calls end: the second window's opening (none: all are).
+  std::int64_t m_start_until_ns = INT64_MAX;
+  std::array<sync::RankPartners, 2> m_partners_on;  // by clock
+  sync::RankPartners m_partners;                    // on the chosen clock
+  std::string m_unpaired;                // why this rank's windows have no partners, if so
+  analysis::SendClasses m_send_classes;  // on the chosen clock
+};
+
+// Steps 2 to 4 on this rank's window records `mine` (its function table still its
+// own), whose windows opened at `openings`; `failure` says why this rank has none.
+// Collective. Returns this rank's part of the calibration (an empty one on every
+// rank where any failed), or with `reduce` the run's.
+model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Trace& mine,
+                             model::WindowOpenings openings, std::string failure,
+                             const WindowCounts& counts, bool reduce) {
+  WindowCalibration steps(context, memory, mine, std::move(failure));
+  model::RankTrace& own = steps.offsets();
+  steps.pair(own, std::move(openings));
+  const std::uint64_t records = own.records.size();
+  if (!steps.agree(own)) return {};
+  // This rank's figures: summed over the ranks with its calls (the most windows
+  // any rank opened, the ranks whose buffer filled, the records), by the caller or
+  // here with `reduce`.
+  model::Calibration calibration = steps.costs(own);
+  calibration.source = "windows";
+  calibration.windows = counts.opened;
+  calibration.windows_cut = counts.cut;
+  calibration.windows_capped = counts.capped;
+  calibration.records = records;
+  if (reduce) calibration = steps.reduced(calibration);
+  steps.progress("wait states");
   return calibration;
 }
 
