@@ -283,108 +283,155 @@ class Replay {
 
   // Replays rank r's calls until one must wait for another rank. `force`: the
   // current call goes on without what it waits for (a cycle).
+  // What one record of a call asks of the replay: nothing more (done), a message or
+  // instance not predicted yet, so that the rank waits for it (parked), or, when
+  // forced past that, nothing of this record (skipped).
+  enum class Part { done, parked, skipped };
+  // The call being predicted: its exit so far, the model's part of it, and whether
+  // the model describes any of it.
+  struct CallEnd {
+    std::int64_t exit = 0;
+    Cost work;
+    bool modelled = false;
+  };
+
+  // The compute burst before the call `first`, at the target's speed: where it enters.
+  void enter_call(std::uint32_t r, std::uint64_t first, std::uint64_t end,
+                  std::int64_t measured_enter) {
+    RankState& s = m_state[r];
+    s.burst = 0;
+    if (s.clock == kNotYetPredicted) {
+      s.enter = measured_enter;
+    } else {
+      s.burst = std::llround(
+          static_cast<double>(std::max<std::int64_t>(0, measured_enter - s.measured_exit)) *
+          m_in.cpu_scale);
+      s.enter = s.clock + s.burst;
+    }
+    s.entered = true;
+    for (std::uint64_t i = first; i < end; ++i) publish(r, i, s.enter);
+  }
+
+  // A record that completes a receive: the transfer it waits for.
+  Part receive_part(std::uint32_t r, std::uint64_t i, bool& force, CallEnd& call) {
+    const TraceRecord& rec = m_trace.ranks[r].records[i];
+    const std::uint64_t m = m_as_receive[r][i];
+    if (m == kNone || (rec.role != TraceRole::recv && rec.role != TraceRole::completion)) {
+      return Part::done;
+    }
+    call.modelled = true;
+    const Cost t = transfer(m);
+    const Protocol p = protocol(m);
+    if (m_send_enter[m] == kNotYetPredicted || (p.held() && m_send_done[m] == kNotYetPredicted)) {
+      if (!force) {
+        park(r, m);
+        return Part::parked;
+      }
+      force = false;
+      return Part::skipped;
+    }
+    // The receive's own CPU cost is paid even when the data is already there.
+    const Cost queued = on_links(m, p, t);
+    call.exit = std::max({call.exit, m_moving[m] + t.ns, m_state[r].enter + p.receive_overhead.ns});
+    if (queued.ns > call.work.ns) call.work = queued;
+    return Part::done;
+  }
+
+  // A record that sends (or completes or starts a send): rendezvous waits for the
+  // receiver, eager costs the target's send overhead.
+  Part send_part(std::uint32_t r, std::uint64_t i, bool first_record, std::int64_t measured_call,
+                 bool& force, CallEnd& call) {
+    const TraceRecord& rec = m_trace.ranks[r].records[i];
+    const std::uint64_t m = m_as_send[r][i];
+    const std::int64_t enter = m_state[r].enter;
+    if (m != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion ||
+                       (first_record && rec.role == TraceRole::recv))) {
+      const Cost t = transfer(m);
+      const Protocol p = protocol(m);
+      call.modelled = true;
+      if (p.rendezvous) {
+        if (m_posted[m] == kNotYetPredicted ||
+            (p.held() && m_receive_done[m] == kNotYetPredicted)) {
+          if (!force) {
+            park(r, m);
+            return Part::parked;
+          }
+          force = false;
+          return Part::skipped;
+        }
+        const Cost queued = on_links(m, p, t);
+        call.exit = std::max(call.exit, m_moving[m] + t.ns);
+        if (queued.ns > call.work.ns) call.work = queued;
+      } else if (rec.role != TraceRole::completion) {
+        // Eager: the data is copied out, the receiver is not waited for. With the
+        // target's overheads measured, the send costs its CPU that much; without,
+        // the transfer's time, at most what the call took here.
+        const std::int64_t own = p.overheads ? p.send_overhead.ns : std::min(t.ns, measured_call);
+        call.exit = std::max(call.exit, enter + own);
+        if (own > call.work.ns) call.work = {own, std::min(own, t.latency_ns)};
+      }
+    } else if (m != kNone && rec.role == TraceRole::isend) {
+      // A non-blocking send's start costs its CPU the target's send overhead.
+      const Protocol p = protocol(m);
+      if (p.overheads) {
+        call.modelled = true;
+        call.exit = std::max(call.exit, enter + p.send_overhead.ns);
+        if (p.send_overhead.ns > call.work.ns) call.work = p.send_overhead;
+      }
+    }
+    return Part::done;
+  }
+
+  // A collective's record: the instance's exit for this member.
+  Part collective_part(std::uint32_t r, std::uint64_t i, bool& force, CallEnd& call) {
+    const TraceRecord& rec = m_trace.ranks[r].records[i];
+    const bool collective = rec.role == TraceRole::collective ||
+                            (rec.role == TraceRole::completion && rec.collective_kind != 0);
+    const std::uint64_t c = collective ? instance_of(r, i) : kNone;
+    if (c == kNone) return Part::done;
+    call.modelled = true;
+    Instance& inst = m_instances[c];
+    if (inst.cost_ns < 0) {
+      if (!force) {
+        park_on_instance(r, c);
+        return Part::parked;
+      }
+      force = false;
+      return Part::skipped;
+    }
+    call.exit = std::max(call.exit, inst.exits[m_links.member[r].at(i)]);
+    if (inst.cost_ns > call.work.ns) call.work = {inst.cost_ns, inst.latency_ns};
+    return Part::done;
+  }
+
+  // Predicts rank r's calls until one waits for something not predicted yet (the
+  // rank is then parked on it), or, with `force`, past the first such wait.
   void advance(std::uint32_t r, bool force) {
-    const auto& rank = m_trace.ranks[r];
-    const auto& records = rank.records;
+    const auto& records = m_trace.ranks[r].records;
     RankState& s = m_state[r];
     while (s.next < records.size()) {
       const std::uint64_t first = s.next;
       std::uint64_t end = first + 1;
       while (end < records.size() && records[end].extra != 0) ++end;
-      const TraceRecord& main = records[first];
       const std::int64_t measured_enter = synced_enter(r, first);
       const std::int64_t measured_exit = synced_exit(r, first);
-      if (!s.entered) {
-        // The compute burst before the call, at the target's speed.
-        s.burst = 0;
-        if (s.clock == kNotYetPredicted) {
-          s.enter = measured_enter;
-        } else {
-          s.burst = std::llround(
-              static_cast<double>(std::max<std::int64_t>(0, measured_enter - s.measured_exit)) *
-              m_in.cpu_scale);
-          s.enter = s.clock + s.burst;
-        }
-        s.entered = true;
-        for (std::uint64_t i = first; i < end; ++i) publish(r, i, s.enter);
-      }
+      if (!s.entered) enter_call(r, first, end, measured_enter);
       // The call's end: its own work, and what it waits for.
-      std::int64_t exit = s.enter;
-      Cost work;  // the model's part of the call
-      bool modelled = false;
+      CallEnd call;
+      call.exit = s.enter;
       for (std::uint64_t i = first; i < end; ++i) {
-        const TraceRecord& rec = records[i];
-        const std::uint64_t m_recv = m_as_receive[r][i];
-        const std::uint64_t m_send = m_as_send[r][i];
-        const bool receives =
-            m_recv != kNone && (rec.role == TraceRole::recv || rec.role == TraceRole::completion);
-        if (receives) {
-          modelled = true;
-          const Cost t = transfer(m_recv);
-          const Protocol p = protocol(m_recv);
-          if (m_send_enter[m_recv] == kNotYetPredicted ||
-              (p.held() && m_send_done[m_recv] == kNotYetPredicted)) {
-            if (!force) return park(r, m_recv);
-            force = false;
-            continue;
-          }
-          // The receive's own CPU cost is paid even when the data is already there.
-          const Cost queued = on_links(m_recv, p, t);
-          exit = std::max({exit, m_moving[m_recv] + t.ns, s.enter + p.receive_overhead.ns});
-          if (queued.ns > work.ns) work = queued;
+        Part part = receive_part(r, i, force, call);
+        if (part == Part::done) {
+          part = send_part(r, i, i == first, measured_exit - measured_enter, force, call);
         }
-        if (m_send != kNone && (rec.role == TraceRole::send || rec.role == TraceRole::completion ||
-                                (i == first && rec.role == TraceRole::recv))) {
-          const Cost t = transfer(m_send);
-          const Protocol p = protocol(m_send);
-          modelled = true;
-          if (p.rendezvous) {
-            if (m_posted[m_send] == kNotYetPredicted ||
-                (p.held() && m_receive_done[m_send] == kNotYetPredicted)) {
-              if (!force) return park(r, m_send);
-              force = false;
-              continue;
-            }
-            const Cost queued = on_links(m_send, p, t);
-            exit = std::max(exit, m_moving[m_send] + t.ns);
-            if (queued.ns > work.ns) work = queued;
-          } else if (rec.role != TraceRole::completion) {
-            // Eager: the data is copied out, the receiver is not waited for. With
-            // the target's overheads measured, the send costs its CPU that much;
-            // without, the transfer's time, at most what the call took here.
-            const std::int64_t own =
-                p.overheads ? p.send_overhead.ns : std::min(t.ns, measured_exit - measured_enter);
-            exit = std::max(exit, s.enter + own);
-            if (own > work.ns) work = {own, std::min(own, t.latency_ns)};
-          }
-        } else if (m_send != kNone && rec.role == TraceRole::isend) {
-          // A non-blocking send's start costs its CPU the target's send overhead.
-          const Protocol p = protocol(m_send);
-          if (p.overheads) {
-            modelled = true;
-            exit = std::max(exit, s.enter + p.send_overhead.ns);
-            if (p.send_overhead.ns > work.ns) work = p.send_overhead;
-          }
-        }
-        const bool collective = rec.role == TraceRole::collective ||
-                                (rec.role == TraceRole::completion && rec.collective_kind != 0);
-        const std::uint64_t c = collective ? instance_of(r, i) : kNone;
-        if (c != kNone) {
-          modelled = true;
-          Instance& inst = m_instances[c];
-          if (inst.cost_ns < 0) {
-            if (!force) return park_on_instance(r, c);
-            force = false;
-            continue;
-          }
-          exit = std::max(exit, inst.exits[m_links.member[r].at(i)]);
-          if (inst.cost_ns > work.ns) work = {inst.cost_ns, inst.latency_ns};
-        }
+        if (part == Part::done) part = collective_part(r, i, force, call);
+        if (part == Part::parked) return;
       }
-      const bool local_call = !modelled;
-      if (local_call) exit = s.enter + (measured_exit - measured_enter);
-      m_tally.call(r, main, s.burst, s.enter, exit, work.ns, work.latency_ns, local_call);
-      s.clock = exit;
+      const bool local_call = !call.modelled;
+      if (local_call) call.exit = s.enter + (measured_exit - measured_enter);
+      m_tally.call(r, records[first], s.burst, s.enter, call.exit, call.work.ns,
+                   call.work.latency_ns, local_call);
+      s.clock = call.exit;
       s.measured_exit = measured_exit;
       s.entered = false;
       s.next = end;
