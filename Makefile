@@ -79,7 +79,7 @@ test: build build-openmpi-tests build-sanitize build-tsan
 	@status=0; \
 	(cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)) || status=1; \
 	(cd $(OPENMPI_BUILD_DIR) && ctest --output-on-failure -j 1 -L mpi) || status=1; \
-	(cd $(SANITIZE_BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -R '^(model|sync|compress|analysis|report|fuzz|sanitize):' -E '10\^8 events') || status=1; \
+	(cd $(SANITIZE_BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -R '^(model|settings|fleet records|sync|compress|analysis|report|fuzz|sanitize):' -E '10\^8 events') || status=1; \
 	(cd $(TSAN_BUILD_DIR) && ctest --output-on-failure -j 1 -LE mpi -R '^profiler:') || status=1; \
 	python3 scripts/skipped-tests.py $(BUILD_DIR) $(OPENMPI_BUILD_DIR) $(SANITIZE_BUILD_DIR) $(TSAN_BUILD_DIR); \
 	if [ $$status -ne 0 ]; then echo "mpidle: make test: some tests failed (above)" >&2; fi; \
