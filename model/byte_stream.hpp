@@ -47,6 +47,7 @@ class MemorySource {
   explicit MemorySource(std::span<const std::byte> bytes) : m_bytes(bytes) {}
   bool read(void* p, std::uint64_t n) {
     if (n > remaining()) return false;
+    if (n == 0) return true;  // `p` may be an empty array's null data()
     std::memcpy(p, m_bytes.data() + m_pos, n);
     m_pos += n;
     return true;
