@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "analysis/delay_output.hpp"
 #include "model/byte_stream.hpp"
 #include "model/json_fields.hpp"
 #include "model/run_info.hpp"
@@ -164,7 +165,7 @@ std::optional<std::vector<RankWaitRow>> decode_rank_waits(std::span<const std::b
 
 json write_analysis(const std::filesystem::path& dir, const model::Profile& profile,
                     const model::Trace& trace, const WaitStates& waits,
-                    const model::PopEfficiency* efficiency) {
+                    const model::PopEfficiency* efficiency, const DelayAnalysis* delays) {
   const auto accuracy = compare_with_minimum_method(profile, trace, waits);
   AnalysisDocument written = analysis_json(trace, waits, accuracy);
   json& doc = written.json;
@@ -179,6 +180,7 @@ json write_analysis(const std::filesystem::path& dir, const model::Profile& prof
                          {"serialization", *efficiency->serialization},
                          {"transfer", *efficiency->transfer}};
   }
+  if (delays != nullptr) doc["root_causes"] = root_causes_json(trace, *delays);
   // The side file first: analysis.json names it.
   const std::filesystem::path ranks_out = dir / kAnalysisRanksFileName;
   const auto bytes = encode_rank_waits(written.rank_waits);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accuracy.hpp"
+#include "delay_analysis.hpp"
 #include "wait_states.hpp"
 
 namespace mpidle::analysis {
@@ -51,9 +52,11 @@ std::optional<std::vector<RankWaitRow>> decode_rank_waits(std::span<const std::b
 // dir/analysis.json and dir/analysis_ranks.bin; returns the JSON it wrote. `trace` needs its tables
 // and its ranks' headers only. Throws std::runtime_error when the file cannot be written.
 // `efficiency`, when given, is written as the "efficiency" section: POP's metrics
-// with the ideal-network split (docs/analysis-format.md).
+// with the ideal-network split; `delays`, as the "root_causes" section: why each
+// callsite waited (docs/analysis-format.md).
 nlohmann::json write_analysis(const std::filesystem::path& dir, const model::Profile& profile,
                               const model::Trace& trace, const WaitStates& waits,
-                              const model::PopEfficiency* efficiency = nullptr);
+                              const model::PopEfficiency* efficiency = nullptr,
+                              const DelayAnalysis* delays = nullptr);
 
 }  // namespace mpidle::analysis

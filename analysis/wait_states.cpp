@@ -22,7 +22,8 @@ using sync::RecordRef;
 
 class Analysis {
  public:
-  explicit Analysis(const model::Trace& trace) : m_trace(trace) {
+  Analysis(const model::Trace& trace, const WaitObserver& observer)
+      : m_trace(trace), m_observer(observer) {
     m_first_record.reserve(trace.ranks.size());
     std::uint64_t n = 0;
     for (const auto& r : trace.ranks) {
@@ -37,17 +38,26 @@ class Analysis {
     return m_trace.ranks[r.rank].records[r.record];
   }
 
-  // Waiting of the call at `at` until `until`, bounded by the call's duration.
-  void wait(Pattern p, RecordRef at, std::int64_t until) {
+  // Waiting of the call at `at` until `until`, bounded by the call's duration;
+  // `cause`: the partner's record whose enter is `until`.
+  void wait(Pattern p, RecordRef at, std::int64_t until, RecordRef cause) {
     m_sites.wait(p, record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at), until);
+    observe(p, at, enter(at), until, cause);
+  }
+
+  // Tells the observer of a wait state from `from` to `until` (within the call).
+  void observe(Pattern p, RecordRef at, std::int64_t from, std::int64_t until, RecordRef cause) {
+    if (!m_observer) return;
+    const std::int64_t to = std::min(until, exit(at));
+    if (to > from) m_observer(WaitEvent{p, at, from, to, cause});
   }
 
   // Late sender, per receiving call: the latest send start among the messages
   // it completed. A blocking receive completes one; a Waitall may complete many.
   void note_receive(const sync::MessageMatch& m) {
     ++m_out.messages;
-    latest(m_latest_send, m.receive_call, enter(m.send));
-    m_sent_at[key_of(m.posted)] = enter(m.send);
+    latest(m_latest_send, m.receive_call, enter(m.send), m.send);
+    m_sent_at[key_of(m.posted)] = m.send;
   }
 
   // The call that judges a send for the late-receiver rule: a blocking send's own,
@@ -74,7 +84,7 @@ class Analysis {
     if (!call) return;
     const std::int64_t post = enter(m.posted);
     if (waited_for_receiver(m_send_classes, record(m.send), enter(*call), exit(*call), post))
-      latest(m_latest_post, *call, post);
+      latest(m_latest_post, *call, post, m.posted);
   }
 
   // Every call's point-to-point waiting, once (SiteWaitsBuilder::point_to_point).
@@ -82,15 +92,21 @@ class Analysis {
     constexpr std::int64_t none = SiteWaitsBuilder::kNoTime;
     for (const auto& [key, call] : m_latest_send) {
       auto post = m_latest_post.find(key);
-      const RecordRef at = call.first;
+      const RecordRef at = call.call;
       m_sites.point_to_point(record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at),
-                             call.second, post == m_latest_post.end() ? none : post->second.second);
+                             call.until, post == m_latest_post.end() ? none : post->second.until);
+      observe(Pattern::late_sender, at, enter(at), call.until, call.cause);
+      if (post != m_latest_post.end()) {
+        observe(Pattern::late_receiver, at, std::max(enter(at), call.until), post->second.until,
+                post->second.cause);
+      }
     }
     for (const auto& [key, call] : m_latest_post) {
       if (m_latest_send.count(key) != 0) continue;  // done above
-      const RecordRef at = call.first;
+      const RecordRef at = call.call;
       m_sites.point_to_point(record(at), static_cast<std::uint32_t>(at.rank), enter(at), exit(at),
-                             none, call.second);
+                             none, call.until);
+      observe(Pattern::late_receiver, at, enter(at), call.until, call.cause);
     }
   }
 
@@ -99,15 +115,25 @@ class Analysis {
     for (std::uint32_t r = 0; r < m_trace.ranks.size(); ++r) {
       for (const auto& [probe, posted] : probe_receives(m_trace, m_trace.ranks[r])) {
         auto it = m_sent_at.find(m_first_record[r] + posted);
-        if (it != m_sent_at.end()) wait(Pattern::late_sender, RecordRef{r, probe}, it->second);
+        if (it != m_sent_at.end())
+          wait(Pattern::late_sender, RecordRef{r, probe}, enter(it->second), it->second);
       }
     }
   }
 
-  using Latest = std::unordered_map<std::uint64_t, std::pair<RecordRef, std::int64_t>>;
-  void latest(Latest& of, RecordRef call, std::int64_t until) {
-    auto [it, added] = of.try_emplace(key_of(call), call, until);
-    if (!added) it->second.second = std::max(it->second.second, until);
+  // A call's latest partner: until when it waits for it, and the partner's record.
+  struct LatestPartner {
+    RecordRef call;
+    std::int64_t until = 0;
+    RecordRef cause;
+  };
+  using Latest = std::unordered_map<std::uint64_t, LatestPartner>;
+  void latest(Latest& of, RecordRef call, std::int64_t until, RecordRef cause) {
+    auto [it, added] = of.try_emplace(key_of(call), LatestPartner{call, until, cause});
+    if (!added && until > it->second.until) {
+      it->second.until = until;
+      it->second.cause = cause;
+    }
   }
 
   // A record's position in the whole trace: unique for any number of records.
@@ -126,8 +152,17 @@ class Analysis {
     const auto pattern =
         collective_pattern(c.kind, m_trace.functions.at(record(c.members.front().enter).function));
     if (!pattern) return;
+    // The member whose entry each waits for: the one that entered at `until`.
+    m_entered_at.clear();
+    if (m_observer) {
+      for (std::size_t i = 0; i < c.members.size(); ++i)
+        m_entered_at.try_emplace(enter(c.members[i].enter), i);
+    }
     for (std::size_t i = 0; i < c.members.size(); ++i) {
-      if (m_until[i] != sync::kClcNever) wait(*pattern, c.members[i].enter, m_until[i]);
+      if (m_until[i] == sync::kClcNever) continue;
+      auto cause = m_entered_at.find(m_until[i]);
+      wait(*pattern, c.members[i].enter, m_until[i],
+           cause == m_entered_at.end() ? c.members[i].enter : c.members[cause->second].enter);
     }
   }
 
@@ -165,6 +200,7 @@ class Analysis {
 
  private:
   const model::Trace& m_trace;
+  const WaitObserver& m_observer;
   std::vector<std::uint64_t> m_first_record;  // per rank, in the whole trace
   WaitStates m_out;
   SiteWaitsBuilder m_sites{m_out};
@@ -172,11 +208,12 @@ class Analysis {
   std::vector<sync::CollectiveEnter> m_enters;
   std::vector<std::int64_t> m_until;
   std::vector<std::size_t> m_by_order;
+  std::unordered_map<std::int64_t, std::size_t> m_entered_at;  // enter → member
   // Receiving call → (its record, the latest start of a send it received); call
   // judging a send → (its record, the latest post of a receive it waited for).
   Latest m_latest_send, m_latest_post;
-  std::unordered_map<std::uint64_t, std::int64_t> m_sent_at;  // posting record → send enter
-  std::vector<SendCompletions> m_send_completions;            // per rank
+  std::unordered_map<std::uint64_t, RecordRef> m_sent_at;  // posting record → send
+  std::vector<SendCompletions> m_send_completions;         // per rank
   SendClasses m_send_classes;
 };
 
@@ -254,8 +291,9 @@ const char* pattern_key(Pattern p) {
   return keys[static_cast<std::size_t>(p)];
 }
 
-WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress) {
-  return Analysis(trace).run(progress);
+WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress,
+                               const WaitObserver& observer) {
+  return Analysis(trace, observer).run(progress);
 }
 
 }  // namespace mpidle::analysis

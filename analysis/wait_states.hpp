@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "model/trace_file.hpp"
+#include "sync/trace_matching.hpp"
 
 namespace mpidle::analysis {
 
@@ -95,8 +96,20 @@ class SiteWaitsBuilder {
 // Called now and then with the share of the work done (0..1).
 using Progress = std::function<void(double)>;
 
+// One wait state as the patterns found it: the waiting call (its first record),
+// when its waiting began and ended, and the partner's record whose enter ended it
+// (the late send, the late post, the collective member the others waited for).
+struct WaitEvent {
+  Pattern pattern = Pattern::late_sender;
+  sync::RecordRef at;
+  std::int64_t start = 0, until = 0;  // synchronized ns, within the call
+  sync::RecordRef cause;
+};
+using WaitObserver = std::function<void(const WaitEvent&)>;
+
 // Needs synchronized timestamps (trace.ranks[*].synced); throws model::TraceError
-// for a trace without them.
-WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress = {});
+// for a trace without them. `observer`, when given, hears of every wait state.
+WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress = {},
+                               const WaitObserver& observer = {});
 
 }  // namespace mpidle::analysis

@@ -179,16 +179,24 @@ nlohmann::json window_check_section(Context& context, const model::ProfileTables
 }
 
 // POP's serialization and transfer efficiencies need the run replayed on an ideal
-// network, which reads the whole trace in one process: rank 0 does it at finalize for
-// traces up to this many events, as `mpidle analyze` would (larger ones: analyze).
-constexpr std::uint64_t kFinalizeIdealReplayEvents = 1'000'000;
+// network, and the root causes of its wait states a backward pass over every wait
+// state (analysis/delay_analysis.hpp); both read the whole trace in one process:
+// rank 0 does them at finalize for traces up to this many events, as `mpidle
+// analyze` would (larger ones: analyze).
+constexpr std::uint64_t kFinalizeWholeTraceEvents = 1'000'000;
 
-std::optional<model::PopEfficiency> ideal_network_efficiency(const fs::path& dir,
-                                                             const model::Profile& profile,
-                                                             std::uint64_t events) {
-  if (events > kFinalizeIdealReplayEvents || !profile.trace) return std::nullopt;
-  return analysis::with_ideal_network(model::read_trace(dir / profile.trace->file),
-                                      profile.efficiency);
+struct WholeTraceAnalysis {
+  model::PopEfficiency efficiency;
+  analysis::DelayAnalysis delays;
+};
+
+std::optional<WholeTraceAnalysis> whole_trace_analysis(const fs::path& dir,
+                                                       const model::Profile& profile,
+                                                       std::uint64_t events) {
+  if (events > kFinalizeWholeTraceEvents || !profile.trace) return std::nullopt;
+  const model::Trace trace = model::read_trace(dir / profile.trace->file);
+  return WholeTraceAnalysis{analysis::with_ideal_network(trace, profile.efficiency),
+                            analysis::analyze_delays(trace)};
 }
 
 // `dir` was created already; `ec` says why not, if it could not be.
@@ -306,9 +314,10 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
     // as `mpidle analyze` writes it.
     try {
       const auto written = model::read_profile(dir);
-      const auto efficiency = ideal_network_efficiency(dir, written, trace->finished->events);
+      const auto whole = whole_trace_analysis(dir, written, trace->finished->events);
       analysis::write_analysis(dir, written, trace->finished->headers, trace->finished->waits,
-                               efficiency ? &*efficiency : nullptr);
+                               whole ? &whole->efficiency : nullptr,
+                               whole ? &whole->delays : nullptr);
     } catch (const std::exception& e) {
       warn(std::string("no analysis.json: ") + e.what());
     }

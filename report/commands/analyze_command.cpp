@@ -35,17 +35,24 @@ int analyze_command(Args args) {
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
   progress("analyzing");
   const bool show_progress = progress.on();
-  const auto waits = analysis::analyze_wait_states(trace, [&](double done) {
-    if (show_progress) std::fprintf(stderr, "mpidle analyze: %3.0f%%\r", 100 * done);
-  });
+  std::vector<analysis::WaitEvent> events;
+  const auto waits = analysis::analyze_wait_states(
+      trace,
+      [&](double done) {
+        if (show_progress) std::fprintf(stderr, "mpidle analyze: %3.0f%%\r", 100 * done);
+      },
+      [&](const analysis::WaitEvent& e) { events.push_back(e); });
   if (show_progress) std::fputs("\n", stderr);
+  // Why it waited: each wait state's delay on its partner, charged backwards.
+  progress("finding the root causes");
+  const analysis::DelayAnalysis delays = analysis::analyze_delays(trace, std::move(events));
   // POP's transfer efficiency: the run replayed on an ideal network.
   progress("replaying on an ideal network");
   const model::PopEfficiency efficiency = analysis::with_ideal_network(trace, profile.efficiency);
   const std::filesystem::path out = dir / analysis::kAnalysisFileName;
   nlohmann::json json;
   try {
-    json = analysis::write_analysis(dir, profile, trace, waits, &efficiency);
+    json = analysis::write_analysis(dir, profile, trace, waits, &efficiency, &delays);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }

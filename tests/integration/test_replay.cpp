@@ -106,6 +106,10 @@ void same_analysis(const std::string& parallel_dir, const std::string& sequentia
   // whose processes hold some ranks each, does not.
   CHECK(sequential.contains("efficiency"));
   if (!parallel.contains("efficiency")) sequential.erase("efficiency");
+  // The root causes likewise: a backward pass over the whole trace in one process.
+  CHECK(sequential.contains("root_causes"));
+  CHECK(parallel.contains("root_causes") == parallel.contains("efficiency"));
+  if (!parallel.contains("root_causes")) sequential.erase("root_causes");
   same_json(sorted(sequential), sorted(parallel), "analysis");
   // And every rank's waits, in the side file.
   const auto rows = rank_waits_of(sequential_dir), parallel_rows = rank_waits_of(parallel_dir);

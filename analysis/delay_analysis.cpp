@@ -1,0 +1,303 @@
+#include "analysis/delay_analysis.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/callsite_verdict.hpp"
+
+namespace mpidle::analysis {
+namespace {
+
+using sync::RecordRef;
+
+// How far back a rank's calls are searched for its previous synchronization with
+// a partner; beyond it, the interval starts at the rank's first call.
+constexpr std::uint64_t kMaxSearch = 4096;
+
+// One rank's calls (their first records) with what the analysis needs of each.
+struct RankCalls {
+  std::vector<std::uint64_t> first;           // call → its first record
+  std::vector<std::uint64_t> call_of;         // record → its call
+  std::vector<double> gap, processing, wait;  // per call, seconds: computation before it, ...
+  std::vector<double> gap_sum, processing_sum, wait_sum;  // prefix sums, one longer
+  // Per call: the calls of other ranks it synchronized with (rank, call).
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint64_t>>> links;
+};
+
+// Time by kind in an interval of one rank: from after call `from` (none: the
+// rank's start) to call `to`, the computation before `to` included, `to` not.
+struct IntervalTimes {
+  double computation = 0, communication = 0, waiting = 0;
+};
+
+class Delays {
+ public:
+  explicit Delays(const model::Trace& trace) : m_trace(trace) {}
+
+  DelayAnalysis run(std::vector<WaitEvent> events) {
+    index_calls(events);
+    link_calls();
+    // Backward: a wait state hears of the waiting it propagated to before it
+    // charges its own delays (every such wait ended later than it did).
+    std::stable_sort(events.begin(), events.end(),
+                     [](const WaitEvent& a, const WaitEvent& b) { return a.until > b.until; });
+    for (const auto& e : events) charge(e);
+    return finish();
+  }
+
+ private:
+  const model::Trace& trace() const { return m_trace; }
+  std::int64_t enter(std::uint32_t r, std::uint64_t record) const {
+    return m_trace.ranks[r].synced[2 * record];
+  }
+  std::int64_t exit(std::uint32_t r, std::uint64_t record) const {
+    return m_trace.ranks[r].synced[2 * record + 1];
+  }
+
+  void index_calls(const std::vector<WaitEvent>& events) {
+    m_calls.resize(m_trace.ranks.size());
+    m_propagated.resize(m_trace.ranks.size());
+    for (std::uint32_t r = 0; r < m_trace.ranks.size(); ++r) {
+      const auto& records = m_trace.ranks[r].records;
+      RankCalls& c = m_calls[r];
+      c.call_of.resize(records.size());
+      for (std::uint64_t i = 0; i < records.size(); ++i) {
+        if (records[i].extra == 0 || c.first.empty()) c.first.push_back(i);
+        c.call_of[i] = c.first.size() - 1;
+      }
+      const std::size_t n = c.first.size();
+      c.gap.assign(n, 0);
+      c.processing.assign(n, 0);
+      c.wait.assign(n, 0);
+      c.links.resize(n);
+      m_propagated[r].assign(n, 0);
+    }
+    for (const auto& e : events) {
+      m_calls[e.at.rank].wait[m_calls[e.at.rank].call_of[e.at.record]] +=
+          static_cast<double>(e.until - e.start) * 1e-9;
+    }
+    for (std::uint32_t r = 0; r < m_trace.ranks.size(); ++r) {
+      RankCalls& c = m_calls[r];
+      for (std::size_t k = 0; k < c.first.size(); ++k) {
+        const std::uint64_t rec = c.first[k];
+        if (k > 0) {
+          c.gap[k] =
+              std::max(0.0, static_cast<double>(enter(r, rec) - exit(r, c.first[k - 1])) * 1e-9);
+        }
+        const double duration = static_cast<double>(exit(r, rec) - enter(r, rec)) * 1e-9;
+        c.processing[k] = std::max(0.0, duration - c.wait[k]);
+      }
+      auto prefix = [](const std::vector<double>& of, std::vector<double>& sum) {
+        sum.assign(of.size() + 1, 0);
+        for (std::size_t k = 0; k < of.size(); ++k) sum[k + 1] = sum[k] + of[k];
+      };
+      prefix(c.gap, c.gap_sum);
+      prefix(c.processing, c.processing_sum);
+      prefix(c.wait, c.wait_sum);
+    }
+  }
+
+  // Which calls of two ranks synchronized: the ends of every message, and the
+  // members of every collective instance.
+  void link_calls() {
+    const auto matching = sync::match_trace(m_trace);
+    auto link = [&](RecordRef a, RecordRef b) {
+      if (a.rank == b.rank) return;
+      m_calls[a.rank].links[m_calls[a.rank].call_of[a.record]].emplace_back(
+          static_cast<std::uint32_t>(b.rank), m_calls[b.rank].call_of[b.record]);
+    };
+    for (const auto& m : matching.messages) {
+      link(m.send, m.receive_call);
+      link(m.receive_call, m.send);
+    }
+    for (const auto& c : matching.collectives) {
+      // Every pair of members: an instance of P members links P² calls, so only
+      // instances of up to 64 members link all pairs; larger ones link each member
+      // to its neighbours in order, which keeps the interval's end and costs O(P).
+      const std::size_t n = c.members.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (n <= 64) {
+          for (std::size_t j = 0; j < n; ++j)
+            if (i != j) link(c.members[i].enter, c.members[j].enter);
+        } else {
+          if (i > 0) link(c.members[i].enter, c.members[i - 1].enter);
+          if (i + 1 < n) link(c.members[i].enter, c.members[i + 1].enter);
+        }
+      }
+    }
+  }
+
+  // The previous synchronization of rank r's call `call` with rank s before s's
+  // call `until`: (r's call, s's call), or none (kNone) within kMaxSearch calls.
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  std::pair<std::uint64_t, std::uint64_t> previous_sync(std::uint32_t r, std::uint64_t call,
+                                                        std::uint32_t s,
+                                                        std::uint64_t until) const {
+    const RankCalls& c = m_calls[r];
+    const std::uint64_t stop = call > kMaxSearch ? call - kMaxSearch : 0;
+    for (std::uint64_t k = call; k-- > stop;) {
+      for (const auto& [rank, other] : c.links[k]) {
+        if (rank == s && other < until) return {k, other};
+      }
+    }
+    return {kNone, kNone};
+  }
+
+  IntervalTimes interval(std::uint32_t r, std::uint64_t from, std::uint64_t to) const {
+    const RankCalls& c = m_calls[r];
+    const std::uint64_t first = from == kNone ? 0 : from + 1;  // first call inside
+    IntervalTimes t;
+    if (to < first) return t;
+    t.computation = c.gap_sum[to + 1] - c.gap_sum[first];
+    t.communication = c.processing_sum[to] - c.processing_sum[first];
+    t.waiting = c.wait_sum[to] - c.wait_sum[first];
+    return t;
+  }
+
+  WaitRootCauses& causes_at(const model::TraceRecord& rec) {
+    const auto key = std::make_pair(static_cast<std::uint32_t>(rec.callsite), rec.function);
+    auto [it, added] = m_wait_index.try_emplace(key, m_waits.size());
+    if (added) {
+      WaitRootCauses w;
+      w.callsite = key.first;
+      w.function = key.second;
+      m_waits.push_back(std::move(w));
+    }
+    return m_waits[it->second];
+  }
+
+  DelayCosts& delay_at(DelayKind kind, const model::TraceRecord& rec) {
+    const auto key = std::make_tuple(static_cast<std::uint8_t>(kind),
+                                     static_cast<std::uint32_t>(rec.callsite), rec.function);
+    auto [it, added] = m_delay_index.try_emplace(key, m_delays.size());
+    if (added) {
+      DelayCosts d;
+      d.kind = kind;
+      d.callsite = std::get<1>(key);
+      d.function = std::get<2>(key);
+      m_delays.push_back(std::move(d));
+    }
+    return m_delays[it->second];
+  }
+
+  void charge(const WaitEvent& e) {
+    const std::uint32_t r = e.at.rank, s = e.cause.rank;
+    const RankCalls& rc = m_calls[r];
+    const std::uint64_t waiting_call = rc.call_of[e.at.record];
+    const double w = static_cast<double>(e.until - e.start) * 1e-9;
+    // The waiting this wait state passes on: its own, and its part of what later
+    // wait states propagated back to its call.
+    const double call_wait = rc.wait[waiting_call];
+    const double carried = call_wait > 0 ? w * m_propagated[r][waiting_call] / call_wait : 0.0;
+    const double cost = w + carried;
+    const model::TraceRecord& waiter = m_trace.ranks[r].records[e.at.record];
+    WaitRootCauses& causes = causes_at(waiter);
+    causes.wait_s += w;
+    ++causes.wait_states;
+    m_wait_s += w;
+    if (r == s) {  // no partner to blame
+      causes.unexplained_s += w;
+      return;
+    }
+    const std::uint64_t late_call = m_calls[s].call_of[e.cause.record];
+    const auto [mine, theirs] = previous_sync(r, waiting_call, s, late_call);
+    const IntervalTimes on_s = interval(s, theirs, late_call);
+    const IntervalTimes on_r = interval(r, mine, waiting_call);
+    const double excess_computation = std::max(0.0, on_s.computation - on_r.computation);
+    const double excess_communication = std::max(0.0, on_s.communication - on_r.communication);
+    const double excess_waiting = std::max(0.0, on_s.waiting - on_r.waiting);
+    const double excess = excess_computation + excess_communication + excess_waiting;
+    if (excess <= 0) {
+      causes.unexplained_s += w;
+      return;
+    }
+    // Within each kind, the activities of S's interval by their time.
+    const RankCalls& sc = m_calls[s];
+    const auto& records = m_trace.ranks[s].records;
+    const std::uint64_t first = theirs == kNone ? 0 : theirs + 1;
+    const double to_computation = excess_computation / excess;
+    const double to_communication = excess_communication / excess;
+    const double to_waiting = excess_waiting / excess;
+    for (std::uint64_t k = first; k <= late_call; ++k) {
+      const model::TraceRecord& rec = records[sc.first[k]];
+      if (on_s.computation > 0 && sc.gap[k] > 0) {
+        const double part = to_computation * sc.gap[k] / on_s.computation;
+        add_delay(DelayKind::computation, rec, s, part * w, part * cost);
+        causes.computation_s += part * w;
+      }
+      if (k == late_call) break;  // the late call itself is not in the interval
+      if (on_s.communication > 0 && sc.processing[k] > 0) {
+        const double part = to_communication * sc.processing[k] / on_s.communication;
+        const bool bandwidth = static_cast<double>(rec.bytes) > kLatencyBoundBytes;
+        add_delay(bandwidth ? DelayKind::bandwidth : DelayKind::latency, rec, s, part * w,
+                  part * cost);
+        (bandwidth ? causes.bandwidth_s : causes.latency_s) += part * w;
+      }
+      if (on_s.waiting > 0 && sc.wait[k] > 0) {
+        const double part = to_waiting * sc.wait[k] / on_s.waiting;
+        causes.propagated_s += part * w;
+        causes.propagated_from[{static_cast<std::uint32_t>(rec.callsite), rec.function}] +=
+            part * w;
+        m_propagated[s][k] += part * cost;
+      }
+    }
+  }
+
+  void add_delay(DelayKind kind, const model::TraceRecord& rec, std::uint32_t rank,
+                 double short_term, double long_term) {
+    DelayCosts& d = delay_at(kind, rec);
+    d.short_term_s += short_term;
+    d.long_term_s += long_term;
+    d.long_term_by_rank[rank] += long_term;
+    m_short_term_s += short_term;
+    m_long_term_s += long_term;
+  }
+
+  DelayAnalysis finish() {
+    DelayAnalysis out;
+    out.waits = std::move(m_waits);
+    out.delays = std::move(m_delays);
+    std::stable_sort(
+        out.delays.begin(), out.delays.end(),
+        [](const DelayCosts& a, const DelayCosts& b) { return a.long_term_s > b.long_term_s; });
+    out.wait_s = m_wait_s;
+    out.short_term_s = m_short_term_s;
+    out.long_term_s = m_long_term_s;
+    return out;
+  }
+
+  const model::Trace& m_trace;
+  std::vector<RankCalls> m_calls;
+  std::vector<std::vector<double>> m_propagated;  // per rank and call: waiting passed back
+  std::vector<WaitRootCauses> m_waits;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_wait_index;
+  std::vector<DelayCosts> m_delays;
+  std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, std::size_t> m_delay_index;
+  double m_wait_s = 0, m_short_term_s = 0, m_long_term_s = 0;
+};
+
+}  // namespace
+
+const char* delay_kind_key(DelayKind k) {
+  switch (k) {
+    case DelayKind::computation:
+      return "computation";
+    case DelayKind::latency:
+      return "latency";
+    case DelayKind::bandwidth:
+      return "bandwidth";
+  }
+  return "?";
+}
+
+DelayAnalysis analyze_delays(const model::Trace& trace, std::vector<WaitEvent> events) {
+  return Delays(trace).run(std::move(events));
+}
+
+DelayAnalysis analyze_delays(const model::Trace& trace) {
+  std::vector<WaitEvent> events;
+  analyze_wait_states(trace, {}, [&](const WaitEvent& e) { events.push_back(e); });
+  return analyze_delays(trace, std::move(events));
+}
+
+}  // namespace mpidle::analysis

@@ -1,0 +1,74 @@
+#pragma once
+// Why it waited: the root causes of wait states, after Böhme, Geimer, Wolf, Arnold
+// and Rodriguez, "Identifying the root causes of wait states in large-scale
+// parallel applications" (ICPP 2010; ACM TOPC 3(2), 2016).
+//
+// A wait state on rank R, at a call that waited for rank S, is caused by a delay:
+// excess time S spent, compared with R, in the synchronization interval, from the
+// previous point where the two synchronized (a message between them, or a
+// collective of both) to the call that ended the waiting. The time in the interval
+// is split three ways on each side:
+//   computation   time outside MPI
+//   communication MPI time that is not waiting: latency (at most 16 KiB per call)
+//                 and bandwidth (more)
+//   waiting       the wait states inside the interval
+// Each kind's excess, S's time less R's (0 where R spent more), takes its share
+// of the waiting; within a kind, S's activities share it by their time. Waiting
+// inside S's interval is not a root cause: its share is propagated waiting, and
+// passes back to the wait states there, which charge it, with their own waiting,
+// to their own delays (the backward replay of the paper, in order of the end of
+// each wait). So:
+//   short-term cost of a delay  the waiting it causes directly
+//   long-term cost of a delay   the waiting it causes directly and through
+//                               every wait state it propagates to
+// and every callsite's waiting splits into computation, latency, bandwidth and
+// propagated (from which callsites), or unexplained where S spent no more time
+// than R in any kind (R left the previous synchronization later than S).
+//
+// Deviation from the paper: activities are compared by kind, not by call path;
+// computation is located at the callsite of the MPI call that ends it.
+// Pure C++, no MPI.
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "analysis/wait_states.hpp"
+#include "model/trace_file.hpp"
+
+namespace mpidle::analysis {
+
+// Why one callsite waited (sums over its wait states, seconds).
+struct WaitRootCauses {
+  std::uint32_t callsite = 0, function = 0;  // the waiting callsite, as SiteWaits
+  double wait_s = 0;
+  double computation_s = 0, latency_s = 0, bandwidth_s = 0, propagated_s = 0, unexplained_s = 0;
+  // propagated_s by the callsite (callsite, function) the partner waited at
+  std::map<std::pair<std::uint32_t, std::uint32_t>, double> propagated_from;
+  std::uint64_t wait_states = 0;
+};
+
+enum class DelayKind : std::uint8_t { computation, latency, bandwidth };
+const char* delay_kind_key(DelayKind k);  // "computation", "latency", "bandwidth"
+
+// What a delay at one place cost: computation before the MPI call at (callsite,
+// function), or communication in that call.
+struct DelayCosts {
+  DelayKind kind = DelayKind::computation;
+  std::uint32_t callsite = 0, function = 0;
+  double short_term_s = 0, long_term_s = 0;
+  std::map<std::uint32_t, double> long_term_by_rank;  // position in trace.ranks → its part
+};
+
+struct DelayAnalysis {
+  std::vector<WaitRootCauses> waits;  // by callsite, as WaitStates::sites
+  std::vector<DelayCosts> delays;     // by place, largest long-term cost first
+  double wait_s = 0, short_term_s = 0, long_term_s = 0;
+};
+
+// On a synchronized trace (as analyze_wait_states), from the wait states it found
+// (its WaitObserver's events), or finding them.
+DelayAnalysis analyze_delays(const model::Trace& trace, std::vector<WaitEvent> events);
+DelayAnalysis analyze_delays(const model::Trace& trace);
+
+}  // namespace mpidle::analysis
