@@ -25,9 +25,12 @@ struct RankCalls {
 };
 
 // Time by kind in an interval of one rank: from after call `from` (none: the
-// rank's start) to call `to`, the computation before `to` included, `to` not.
+// rank's start) to call `to`, the computation before `to` included, `to` not; and
+// the end of `from` itself after the interval's common start (the head: its
+// processing first, then its waiting), which the totals include.
 struct IntervalTimes {
   double computation = 0, communication = 0, waiting = 0;
+  double head_communication = 0, head_waiting = 0;
 };
 
 class Delays {
@@ -143,7 +146,12 @@ class Delays {
     return {kNone, kNone};
   }
 
-  IntervalTimes interval(std::uint32_t r, std::uint64_t from, std::uint64_t to) const {
+  // `start`: the interval's common start on both ranks, the earlier of the two
+  // ends of the previous synchronization, so that the ranks' times in their
+  // intervals differ by the waiting: a rank that left the previous synchronization
+  // later spent that time in its call.
+  IntervalTimes interval(std::uint32_t r, std::uint64_t from, std::uint64_t to,
+                         std::int64_t start) const {
     const RankCalls& c = m_calls[r];
     const std::uint64_t first = from == kNone ? 0 : from + 1;  // first call inside
     IntervalTimes t;
@@ -151,6 +159,14 @@ class Delays {
     t.computation = c.gap_sum[to + 1] - c.gap_sum[first];
     t.communication = c.processing_sum[to] - c.processing_sum[first];
     t.waiting = c.wait_sum[to] - c.wait_sum[first];
+    if (from != kNone) {
+      const double head =
+          std::max<double>(0, static_cast<double>(exit(r, c.first[from]) - start) * 1e-9);
+      t.head_communication = std::min(head, c.processing[from]);
+      t.head_waiting = std::min(head - t.head_communication, c.wait[from]);
+      t.communication += t.head_communication;
+      t.waiting += t.head_waiting;
+    }
     return t;
   }
 
@@ -201,8 +217,10 @@ class Delays {
     }
     const std::uint64_t late_call = m_calls[s].call_of[e.cause.record];
     const auto [mine, theirs] = previous_sync(r, waiting_call, s, late_call);
-    const IntervalTimes on_s = interval(s, theirs, late_call);
-    const IntervalTimes on_r = interval(r, mine, waiting_call);
+    const std::int64_t start =
+        mine == kNone ? 0 : std::min(exit(r, rc.first[mine]), exit(s, m_calls[s].first[theirs]));
+    const IntervalTimes on_s = interval(s, theirs, late_call, start);
+    const IntervalTimes on_r = interval(r, mine, waiting_call, start);
     const double excess_computation = std::max(0.0, on_s.computation - on_r.computation);
     const double excess_communication = std::max(0.0, on_s.communication - on_r.communication);
     const double excess_waiting = std::max(0.0, on_s.waiting - on_r.waiting);
@@ -218,6 +236,12 @@ class Delays {
     const double to_computation = excess_computation / excess;
     const double to_communication = excess_communication / excess;
     const double to_waiting = excess_waiting / excess;
+    // The head of S's previous synchronization call, then the calls inside.
+    if (theirs != kNone) {
+      share_communication(s, theirs, on_s.head_communication, on_s, to_communication, w, cost,
+                          causes);
+      share_waiting(s, theirs, on_s.head_waiting, on_s, to_waiting, w, cost, causes);
+    }
     for (std::uint64_t k = first; k <= late_call; ++k) {
       const model::TraceRecord& rec = records[sc.first[k]];
       if (on_s.computation > 0 && sc.gap[k] > 0) {
@@ -226,21 +250,32 @@ class Delays {
         causes.computation_s += part * w;
       }
       if (k == late_call) break;  // the late call itself is not in the interval
-      if (on_s.communication > 0 && sc.processing[k] > 0) {
-        const double part = to_communication * sc.processing[k] / on_s.communication;
-        const bool bandwidth = static_cast<double>(rec.bytes) > kLatencyBoundBytes;
-        add_delay(bandwidth ? DelayKind::bandwidth : DelayKind::latency, rec, s, part * w,
-                  part * cost);
-        (bandwidth ? causes.bandwidth_s : causes.latency_s) += part * w;
-      }
-      if (on_s.waiting > 0 && sc.wait[k] > 0) {
-        const double part = to_waiting * sc.wait[k] / on_s.waiting;
-        causes.propagated_s += part * w;
-        causes.propagated_from[{static_cast<std::uint32_t>(rec.callsite), rec.function}] +=
-            part * w;
-        m_propagated[s][k] += part * cost;
-      }
+      share_communication(s, k, sc.processing[k], on_s, to_communication, w, cost, causes);
+      share_waiting(s, k, sc.wait[k], on_s, to_waiting, w, cost, causes);
     }
+  }
+
+  // `seconds` of communication in S's call k: its part of the communication share.
+  void share_communication(std::uint32_t s, std::uint64_t k, double seconds,
+                           const IntervalTimes& on_s, double share, double w, double cost,
+                           WaitRootCauses& causes) {
+    if (on_s.communication <= 0 || seconds <= 0) return;
+    const model::TraceRecord& rec = m_trace.ranks[s].records[m_calls[s].first[k]];
+    const double part = share * seconds / on_s.communication;
+    const bool bandwidth = static_cast<double>(rec.bytes) > kLatencyBoundBytes;
+    add_delay(bandwidth ? DelayKind::bandwidth : DelayKind::latency, rec, s, part * w, part * cost);
+    (bandwidth ? causes.bandwidth_s : causes.latency_s) += part * w;
+  }
+
+  // `seconds` of waiting in S's call k: propagated, and passed back to that call.
+  void share_waiting(std::uint32_t s, std::uint64_t k, double seconds, const IntervalTimes& on_s,
+                     double share, double w, double cost, WaitRootCauses& causes) {
+    if (on_s.waiting <= 0 || seconds <= 0) return;
+    const model::TraceRecord& rec = m_trace.ranks[s].records[m_calls[s].first[k]];
+    const double part = share * seconds / on_s.waiting;
+    causes.propagated_s += part * w;
+    causes.propagated_from[{static_cast<std::uint32_t>(rec.callsite), rec.function}] += part * w;
+    m_propagated[s][k] += part * cost;
   }
 
   void add_delay(DelayKind kind, const model::TraceRecord& rec, std::uint32_t rank,

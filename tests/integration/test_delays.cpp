@@ -1,0 +1,114 @@
+// Why it waited (analysis.json's root_causes, docs/analysis-format.md) on real
+// ranks, against what tests/programs/delay_causes observed of its own waiting: a
+// compute imbalance, a chain through a waiting rank, a large transfer. Traced, 3
+// ranks; the finalize writes the root causes (a trace this small is analysed whole).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+using namespace mpidle::test;
+
+namespace {
+
+struct Case {
+  nlohmann::json truth;        // the program's own: wait_s per rank
+  nlohmann::json root_causes;  // analysis.json's
+};
+
+Case run_case(const std::string& which) {
+  const auto dir = scratch_dir("delays_" + which);
+  const auto r = run_mpi(3, program("delay_causes"), {which, "--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  Case c;
+  c.truth = nlohmann::json::parse(r.out);
+  const auto analysis = nlohmann::json::parse(read_text(dir + "/analysis.json"));
+  REQUIRE(analysis.contains("root_causes"));
+  c.root_causes = analysis.at("root_causes");
+  return c;
+}
+
+// The waiting callsite of `function` at `line` of delay_causes.c.
+const nlohmann::json& site(const Case& c, const std::string& function, int line) {
+  const std::string location = "delay_causes.c:" + std::to_string(line);
+  for (const auto& s : c.root_causes.at("callsites")) {
+    if (s.at("function") == function &&
+        s.at("location").get<std::string>().rfind(location, 0) == 0) {
+      return s;
+    }
+  }
+  FAIL("no waiting at " << function << " " << location << " in " << c.root_causes.dump(1));
+  return c.root_causes;
+}
+
+// The line of the first line of delay_causes.c holding `text`.
+int line_of(const std::string& text) {
+  const std::string source =
+      read_text(std::string(MPIDLE_SOURCE_DIR) + "/tests/programs/delay_causes.c");
+  const auto at = source.find(text);
+  REQUIRE(at != std::string::npos);
+  return 1 + static_cast<int>(std::count(source.begin(), source.begin() + at, '\n'));
+}
+
+double seconds(const nlohmann::json& row, const char* key) {
+  return row.at(key).get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("root causes: a compute imbalance is waiting for computation", "[mpi]") {
+  const auto c = run_case("imbalance");
+  const auto& truth = c.truth.at("wait_s");
+  const double observed = truth[1].get<double>() + truth[2].get<double>();
+  const auto& allreduce = site(c, "MPI_Allreduce", line_of("MPI_Allreduce(&entered"));
+  INFO(allreduce.dump(1) << "\nobserved " << observed);
+  CHECK(std::abs(seconds(allreduce, "wait_s") - observed) <= 0.1 * observed);
+  CHECK(std::abs(seconds(allreduce, "computation_s") - observed) <= 0.1 * observed);
+  // The delay is rank 0's computation before the Allreduce.
+  const auto& delays = c.root_causes.at("delays");
+  REQUIRE(!delays.empty());
+  CHECK(delays[0].at("kind") == "computation");
+  CHECK(delays[0].at("function") == "MPI_Allreduce");
+  CHECK(delays[0].at("top_ranks")[0].at("rank") == 0);
+}
+
+TEST_CASE("root causes: rank 0's computation makes rank 1 late for rank 2 (propagated)", "[mpi]") {
+  const auto c = run_case("chain");
+  const auto& truth = c.truth.at("wait_s");
+  const double first = truth[1].get<double>(), second = truth[2].get<double>();
+  const int first_line = line_of("RECEIVE(kSmall, 0); /* waits for rank 0's computation */");
+  const auto& one = site(c, "MPI_Recv", first_line);
+  const auto& two = site(c, "MPI_Recv", line_of("RECEIVE(kSmall, 1); /* waits because"));
+  INFO(one.dump(1) << "\n" << two.dump(1) << "\nobserved " << first << ", " << second);
+  // Rank 1 waited for rank 0's computation.
+  CHECK(std::abs(seconds(one, "computation_s") - first) <= 0.1 * first);
+  // Rank 2 waited as long as rank 1 did because rank 1 waited (propagated from rank
+  // 1's receive); the rest is rank 1's own time after its receive.
+  CHECK(std::abs(seconds(two, "wait_s") - second) <= 0.1 * second);
+  CHECK(std::abs(seconds(two, "propagated_s") - std::min(first, second)) <= 0.1 * second);
+  REQUIRE(two.at("propagated_from").size() >= 1);
+  CHECK(two.at("propagated_from")[0]
+            .at("location")
+            .get<std::string>()
+            .rfind("delay_causes.c:" + std::to_string(first_line), 0) == 0);
+  // Rank 0's computation caused both: its long-term cost holds rank 2's propagated
+  // waiting too.
+  const auto& delays = c.root_causes.at("delays");
+  REQUIRE(!delays.empty());
+  CHECK(delays[0].at("kind") == "computation");
+  CHECK(delays[0].at("top_ranks")[0].at("rank") == 0);
+  CHECK(seconds(delays[0], "long_term_s") >= 0.9 * (first + std::min(first, second)));
+}
+
+TEST_CASE("root causes: a large transfer makes its sender late for the next receiver", "[mpi]") {
+  const auto c = run_case("transfer");
+  const double observed = c.truth.at("wait_s")[2].get<double>();
+  const auto& small =
+      site(c, "MPI_Recv", line_of("RECEIVE(kSmall, 0); /* waits for rank 0's transfer"));
+  INFO(small.dump(1) << "\nobserved " << observed);
+  CHECK(std::abs(seconds(small, "wait_s") - observed) <= 0.1 * observed);
+  CHECK(std::abs(seconds(small, "bandwidth_s") - observed) <= 0.1 * observed);
+}
