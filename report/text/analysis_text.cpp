@@ -12,6 +12,52 @@ unsigned long long count_of(const nlohmann::json& a, const char* key) {
   return a.at(key).get_ref<const nlohmann::json::number_unsigned_t&>();
 }
 
+double share(const nlohmann::json& row, const char* key) {
+  const double wait = row.at("wait_s").get<double>();
+  return wait > 0 ? row.at(key).get<double>() / wait : 0.0;
+}
+
+// Why each callsite waited, and the delays that cost most (docs/analysis-format.md).
+std::string root_causes_text(const nlohmann::json& r, std::size_t top) {
+  std::string out = format(
+      "\nwhy it waited (delay analysis): %.6f s of waiting, caused by computation, "
+      "communication or waiting propagated from other callsites\n",
+      r.at("wait_s").get<double>());
+  std::size_t n = 0;
+  for (const auto& s : r.at("callsites")) {
+    if (n++ == top) break;
+    out += format(
+        "  %-16s %-36s %.6f s: computation %.0f%%, latency %.0f%%, bandwidth %.0f%%, "
+        "propagated %.0f%%",
+        s.at("function").get<std::string>().c_str(), s.at("location").get<std::string>().c_str(),
+        s.at("wait_s").get<double>(), 100 * share(s, "computation_s"), 100 * share(s, "latency_s"),
+        100 * share(s, "bandwidth_s"), 100 * share(s, "propagated_s"));
+    const auto& from = s.at("propagated_from");
+    if (!from.empty()) {
+      out += format(" (from %s %s)", from[0].at("function").get<std::string>().c_str(),
+                    from[0].at("location").get<std::string>().c_str());
+    }
+    if (share(s, "unexplained_s") > 0.005)
+      out += format(", unexplained %.0f%%", 100 * share(s, "unexplained_s"));
+    out += "\n";
+  }
+  out += "  delays by the waiting they caused (long-term: with what they propagated)\n";
+  n = 0;
+  for (const auto& d : r.at("delays")) {
+    if (n++ == top) break;
+    const std::string kind = d.at("kind").get<std::string>();
+    const auto& ranks = d.at("top_ranks");
+    const std::string most =
+        ranks.empty() ? "" : format(", most on rank %lld", ranks[0].at("rank").get<long long>());
+    out += format("  %-11s %s %-16s %-36s short-term %.6f s, long-term %.6f s%s\n", kind.c_str(),
+                  kind == "computation" ? "before" : "in    ",
+                  d.at("function").get<std::string>().c_str(),
+                  d.at("location").get<std::string>().c_str(), d.at("short_term_s").get<double>(),
+                  d.at("long_term_s").get<double>(), most.c_str());
+  }
+  return out;
+}
+
 }  // namespace
 
 // at() throughout: a missing key throws (the caller reports the file as
@@ -48,6 +94,7 @@ std::string analysis_text(const nlohmann::json& a, std::size_t top) {
         e.at("transfer").get<double>(), e.at("ideal_runtime_s").get<double>(),
         e.at("runtime_s").get<double>());
   }
+  if (a.contains("root_causes")) out += root_causes_text(a.at("root_causes"), top);
   const auto& acc = a.at("accuracy");
   // Analyses written before the robust estimate have no robust columns.
   const auto number = [](const nlohmann::json& j, const char* key) {
