@@ -1,5 +1,7 @@
 #include "analysis/callsite_verdict.hpp"
 
+#include <algorithm>
+
 namespace mpidle::analysis {
 
 const char* dominant_name(Dominant d) {
@@ -14,6 +16,10 @@ const char* dominant_name(Dominant d) {
       return "bandwidth (large messages)";
     case Dominant::propagated:
       return "waiting propagated from communication";
+    case Dominant::waiting_for_communication:
+      return "waiting for a partner's communication";
+    case Dominant::waiting_propagated:
+      return "waiting propagated from another callsite";
   }
   return "?";
 }
@@ -34,6 +40,13 @@ const char* dominant_advice(Dominant d) {
       return "a partner late because of its own slower communication (the waiting grew with "
              "the MPI processing, not with the load imbalance): faster links shorten it, "
              "balancing the load would not; a trace of both runs shows where it starts";
+    case Dominant::waiting_for_communication:
+      return "the partner was late because of its own communication time (the trace's root "
+             "causes): a faster link, or fewer and larger messages, would shorten it; balancing "
+             "the load would not";
+    case Dominant::waiting_propagated:
+      return "the partner was late because it waited itself (the trace's root causes): what "
+             "causes the waiting it propagates decides";
   }
   return "";
 }
@@ -48,6 +61,15 @@ Dominant dominant_of(const CallsiteCost& c, const WaitGrowth& g) {
   const bool propagated = g.in_both && grew > 0 && g.wait_lower < 0.5 * g.wait_higher &&
                           g.imbalance_grew < 0.5 * grew && g.processing_grew >= grew;
   return d == Dominant::waiting && propagated ? Dominant::propagated : d;
+}
+
+Dominant dominant_by_causes(Dominant verdict, const WaitCauses& causes) {
+  if (verdict != Dominant::waiting && verdict != Dominant::propagated) return verdict;
+  const double most = std::max({causes.computation, causes.communication, causes.propagated});
+  if (most <= 0) return verdict;
+  if (causes.computation == most) return Dominant::waiting;
+  if (causes.communication == most) return Dominant::waiting_for_communication;
+  return Dominant::waiting_propagated;
 }
 
 }  // namespace mpidle::analysis

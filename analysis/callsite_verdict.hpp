@@ -11,7 +11,19 @@ namespace mpidle::analysis {
 // load imbalance: a partner late because of its own transfers (Scalasca's delay
 // analysis names such waiting by its cause; a profile can only see that the growth
 // fits communication, not imbalance).
-enum class Dominant { waiting, waiting_or_transfer, latency, bandwidth, propagated };
+// With a trace's root causes (delay_analysis.hpp), waiting splits further:
+// `waiting` is then a partner late because of its computation (imbalance),
+// `waiting_for_communication` one late because of its own communication time, and
+// `waiting_propagated` one late because it waited at another callsite.
+enum class Dominant {
+  waiting,
+  waiting_or_transfer,
+  latency,
+  bandwidth,
+  propagated,
+  waiting_for_communication,
+  waiting_propagated
+};
 const char* dominant_name(Dominant d);
 const char* dominant_advice(Dominant d);
 
@@ -39,5 +51,16 @@ struct WaitGrowth {
 // than the load imbalance grew and less than MPI processing grew. Otherwise the
 // bytes per visit say latency or bandwidth.
 Dominant dominant_of(const CallsiteCost& cost, const WaitGrowth& growth);
+
+// A callsite's waiting by root cause (seconds), from a trace's delay analysis.
+struct WaitCauses {
+  double computation = 0, communication = 0, propagated = 0;
+};
+
+// Where waiting dominates (`waiting` or `propagated` above) and the trace says why:
+// the cause with the larger part of the waiting decides (computation: waiting,
+// communication: waiting_for_communication, propagated: waiting_propagated). Other
+// verdicts, and waiting without causes, stay as they are.
+Dominant dominant_by_causes(Dominant verdict, const WaitCauses& causes);
 
 }  // namespace mpidle::analysis

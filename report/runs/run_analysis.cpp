@@ -39,6 +39,28 @@ std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis) {
     out.by_site[{row.value("function", ""), row.value("location", "")}] += t;
     out.total_s += t;
   }
+  const auto causes = analysis.find("root_causes");
+  if (causes == analysis.end() || !causes->is_object() || !causes->contains("callsites") ||
+      !(*causes)["callsites"].is_array()) {
+    return out;
+  }
+  const auto number = [](const nlohmann::json& row, const char* key) {
+    const auto it = row.find(key);
+    return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  for (const auto& row : (*causes)["callsites"]) {
+    if (!row.is_object()) continue;
+    auto& c = out.causes_by_site[{row.value("function", ""), row.value("location", "")}];
+    c.seconds.computation += number(row, "computation_s");
+    c.seconds.communication += number(row, "latency_s") + number(row, "bandwidth_s");
+    c.seconds.propagated += number(row, "propagated_s");
+    const auto from = row.find("propagated_from");
+    if (c.propagated_from.empty() && from != row.end() && from->is_array() && !from->empty() &&
+        (*from)[0].is_object()) {
+      c.propagated_from =
+          (*from)[0].value("function", "") + " at " + (*from)[0].value("location", "");
+    }
+  }
   return out;
 }
 

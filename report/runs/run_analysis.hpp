@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/callsite_verdict.hpp"
+
 #include "model/profile_reader.hpp"
 
 namespace mpidle::report {
@@ -24,6 +26,13 @@ nlohmann::json run_document(const std::string& run, const char* file, const char
 struct ExactWaits {
   std::map<std::pair<std::string, std::string>, double> by_site;
   double total_s = 0;
+  // Why each callsite waited, where the analysis has root_causes (by function and
+  // location), with the callsite its propagated waiting came from most.
+  struct Causes {
+    analysis::WaitCauses seconds;
+    std::string propagated_from;  // "function location", or empty
+  };
+  std::map<std::pair<std::string, std::string>, Causes> causes_by_site;
 };
 // nullopt for a document without the accuracy table.
 std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis);

@@ -228,6 +228,15 @@ void compare_callsites(const Side& a, const Side& b, Estimate estimate, Comparis
     growth.processing_grew = use_b ? processing_b - processing_a : processing_a - processing_b;
     s.dominant = analysis::dominant_of(
         {s.time.*more, s.wait.*more, s.wait_or_transfer.*more, s.bytes_per_visit.*more}, growth);
+    // The trace's root causes, where the costlier run has them, say why it waited.
+    if (const ExactWaits* exact = use_b ? b.exact : a.exact) {
+      auto causes = exact->causes_by_site.find(key);
+      if (causes != exact->causes_by_site.end()) {
+        s.dominant = analysis::dominant_by_causes(s.dominant, causes->second.seconds);
+        if (s.dominant == Dominant::waiting_propagated)
+          s.propagated_from = causes->second.propagated_from;
+      }
+    }
     only_a += s.in_a && !s.in_b;
     only_b += s.in_b && !s.in_a;
     c.callsites.push_back(s);
@@ -263,6 +272,18 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   c.ranks = {static_cast<double>(a.run.ranks), static_cast<double>(b.run.ranks)};
   const Side side_a{a, exact_a, &Pair::a}, side_b{b, exact_b, &Pair::b};
   add_run_totals(side_a, side_b, estimate, c);
+  auto causes_of = [](const ExactWaits* exact) -> std::optional<analysis::WaitCauses> {
+    if (exact == nullptr || exact->causes_by_site.empty()) return std::nullopt;
+    analysis::WaitCauses sum;
+    for (const auto& [site, causes] : exact->causes_by_site) {
+      sum.computation += causes.seconds.computation;
+      sum.communication += causes.seconds.communication;
+      sum.propagated += causes.seconds.propagated;
+    }
+    return sum;
+  };
+  c.causes_a = causes_of(exact_a);
+  c.causes_b = causes_of(exact_b);
   c.functions = compare_functions(side_a, side_b, estimate);
   compare_callsites(side_a, side_b, estimate, c);
   return c;
@@ -331,8 +352,32 @@ std::string format_comparison(const Comparison& c, std::size_t top) {
             "tell apart: trace both runs (MPIDLE_TRACE=1) to know whether the network or the load "
             "balance decides"
           : "waiting in MPI: load balance, not hardware, decides";
+  // The root causes of the run that waited more, where its trace has them, say what
+  // made the partners late.
+  const auto& causes = c.wait.b >= c.wait.a ? c.causes_b : c.causes_a;
+  if (causes && std::abs(d_wait) >= std::abs(d_compute) &&
+      std::abs(d_wait) >= std::abs(d_processing)) {
+    const double most = std::max({causes->computation, causes->communication, causes->propagated});
+    if (most > 0 && causes->communication == most) {
+      part =
+          "waiting in MPI for partners late because of their own communication (the trace's "
+          "root causes): the network and the MPI library decide";
+    } else if (most > 0 && causes->propagated == most) {
+      part =
+          "waiting in MPI propagated from other waiting (the trace's root causes): what "
+          "starts it decides; see the callsites below";
+    }
+  }
   out += format("most of the difference (%s of wall time) is %s\n",
                 seconds(std::abs(c.wall.b - c.wall.a)).c_str(), part);
+  for (const auto& [label, run_causes] :
+       {std::pair{"A", &c.causes_a}, std::pair{"B", &c.causes_b}}) {
+    if (!*run_causes) continue;
+    const auto& x = **run_causes;
+    out += format("waiting in %s by root cause: computation %s, communication %s, propagated %s\n",
+                  label, seconds(x.computation).c_str(), seconds(x.communication).c_str(),
+                  seconds(x.propagated).c_str());
+  }
   out += format_pop_table(c);
 
   out += format("\nfunctions by change of time\n%-20s %10s %10s %7s %10s %10s %7s %10s %10s %7s\n",
@@ -360,9 +405,11 @@ std::string format_comparison(const Comparison& c, std::size_t top) {
                   seconds(s.wait.a).c_str(), seconds(s.wait.b).c_str(), ratio_text(s.wait).c_str(),
                   seconds(s.processing.a).c_str(), seconds(s.processing.b).c_str(),
                   ratio_text(s.processing).c_str());
-    out += format("     %s per visit; dominated by %s: %s\n",
+    out += format("     %s per visit; dominated by %s%s: %s\n",
                   bytes_text(std::max(s.bytes_per_visit.a, s.bytes_per_visit.b)).c_str(),
-                  dominant_name(s.dominant), dominant_advice(s.dominant));
+                  dominant_name(s.dominant),
+                  s.propagated_from.empty() ? "" : (" (" + s.propagated_from + ")").c_str(),
+                  dominant_advice(s.dominant));
   }
   if (!c.callsites.empty()) {
     const auto& s = c.callsites.front();

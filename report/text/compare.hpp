@@ -35,6 +35,7 @@ struct SiteComparison {
   Pair visits, time, wait, processing, bytes_per_visit;
   Pair wait_or_transfer;  // the part of wait that may be transfer (no trace, no estimate)
   Dominant dominant = Dominant::latency;  // in the run where the callsite takes longer
+  std::string propagated_from;            // waiting_propagated: the callsite it came from
   bool changed_most = false;              // the largest |time B − time A| of all callsites
 };
 
@@ -65,7 +66,9 @@ struct Comparison {
   Pair ranks, wall, mpi, wait, compute;      // per run: sums over ranks
   Pair wait_or_transfer;                     // the part of wait that may be transfer
   PopRow pop_a, pop_b;
-  std::string counters_missing;               // why there is no instruction and IPC scalability
+  std::string counters_missing;  // why there is no instruction and IPC scalability
+  // Each run's waiting by root cause, where its trace analysis has them.
+  std::optional<analysis::WaitCauses> causes_a, causes_b;
   std::vector<FunctionComparison> functions;  // by |Δtime|
   std::vector<SiteComparison> callsites;      // by |Δtime|
 };

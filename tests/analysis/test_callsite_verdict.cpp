@@ -49,3 +49,16 @@ TEST_CASE(
     CHECK(dominant_of(waiting, g) == Dominant::waiting);
   }
 }
+
+TEST_CASE("callsite verdict: a trace's root causes say why a waiting callsite waited",
+          "[analysis]") {
+  CHECK(dominant_by_causes(Dominant::waiting, {3, 1, 1}) == Dominant::waiting);
+  CHECK(dominant_by_causes(Dominant::waiting, {1, 3, 1}) == Dominant::waiting_for_communication);
+  CHECK(dominant_by_causes(Dominant::propagated, {1, 3, 1}) == Dominant::waiting_for_communication);
+  CHECK(dominant_by_causes(Dominant::waiting, {1, 1, 3}) == Dominant::waiting_propagated);
+  // Without causes, and for verdicts that are not waiting, nothing changes.
+  CHECK(dominant_by_causes(Dominant::waiting, {0, 0, 0}) == Dominant::waiting);
+  CHECK(dominant_by_causes(Dominant::latency, {0, 3, 0}) == Dominant::latency);
+  CHECK(dominant_by_causes(Dominant::waiting_or_transfer, {0, 3, 0}) ==
+        Dominant::waiting_or_transfer);
+}

@@ -4,8 +4,11 @@
 // ranks; the finalize writes the root causes (a trace this small is analysed whole).
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
+#include "build_paths.hpp"
 #include "process.hpp"
 
 using namespace mpidle::test;
@@ -111,4 +114,49 @@ TEST_CASE("root causes: a large transfer makes its sender late for the next rece
   INFO(small.dump(1) << "\nobserved " << observed);
   CHECK(std::abs(seconds(small, "wait_s") - observed) <= 0.1 * observed);
   CHECK(std::abs(seconds(small, "bandwidth_s") - observed) <= 0.1 * observed);
+}
+
+TEST_CASE(
+    "compare: advice follows the root causes (network for a transfer, load for an imbalance, "
+    "the first cause for a chain)",
+    "[mpi]") {
+  // Each case compared with a second run of itself: every callsite's verdict is
+  // taken where it costs more, from that run's trace analysis.
+  std::map<std::string, std::string> out;
+  for (const std::string which : {"transfer", "imbalance", "chain"}) {
+    std::vector<std::string> dirs;
+    for (const char* run : {"a", "b"}) {
+      const auto dir = scratch_dir("delays_compare_" + which + run);
+      const auto r = run_mpi(3, program("delay_causes"), {which},
+                             {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_TRACE", "1"}});
+      INFO(r.err);
+      REQUIRE(r.status == 0);
+      dirs.push_back(dir);
+    }
+    const auto c = run({build_tree::mpidle_bin, "compare", dirs[0], dirs[1], "--top", "20"});
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    out[which] = c.out;
+  }
+  auto verdict = [&](const std::string& which, const std::string& line_text) {
+    const std::string location = "delay_causes.c:" + std::to_string(line_of(line_text));
+    const std::string& text = out[which];
+    const auto at = text.find(location);
+    if (at == std::string::npos) return std::string("(no callsite " + location + ")");
+    const auto verdict_at = text.find("dominated by", at);
+    return text.substr(verdict_at, text.find('\n', verdict_at) - verdict_at);
+  };
+  INFO(out["transfer"] << out["imbalance"] << out["chain"]);
+  CHECK_THAT(verdict("transfer", "RECEIVE(kSmall, 0); /* waits for rank 0's transfer"),
+             Catch::Contains("waiting for a partner's communication"));
+  CHECK_THAT(out["transfer"], Catch::Contains("the network and the MPI library decide"));
+  CHECK_THAT(verdict("imbalance", "MPI_Allreduce(&entered"), Catch::Contains("waiting/imbalance"));
+  CHECK_THAT(verdict("imbalance", "MPI_Allreduce(&entered"), Catch::Contains("balance the load"));
+  const std::string chain_first =
+      "delay_causes.c:" + std::to_string(line_of("RECEIVE(kSmall, 0); /* waits for rank 0's"));
+  CHECK_THAT(
+      verdict("chain", "RECEIVE(kSmall, 1); /* waits because"),
+      Catch::Contains("waiting propagated from another callsite (MPI_Recv at " + chain_first));
+  CHECK_THAT(verdict("chain", "RECEIVE(kSmall, 0); /* waits for rank 0's"),
+             Catch::Contains("waiting/imbalance"));
 }
