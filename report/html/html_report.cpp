@@ -8,6 +8,7 @@
 #include "report/html/html_efficiency.hpp"
 #include "report/html/html_estimates.hpp"
 #include "report/html/html_page.hpp"
+#include "report/html/html_root_causes.hpp"
 #include "report/html/rank_bins.hpp"
 #include "report/text/text_format.hpp"
 #include "report/text/text_report.hpp"
@@ -292,6 +293,7 @@ std::string html_report(const model::Profile& p, const ReportOptions& o, const H
   out += ranks_section(p, o.estimate);
   out += callsites_section(o.estimate, top);
   out += estimates_section(top, extras.analysis);
+  out += root_causes_section(extras.analysis, std::max<std::size_t>(o.top, 1));
   out += durations_section(top);
   out += heatmap_section(p, top);
   out += functions_section(p, o.estimate);

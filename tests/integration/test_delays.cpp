@@ -4,6 +4,7 @@
 // ranks; the finalize writes the root causes (a trace this small is analysed whole).
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@ namespace {
 struct Case {
   nlohmann::json truth;        // the program's own: wait_s per rank
   nlohmann::json root_causes;  // analysis.json's
+  std::string dir;
 };
 
 Case run_case(const std::string& which) {
@@ -31,6 +33,7 @@ Case run_case(const std::string& which) {
   const auto analysis = nlohmann::json::parse(read_text(dir + "/analysis.json"));
   REQUIRE(analysis.contains("root_causes"));
   c.root_causes = analysis.at("root_causes");
+  c.dir = dir;
   return c;
 }
 
@@ -104,6 +107,15 @@ TEST_CASE("root causes: rank 0's computation makes rank 1 late for rank 2 (propa
   CHECK(delays[0].at("kind") == "computation");
   CHECK(delays[0].at("top_ranks")[0].at("rank") == 0);
   CHECK(seconds(delays[0], "long_term_s") >= 0.9 * (first + std::min(first, second)));
+  // The HTML report shows the same split, one row per waiting callsite.
+  const std::string page = c.dir + "/report.html";
+  REQUIRE(run({build_tree::mpidle_bin, "report", c.dir, "--html", page}).status == 0);
+  const std::string html = read_text(page);
+  REQUIRE(html.find("<section id=\"root-causes\">") != std::string::npos);
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "data-propagated-s=\"%.9g\"",
+                seconds(two, "propagated_s"));
+  CHECK(html.find(expected) != std::string::npos);
 }
 
 TEST_CASE("root causes: a large transfer makes its sender late for the next receiver", "[mpi]") {
