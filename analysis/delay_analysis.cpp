@@ -35,7 +35,8 @@ struct IntervalTimes {
 
 class Delays {
  public:
-  explicit Delays(const model::Trace& trace) : m_trace(trace) {}
+  Delays(const model::Trace& trace, const sync::TraceMatching& matching)
+      : m_trace(trace), m_matching(matching) {}
 
   DelayAnalysis run(std::vector<WaitEvent> events) {
     index_calls(events);
@@ -103,7 +104,7 @@ class Delays {
   // Which calls of two ranks synchronized: the ends of every message, and the
   // members of every collective instance.
   void link_calls() {
-    const auto matching = sync::match_trace(m_trace);
+    const auto& matching = m_matching;
     auto link = [&](RecordRef a, RecordRef b) {
       if (a.rank == b.rank) return;
       m_calls[a.rank].links[m_calls[a.rank].call_of[a.record]].emplace_back(
@@ -302,6 +303,7 @@ class Delays {
   }
 
   const model::Trace& m_trace;
+  const sync::TraceMatching& m_matching;
   std::vector<RankCalls> m_calls;
   std::vector<std::vector<double>> m_propagated;  // per rank and call: waiting passed back
   std::vector<WaitRootCauses> m_waits;
@@ -325,14 +327,15 @@ const char* delay_kind_key(DelayKind k) {
   return "?";
 }
 
-DelayAnalysis analyze_delays(const model::Trace& trace, std::vector<WaitEvent> events) {
-  return Delays(trace).run(std::move(events));
+DelayAnalysis analyze_delays(const model::Trace& trace, const sync::TraceMatching& matching,
+                             std::vector<WaitEvent> events) {
+  return Delays(trace, matching).run(std::move(events));
 }
 
-DelayAnalysis analyze_delays(const model::Trace& trace) {
+DelayAnalysis analyze_delays(const model::Trace& trace, const sync::TraceMatching& matching) {
   std::vector<WaitEvent> events;
-  analyze_wait_states(trace, {}, [&](const WaitEvent& e) { events.push_back(e); });
-  return analyze_delays(trace, std::move(events));
+  analyze_wait_states(trace, matching, {}, [&](const WaitEvent& e) { events.push_back(e); });
+  return analyze_delays(trace, matching, std::move(events));
 }
 
 }  // namespace mpidle::analysis

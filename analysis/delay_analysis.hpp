@@ -66,9 +66,10 @@ struct DelayAnalysis {
   double wait_s = 0, short_term_s = 0, long_term_s = 0;
 };
 
-// On a synchronized trace (as analyze_wait_states), from the wait states it found
-// (its WaitObserver's events), or finding them.
-DelayAnalysis analyze_delays(const model::Trace& trace, std::vector<WaitEvent> events);
-DelayAnalysis analyze_delays(const model::Trace& trace);
+// On a synchronized trace (as analyze_wait_states) and its `matching`, from the wait
+// states analyze_wait_states found there (its WaitObserver's events), or finding them.
+DelayAnalysis analyze_delays(const model::Trace& trace, const sync::TraceMatching& matching,
+                             std::vector<WaitEvent> events);
+DelayAnalysis analyze_delays(const model::Trace& trace, const sync::TraceMatching& matching);
 
 }  // namespace mpidle::analysis

@@ -295,6 +295,18 @@ class Replay {
     bool modelled = false;
   };
 
+  // A part that needs a message or instance not predicted yet: the rank parks on
+  // it (`park`), or, forced, goes on without this record, once.
+  template <typename Park>
+  static Part not_yet(bool& force, Park park) {
+    if (!force) {
+      park();
+      return Part::parked;
+    }
+    force = false;
+    return Part::skipped;
+  }
+
   // The compute burst before the call `first`, at the target's speed: where it enters.
   void enter_call(std::uint32_t r, std::uint64_t first, std::uint64_t end,
                   std::int64_t measured_enter) {
@@ -323,12 +335,7 @@ class Replay {
     const Cost t = transfer(m);
     const Protocol p = protocol(m);
     if (m_send_enter[m] == kNotYetPredicted || (p.held() && m_send_done[m] == kNotYetPredicted)) {
-      if (!force) {
-        park(r, m);
-        return Part::parked;
-      }
-      force = false;
-      return Part::skipped;
+      return not_yet(force, [&] { park(r, m); });
     }
     // The receive's own CPU cost is paid even when the data is already there.
     const Cost queued = on_links(m, p, t);
@@ -352,12 +359,7 @@ class Replay {
       if (p.rendezvous) {
         if (m_posted[m] == kNotYetPredicted ||
             (p.held() && m_receive_done[m] == kNotYetPredicted)) {
-          if (!force) {
-            park(r, m);
-            return Part::parked;
-          }
-          force = false;
-          return Part::skipped;
+          return not_yet(force, [&] { park(r, m); });
         }
         const Cost queued = on_links(m, p, t);
         call.exit = std::max(call.exit, m_moving[m] + t.ns);
@@ -392,12 +394,7 @@ class Replay {
     call.modelled = true;
     Instance& inst = m_instances[c];
     if (inst.cost_ns < 0) {
-      if (!force) {
-        park_on_instance(r, c);
-        return Part::parked;
-      }
-      force = false;
-      return Part::skipped;
+      return not_yet(force, [&] { park_on_instance(r, c); });
     }
     call.exit = std::max(call.exit, inst.exits[m_links.member[r].at(i)]);
     if (inst.cost_ns > call.work.ns) call.work = {inst.cost_ns, inst.latency_ns};
@@ -634,14 +631,20 @@ Prediction predict(const model::Trace& trace, const sync::TraceMatching& matchin
   return Replay(trace, matching, input, progress).run();
 }
 
-model::PopEfficiency with_ideal_network(const model::Trace& trace, model::PopEfficiency measured) {
+model::PopEfficiency with_ideal_network(const model::Trace& trace,
+                                        const sync::TraceMatching& matching,
+                                        model::PopEfficiency measured) {
   PredictionInput ideal;
   ideal.machine = model::ideal_network();
-  const auto replayed = predict(trace, sync::match_trace(trace), ideal);
+  const auto replayed = predict(trace, matching, ideal);
   const double transfer =
       replayed.measured_wall_s > 0 ? replayed.wall_s / replayed.measured_wall_s : 1.0;
   model::add_ideal_network(measured, transfer * measured.runtime_s);
   return measured;
+}
+
+model::PopEfficiency with_ideal_network(const model::Trace& trace, model::PopEfficiency measured) {
+  return with_ideal_network(trace, sync::match_trace(trace), measured);
 }
 
 }  // namespace mpidle::analysis

@@ -93,6 +93,9 @@ Prediction predict(const model::Trace& trace, const sync::TraceMatching& matchin
 
 // POP's efficiencies with the ideal-network split (serialization, transfer): the run
 // replayed on an ideal network, its wall time scaled onto `measured`'s runtime.
+model::PopEfficiency with_ideal_network(const model::Trace& trace,
+                                        const sync::TraceMatching& matching,
+                                        model::PopEfficiency measured);
 model::PopEfficiency with_ideal_network(const model::Trace& trace, model::PopEfficiency measured);
 
 }  // namespace mpidle::analysis

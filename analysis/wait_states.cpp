@@ -166,7 +166,7 @@ class Analysis {
     }
   }
 
-  WaitStates run(const Progress& progress) {
+  WaitStates run(const sync::TraceMatching& matching, const Progress& progress) {
     for (const auto& r : m_trace.ranks) {
       if (r.synced.size() != 2 * r.records.size()) {
         throw model::TraceError("rank " + std::to_string(r.rank) +
@@ -174,7 +174,6 @@ class Analysis {
       }
       m_out.events += r.records.size();
     }
-    const auto matching = sync::match_trace(m_trace);
     const std::size_t work = matching.messages.size() + matching.collectives.size();
     const std::size_t step = std::max<std::size_t>(work / 20, 1 << 16);
     std::size_t done = 0;
@@ -291,9 +290,14 @@ const char* pattern_key(Pattern p) {
   return keys[static_cast<std::size_t>(p)];
 }
 
+WaitStates analyze_wait_states(const model::Trace& trace, const sync::TraceMatching& matching,
+                               const Progress& progress, const WaitObserver& observer) {
+  return Analysis(trace, observer).run(matching, progress);
+}
+
 WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress,
                                const WaitObserver& observer) {
-  return Analysis(trace, observer).run(progress);
+  return analyze_wait_states(trace, sync::match_trace(trace), progress, observer);
 }
 
 }  // namespace mpidle::analysis

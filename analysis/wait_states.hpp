@@ -109,6 +109,9 @@ using WaitObserver = std::function<void(const WaitEvent&)>;
 
 // Needs synchronized timestamps (trace.ranks[*].synced); throws model::TraceError
 // for a trace without them. `observer`, when given, hears of every wait state.
+// `matching`: the trace's (sync::match_trace), where the caller has it already.
+WaitStates analyze_wait_states(const model::Trace& trace, const sync::TraceMatching& matching,
+                               const Progress& progress = {}, const WaitObserver& observer = {});
 WaitStates analyze_wait_states(const model::Trace& trace, const Progress& progress = {},
                                const WaitObserver& observer = {});
 

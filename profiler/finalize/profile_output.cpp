@@ -26,6 +26,7 @@
 #include "profiler/finalize/window_calibration.hpp"
 #include "profiler/runtime/symbolizer.hpp"
 #include "profiler/wrappers/real_function.hpp"
+#include "sync/trace_matching.hpp"
 
 namespace mpidle::profiler {
 namespace {
@@ -195,8 +196,9 @@ std::optional<WholeTraceAnalysis> whole_trace_analysis(const fs::path& dir,
                                                        std::uint64_t events) {
   if (events > kFinalizeWholeTraceEvents || !profile.trace) return std::nullopt;
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
-  return WholeTraceAnalysis{analysis::with_ideal_network(trace, profile.efficiency),
-                            analysis::analyze_delays(trace)};
+  const auto matching = sync::match_trace(trace);
+  return WholeTraceAnalysis{analysis::with_ideal_network(trace, matching, profile.efficiency),
+                            analysis::analyze_delays(trace, matching)};
 }
 
 // `dir` was created already; `ec` says why not, if it could not be.

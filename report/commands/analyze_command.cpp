@@ -35,9 +35,11 @@ int analyze_command(Args args) {
   const model::Trace trace = model::read_trace(dir / profile.trace->file);
   progress("analyzing");
   const bool show_progress = progress.on();
+  // One matching of the trace's messages and collectives serves all three passes.
+  const auto matching = sync::match_trace(trace);
   std::vector<analysis::WaitEvent> events;
   const auto waits = analysis::analyze_wait_states(
-      trace,
+      trace, matching,
       [&](double done) {
         if (show_progress) std::fprintf(stderr, "mpidle analyze: %3.0f%%\r", 100 * done);
       },
@@ -45,10 +47,12 @@ int analyze_command(Args args) {
   if (show_progress) std::fputs("\n", stderr);
   // Why it waited: each wait state's delay on its partner, charged backwards.
   progress("finding the root causes");
-  const analysis::DelayAnalysis delays = analysis::analyze_delays(trace, std::move(events));
+  const analysis::DelayAnalysis delays =
+      analysis::analyze_delays(trace, matching, std::move(events));
   // POP's transfer efficiency: the run replayed on an ideal network.
   progress("replaying on an ideal network");
-  const model::PopEfficiency efficiency = analysis::with_ideal_network(trace, profile.efficiency);
+  const model::PopEfficiency efficiency =
+      analysis::with_ideal_network(trace, matching, profile.efficiency);
   const std::filesystem::path out = dir / analysis::kAnalysisFileName;
   nlohmann::json json;
   try {

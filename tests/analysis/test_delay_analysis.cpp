@@ -45,6 +45,10 @@ void collective(model::Trace& t, Fn fn, std::uint32_t instance,
   }
 }
 
+analysis::DelayAnalysis delays_of(const model::Trace& t) {
+  return analysis::analyze_delays(t, sync::match_trace(t));
+}
+
 const analysis::WaitRootCauses& causes_at(const analysis::DelayAnalysis& d, std::uint32_t site) {
   for (const auto& w : d.waits) {
     if (w.callsite == site) return w;
@@ -73,7 +77,7 @@ TEST_CASE("delay analysis: a compute imbalance causes the waiting in the Allredu
                at + 13 * kMs + 100 * kUs);
     at += 13 * kMs + 100 * kUs;
   }
-  const auto d = analysis::analyze_delays(t);
+  const auto d = delays_of(t);
   const auto& w = causes_at(d, Allreduce);
   CHECK(w.wait_s == Approx(9e-3));
   CHECK(w.wait_states == 3);
@@ -97,7 +101,7 @@ TEST_CASE("delay analysis: rank 0's extra compute makes rank 1 late for rank 2 (
   add(t, 1, Send, TraceRole::send, 10 * kMs + 30 * kUs, 10 * kMs + 40 * kUs, 2);
   // Rank 2 computes 1 ms and waits for rank 1 at a callsite of its own (10).
   add(t, 2, Recv, TraceRole::recv, 1 * kMs, 10 * kMs + 50 * kUs, 1).callsite = 10;
-  const auto d = analysis::analyze_delays(t);
+  const auto d = delays_of(t);
 
   const auto& first = causes_at(d, Recv);  // rank 1's: rank 0's computation
   CHECK(first.wait_s == Approx(9e-3));
@@ -130,7 +134,7 @@ TEST_CASE("delay analysis: a large transfer makes its sender late for its next p
   add(t, 1, Recv, TraceRole::recv, 100 * kUs, 10 * kMs + 110 * kUs, 0, 1 << 20);
   add(t, 0, Send, TraceRole::send, 10 * kMs + 200 * kUs, 10 * kMs + 210 * kUs, 2, 64).callsite = 11;
   add(t, 2, Recv, TraceRole::recv, 200 * kUs, 10 * kMs + 220 * kUs, 0, 64).callsite = 12;
-  const auto d = analysis::analyze_delays(t);
+  const auto d = delays_of(t);
   const auto& w = causes_at(d, 12);
   CHECK(w.wait_s == Approx(10e-3));
   CHECK(w.bandwidth_s >= 0.9 * w.wait_s);
@@ -151,7 +155,7 @@ TEST_CASE("delay analysis: a partner that left the previous synchronization late
   add(t, 0, Send, TraceRole::send, 1 * kMs, 1 * kMs + 10 * kUs, 1);
   add(t, 1, Recv, TraceRole::recv, 5 * kMs, 5 * kMs + 10 * kUs, 0);
   collective(t, Barrier, 1, {2 * kMs, 5 * kMs + 20 * kUs}, 5 * kMs + 30 * kUs);
-  const auto d = analysis::analyze_delays(t);
+  const auto d = delays_of(t);
   const auto& w = causes_at(d, Barrier);
   CHECK(w.wait_s == Approx(3.02e-3));
   CHECK(w.latency_s >= 0.9 * w.wait_s);
