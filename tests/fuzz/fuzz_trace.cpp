@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::ostringstream chrome;
       (void)mpidle::report::write_chrome_trace(trace, chrome);  // raw clocks
       (void)mpidle::sync::synchronize_trace(trace, {});
-      (void)mpidle::analysis::analyze_wait_states(trace, {});
+      (void)mpidle::analysis::analyze_wait_states(trace, mpidle::analysis::Progress{});
       (void)mpidle::report::write_chrome_trace(trace, chrome);  // synchronized
     }
   } catch (const std::exception&) {
