@@ -186,10 +186,10 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
     std::map<std::tuple<std::uint32_t, std::int32_t, std::int32_t, std::int32_t>, LocalMinimum>
         key_totals;
     std::vector<RegionCall> region_calls;
-    // Each callsite key's visits on this rank: its first window's calls are shared
-    // out over its entries by their visits (start_window_correction_s).
+    // Each callsite key's visits on this rank: the windows' calls there (all, and the
+    // first window's) are shared out over its entries by their visits.
     std::map<SiteCalibrationKey, double> site_visits;
-    if (calibration && !calibration->own_start_sites.empty()) {
+    if (calibration && (!calibration->own_sites.empty() || !calibration->own_start_sites.empty())) {
       for (const auto& e : rank.entries) {
         const std::string* site = sites.of(e.callsite);
         if (site && waits[e.function]) {
@@ -198,6 +198,18 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
         }
       }
     }
+    // This rank's calls of an entry's key at its callsite that the windows judged,
+    // and its visits there (all entries of that key and callsite).
+    auto own_calls_judged = [&](const Entry& e) -> std::pair<const CalibratedCost*, double> {
+      const std::string* site = site_visits.empty() ? nullptr : sites.of(e.callsite);
+      if (!site) return {nullptr, 0};
+      const SiteCalibrationKey at{tables.functions[e.function], e.size_class, e.comm_shape, *site};
+      auto v = site_visits.find(at);
+      if (v == site_visits.end() || v->second <= 0) return {nullptr, 0};
+      auto seen = calibration->own_sites.find(at);
+      if (seen == calibration->own_sites.end()) return {nullptr, 0};
+      return {&seen->second, v->second};
+    };
     for (const auto& e : rank.entries) {
       WaitEstimates w;
       w.wait_s_minimum = local.wait_local(ri, e);
@@ -210,20 +222,29 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       const Baselines b = g != baselines.end() ? g->second : Baselines{e.min_s, e.min_s, {}};
       const double visits = static_cast<double>(e.visits);
       w.wait_s_global_min = std::max(0.0, e.time_s - visits * b.minimum_s);
+      // The robust wait of `calls` calls that took `time_s`, and the transfer a Wait
+      // can hold (not waiting).
+      const auto t =
+          completes[e.function] && e.size_class > 0 ? transfer.find(e.size_class) : transfer.end();
+      struct RobustWait {
+        double wait_s = 0, transfer_s = 0;
+      };
+      auto robust_wait = [&](double time_s, double calls) {
+        const double above = std::max(0.0, time_s - calls * b.robust_s);
+        if (t == transfer.end()) return RobustWait{above, 0};
+        const double held = std::min(above, calls * t->second);
+        return RobustWait{above - held, held};
+      };
       const double above_robust = std::max(0.0, e.time_s - visits * b.robust_s);
       if (!waits[e.function]) {
         w.variation_s = above_robust;
-      } else if (completes[e.function] && e.size_class > 0) {
-        // A Wait can hold its request's transfer: that part is not waiting.
-        const auto t = transfer.find(e.size_class);
-        if (t != transfer.end()) {
-          w.transfer_s = std::min(above_robust, visits * t->second);
-          w.wait_s = above_robust - w.transfer_s;
-        } else {
-          w.wait_s = w.wait_or_transfer_s = above_robust;
-        }
       } else {
-        w.wait_s = above_robust;
+        const RobustWait r = robust_wait(e.time_s, visits);
+        w.wait_s = r.wait_s;
+        w.transfer_s = r.transfer_s;
+        if (completes[e.function] && e.size_class > 0 && t == transfer.end()) {
+          w.wait_or_transfer_s = w.wait_s;
+        }
       }
       // The calibrated baseline is what such a call costs, its transfer included: the
       // time above it is wait. The callsite's own where it has enough calls; at the
@@ -251,6 +272,13 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
           }
         }
         w.wait_s_calibrated = std::max(0.0, e.time_s - visits * baseline_s + start_s);
+      } else if (const auto [seen, site_calls] = own_calls_judged(e); seen && seen->calls > 0) {
+        // Too few calls judged to stand for the others, but those judged have their
+        // exact wait (a key of 5 calls, 4 of them in windows): only the rest fall back.
+        const double share = visits / site_calls;
+        const double rest_calls = std::max(0.0, visits - share * static_cast<double>(seen->calls));
+        const double rest_s = std::max(0.0, e.time_s - share * (seen->cost_s + seen->wait_s));
+        w.wait_s_calibrated = share * seen->wait_s + robust_wait(rest_s, rest_calls).wait_s;
       } else {
         w.wait_s_calibrated = w.wait_s;
       }

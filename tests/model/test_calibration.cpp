@@ -125,6 +125,35 @@ TEST_CASE("a calibrated key's wait is its time above the calibrated baseline", "
   CHECK(without.ranks[1].wait_s == Approx(40 * (5.06e-3 - 4 * 3e-6)));
 }
 
+TEST_CASE("calibration: too few calls judged still count their exact wait", "[model]") {
+  // Five receives, each waiting 5 ms and costing 40 µs more; the windows judged four
+  // of them, too few to stand for the others (kMinCalibratedCalls). Every call looks
+  // alike, so the robust baseline reads them all as cost; the four judged keep their
+  // exact wait and only the fifth falls back.
+  model::ProfileTables t;
+  t.functions = {"MPI_Recv"};
+  t.callsites.resize(1);
+  t.callsites[0].frames = {{"app", 0x100, "", "", 0}};
+  t.ranks.resize(1);
+  model::Entry recv{0, 0, 14, 1, 5, 5 * 5.04e-3, 5.04e-3, 5 * 8192.0};
+  model::add_durations(recv.durations, 5, 5 * 5.04e-3);
+  t.ranks[0].entries = {recv};
+  const auto global = model::minima_of(t);
+  const double fallback = model::summarize_rank(t, global).ranks[0].wait_s;
+  CHECK(fallback < 5e-3);
+  model::Calibration c;
+  c.source = "windows";
+  const std::string site = model::site_identity(t.callsites[0]);
+  c.keys[{"MPI_Recv", 14, 0}] = {4 * 40e-6, 4 * 5e-3, 4};
+  c.sites[{"MPI_Recv", 14, 0, site}] = c.keys[{"MPI_Recv", 14, 0}];
+  REQUIRE_FALSE(model::calibrated_baseline(c, {"MPI_Recv", 14, 0}));
+  // Without this rank's own calls the fallback stands.
+  CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated == Approx(fallback));
+  c.own_sites = c.sites;
+  CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated ==
+        Approx(4 * 5e-3 + fallback / 5));
+}
+
 TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[model]") {
   // Two callsites of one key: sends that cost 3 µs and sends that cost 40 µs (a
   // rendezvous), neither waiting. The key's mean reads part of the dearer site's
