@@ -247,7 +247,7 @@ class Delays {
       const model::TraceRecord& rec = records[sc.first[k]];
       if (on_s.computation > 0 && sc.gap[k] > 0) {
         const double part = to_computation * sc.gap[k] / on_s.computation;
-        add_delay(DelayKind::computation, rec, s, part * w, part * cost);
+        add_delay(DelayKind::computation, rec, s, part * w, part * cost, causes);
         causes.computation_s += part * w;
       }
       if (k == late_call) break;  // the late call itself is not in the interval
@@ -264,7 +264,8 @@ class Delays {
     const model::TraceRecord& rec = m_trace.ranks[s].records[m_calls[s].first[k]];
     const double part = share * seconds / on_s.communication;
     const bool bandwidth = static_cast<double>(rec.bytes) > kLatencyBoundBytes;
-    add_delay(bandwidth ? DelayKind::bandwidth : DelayKind::latency, rec, s, part * w, part * cost);
+    add_delay(bandwidth ? DelayKind::bandwidth : DelayKind::latency, rec, s, part * w, part * cost,
+              causes);
     (bandwidth ? causes.bandwidth_s : causes.latency_s) += part * w;
   }
 
@@ -280,7 +281,10 @@ class Delays {
   }
 
   void add_delay(DelayKind kind, const model::TraceRecord& rec, std::uint32_t rank,
-                 double short_term, double long_term) {
+                 double short_term, double long_term, WaitRootCauses& causes) {
+    causes.delay_places[{static_cast<std::uint8_t>(kind), static_cast<std::uint32_t>(rec.callsite),
+                         rec.function}] += short_term;
+    causes.delay_ranks[rank] += short_term;
     DelayCosts& d = delay_at(kind, rec);
     d.short_term_s += short_term;
     d.long_term_s += long_term;

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "analysis/wait_states.hpp"
@@ -45,6 +46,11 @@ struct WaitRootCauses {
   double computation_s = 0, latency_s = 0, bandwidth_s = 0, propagated_s = 0, unexplained_s = 0;
   // propagated_s by the callsite (callsite, function) the partner waited at
   std::map<std::pair<std::uint32_t, std::uint32_t>, double> propagated_from;
+  // computation_s + latency_s + bandwidth_s by the delay's place (kind, callsite,
+  // function: computation before that call, communication in it) and by the rank
+  // (position in trace.ranks) it was on: where to look.
+  std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, double> delay_places;
+  std::map<std::uint32_t, double> delay_ranks;
   std::uint64_t wait_states = 0;
 };
 

@@ -17,6 +17,42 @@ json place(const model::Trace& trace, std::uint32_t callsite, std::uint32_t func
           {"location", model::innermost_location(frames)}};
 }
 
+// The largest first, `top` of them, ties by key.
+template <typename Key>
+std::vector<std::pair<double, Key>> largest(const std::map<Key, double>& of, std::size_t top) {
+  std::vector<std::pair<double, Key>> rows;
+  for (const auto& [key, seconds] : of) rows.emplace_back(seconds, key);
+  top = std::min(top, rows.size());
+  std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(top), rows.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.first > b.first || (a.first == b.first && a.second < b.second);
+                    });
+  rows.resize(top);
+  return rows;
+}
+
+// Where a callsite's computation and communication causes were: the places and ranks
+// of the delays that caused most of it.
+json delay_places_json(const model::Trace& trace, const WaitRootCauses& w) {
+  json rows = json::array();
+  for (const auto& [seconds, key] : largest(w.delay_places, kTopCausePlaces)) {
+    const auto& [kind, callsite, function] = key;
+    json row = place(trace, callsite, function);
+    row["kind"] = delay_kind_key(static_cast<DelayKind>(kind));
+    row["wait_s"] = seconds;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+json delay_ranks_json(const model::Trace& trace, const WaitRootCauses& w) {
+  json rows = json::array();
+  for (const auto& [seconds, position] : largest(w.delay_ranks, kTopDelayRanks)) {
+    rows.push_back({{"rank", trace.ranks.at(position).rank}, {"wait_s", seconds}});
+  }
+  return rows;
+}
+
 }  // namespace
 
 json root_causes_json(const model::Trace& trace, const DelayAnalysis& d) {
@@ -39,6 +75,8 @@ json root_causes_json(const model::Trace& trace, const DelayAnalysis& d) {
       propagated_from.push_back(std::move(row));
     }
     json row = place(trace, w->callsite, w->function);
+    row.update({{"delay_places", delay_places_json(trace, *w)},
+                {"delay_ranks", delay_ranks_json(trace, *w)}});
     row.update({{"wait_s", w->wait_s},
                 {"wait_states", w->wait_states},
                 {"computation_s", w->computation_s},

@@ -14,6 +14,8 @@ namespace mpidle::analysis {
 // The most delays listed, by long-term cost, and the most ranks named per delay.
 inline constexpr std::size_t kTopDelays = 20;
 inline constexpr std::size_t kTopDelayRanks = 5;
+// Per waiting callsite: the places of the delays that caused it, most first.
+inline constexpr std::size_t kTopCausePlaces = 3;
 
 nlohmann::json root_causes_json(const model::Trace& trace, const DelayAnalysis& delays);
 

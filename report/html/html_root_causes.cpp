@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/html/html_page.hpp"
+#include "report/runs/run_analysis.hpp"
 #include "report/text/text_format.hpp"
 
 namespace mpidle::report {
@@ -56,24 +57,20 @@ std::string root_causes_section(const nlohmann::json& analysis, std::size_t top)
       "<section id=\"root-causes\"><h2>Why it waited</h2>\n<p>Each wait state is charged to "
       "the excess time its partner spent before they synchronized: computation (load "
       "imbalance), communication (latency, bandwidth), or waiting of its own, which is "
-      "propagated from the callsite named (Böhme et al.'s delay analysis; "
-      "docs/analysis-format.md).</p>\n" +
+      "propagated. Where names the largest cause's place: the call the computation came "
+      "before or the communication was in, and its ranks, or the callsite the waiting was "
+      "propagated from (Böhme et al.'s delay analysis; docs/analysis-format.md).</p>\n" +
       html::legend({{"cause computation", "computation"},
                     {"cause latency", "latency"},
                     {"cause bandwidth", "bandwidth"},
                     {"cause propagated", "propagated"},
                     {"cause unexplained", "unexplained"}}) +
       "<table><tr><th>function</th><th>location</th><th class=\"num\">waiting</th><th>by "
-      "cause</th><th>propagated from</th></tr>\n";
+      "cause</th><th>where</th></tr>\n";
   std::size_t n = 0;
   for (const auto& s : sites) {
     if (n++ == top) break;
-    std::string from;
-    if (s.contains("propagated_from") && s["propagated_from"].is_array() &&
-        !s["propagated_from"].empty()) {
-      const auto& f = s["propagated_from"][0];
-      from = text(f, "function") + " at " + text(f, "location");
-    }
+    const std::string from = where_caused(causes_of(s));
     out += format(
         "<tr data-function=\"%s\" data-computation-s=\"%.9g\" data-communication-s=\"%.9g\" "
         "data-propagated-s=\"%.9g\"><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td>"

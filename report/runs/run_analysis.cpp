@@ -1,5 +1,6 @@
 #include "report/runs/run_analysis.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include "model/json_fields.hpp"
@@ -26,6 +27,52 @@ nlohmann::json run_document(const std::string& run, const char* file, const char
   return doc;
 }
 
+ExactWaits::Causes causes_of(const nlohmann::json& row) {
+  ExactWaits::Causes c;
+  if (!row.is_object()) return c;
+  const auto number = [&](const char* key) {
+    const auto it = row.find(key);
+    return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  const auto place = [](const nlohmann::json& p) {
+    return p.value("function", "") + " at " + p.value("location", "");
+  };
+  c.seconds.computation = number("computation_s");
+  c.seconds.communication = number("latency_s") + number("bandwidth_s");
+  c.seconds.propagated = number("propagated_s");
+  const auto from = row.find("propagated_from");
+  if (from != row.end() && from->is_array() && !from->empty() && (*from)[0].is_object()) {
+    c.propagated_from = place((*from)[0]);
+  }
+  const auto places = row.find("delay_places");
+  if (places != row.end() && places->is_array()) {
+    for (const auto& p : *places) {
+      if (!p.is_object()) continue;
+      const std::string kind = p.value("kind", "");
+      std::string& at = kind == "computation" ? c.computation_at : c.communication_at;
+      if (at.empty()) at = kind + (kind == "computation" ? " before " : " in ") + place(p);
+    }
+  }
+  const auto ranks = row.find("delay_ranks");
+  if (ranks != row.end() && ranks->is_array()) {
+    for (const auto& r : *ranks) {
+      if (!r.is_object() || !r.contains("rank") || !r["rank"].is_number_integer()) continue;
+      c.ranks +=
+          (c.ranks.empty() ? "rank " : ", rank ") + std::to_string(r["rank"].get<long long>());
+    }
+  }
+  return c;
+}
+
+std::string where_caused(const ExactWaits::Causes& c) {
+  const auto& s = c.seconds;
+  const double most = std::max({s.computation, s.communication, s.propagated});
+  if (most <= 0) return "";
+  if (s.propagated == most) return c.propagated_from.empty() ? "" : "from " + c.propagated_from;
+  const std::string& at = s.computation == most ? c.computation_at : c.communication_at;
+  return at.empty() || c.ranks.empty() ? at : at + " on " + c.ranks;
+}
+
 std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis) {
   if (!analysis.is_object() || !analysis.contains("accuracy") ||
       !analysis["accuracy"].is_object() || !analysis["accuracy"].contains("callsites") ||
@@ -44,21 +91,18 @@ std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis) {
       !(*causes)["callsites"].is_array()) {
     return out;
   }
-  const auto number = [](const nlohmann::json& row, const char* key) {
-    const auto it = row.find(key);
-    return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
-  };
   for (const auto& row : (*causes)["callsites"]) {
     if (!row.is_object()) continue;
     auto& c = out.causes_by_site[{row.value("function", ""), row.value("location", "")}];
-    c.seconds.computation += number(row, "computation_s");
-    c.seconds.communication += number(row, "latency_s") + number(row, "bandwidth_s");
-    c.seconds.propagated += number(row, "propagated_s");
-    const auto from = row.find("propagated_from");
-    if (c.propagated_from.empty() && from != row.end() && from->is_array() && !from->empty() &&
-        (*from)[0].is_object()) {
-      c.propagated_from =
-          (*from)[0].value("function", "") + " at " + (*from)[0].value("location", "");
+    const ExactWaits::Causes more = causes_of(row);
+    c.seconds.computation += more.seconds.computation;
+    c.seconds.communication += more.seconds.communication;
+    c.seconds.propagated += more.seconds.propagated;
+    for (auto [into, from] : {std::pair{&c.propagated_from, &more.propagated_from},
+                              std::pair{&c.computation_at, &more.computation_at},
+                              std::pair{&c.communication_at, &more.communication_at},
+                              std::pair{&c.ranks, &more.ranks}}) {
+      if (into->empty()) *into = *from;
     }
   }
   return out;

@@ -30,10 +30,22 @@ struct ExactWaits {
   // location), with the callsite its propagated waiting came from most.
   struct Causes {
     analysis::WaitCauses seconds;
-    std::string propagated_from;  // "function location", or empty
+    std::string propagated_from;  // "function at location", or empty
+    // Where the delays were: "computation before function at location" (or
+    // "latency in ...", "bandwidth in ...") for the largest place of each kind
+    // group, and "rank 3, rank 0" for the ranks; empty where none.
+    std::string computation_at, communication_at, ranks;
   };
   std::map<std::pair<std::string, std::string>, Causes> causes_by_site;
 };
+// Why one callsite waited: a row of analysis.json's root_causes.callsites (zeros and
+// empty places for anything it lacks).
+ExactWaits::Causes causes_of(const nlohmann::json& row);
+// Where the largest of the three causes was: "computation before F at L on rank 0,
+// rank 2", "bandwidth in F at L on rank 1", or "from F at L" (propagated); empty
+// where the row does not say.
+std::string where_caused(const ExactWaits::Causes& causes);
+
 // nullopt for a document without the accuracy table.
 std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis);
 

@@ -1,5 +1,6 @@
 #include "report/text/analysis_text.hpp"
 
+#include "report/runs/run_analysis.hpp"
 #include "report/text/text_format.hpp"
 
 namespace mpidle::report {
@@ -32,11 +33,8 @@ std::string root_causes_text(const nlohmann::json& r, std::size_t top) {
         s.at("function").get<std::string>().c_str(), s.at("location").get<std::string>().c_str(),
         s.at("wait_s").get<double>(), 100 * share(s, "computation_s"), 100 * share(s, "latency_s"),
         100 * share(s, "bandwidth_s"), 100 * share(s, "propagated_s"));
-    const auto& from = s.at("propagated_from");
-    if (!from.empty()) {
-      out += format(" (from %s %s)", from[0].at("function").get<std::string>().c_str(),
-                    from[0].at("location").get<std::string>().c_str());
-    }
+    const std::string where = where_caused(causes_of(s));
+    if (!where.empty()) out += format(" (%s)", where.c_str());
     if (share(s, "unexplained_s") > 0.005)
       out += format(", unexplained %.0f%%", 100 * share(s, "unexplained_s"));
     out += "\n";

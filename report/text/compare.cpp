@@ -233,8 +233,10 @@ void compare_callsites(const Side& a, const Side& b, Estimate estimate, Comparis
       auto causes = exact->causes_by_site.find(key);
       if (causes != exact->causes_by_site.end()) {
         s.dominant = analysis::dominant_by_causes(s.dominant, causes->second.seconds);
-        if (s.dominant == Dominant::waiting_propagated)
-          s.propagated_from = causes->second.propagated_from;
+        if (s.dominant == Dominant::waiting || s.dominant == Dominant::waiting_for_communication ||
+            s.dominant == Dominant::waiting_propagated) {
+          s.caused_at = where_caused(causes->second);
+        }
       }
     }
     only_a += s.in_a && !s.in_b;
@@ -408,7 +410,7 @@ std::string format_comparison(const Comparison& c, std::size_t top) {
     out += format("     %s per visit; dominated by %s%s: %s\n",
                   bytes_text(std::max(s.bytes_per_visit.a, s.bytes_per_visit.b)).c_str(),
                   dominant_name(s.dominant),
-                  s.propagated_from.empty() ? "" : (" (" + s.propagated_from + ")").c_str(),
+                  s.caused_at.empty() ? "" : (" (" + s.caused_at + ")").c_str(),
                   dominant_advice(s.dominant));
   }
   if (!c.callsites.empty()) {

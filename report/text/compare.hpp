@@ -35,8 +35,11 @@ struct SiteComparison {
   Pair visits, time, wait, processing, bytes_per_visit;
   Pair wait_or_transfer;  // the part of wait that may be transfer (no trace, no estimate)
   Dominant dominant = Dominant::latency;  // in the run where the callsite takes longer
-  std::string propagated_from;            // waiting_propagated: the callsite it came from
-  bool changed_most = false;              // the largest |time B − time A| of all callsites
+  // Where the trace's root causes put it: the computation's place and ranks
+  // (waiting), the communication's (waiting_for_communication), or the callsite the
+  // waiting was propagated from (waiting_propagated); empty without root causes.
+  std::string caused_at;
+  bool changed_most = false;  // the largest |time B − time A| of all callsites
 };
 
 struct FunctionComparison {

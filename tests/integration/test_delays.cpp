@@ -79,6 +79,13 @@ TEST_CASE("root causes: a compute imbalance is waiting for computation", "[mpi]"
   CHECK(delays[0].at("kind") == "computation");
   CHECK(delays[0].at("function") == "MPI_Allreduce");
   CHECK(delays[0].at("top_ranks")[0].at("rank") == 0);
+  // And the callsite says where: the computation before it, on rank 0 alone.
+  REQUIRE(!allreduce.at("delay_places").empty());
+  CHECK(allreduce.at("delay_places")[0].at("kind") == "computation");
+  CHECK(allreduce.at("delay_places")[0].at("function") == "MPI_Allreduce");
+  CHECK(seconds(allreduce.at("delay_places")[0], "wait_s") >= 0.9 * observed);
+  REQUIRE(allreduce.at("delay_ranks").size() == 1);
+  CHECK(allreduce.at("delay_ranks")[0].at("rank") == 0);
 }
 
 TEST_CASE("root causes: rank 0's computation makes rank 1 late for rank 2 (propagated)", "[mpi]") {
@@ -126,6 +133,16 @@ TEST_CASE("root causes: a large transfer makes its sender late for the next rece
   INFO(small.dump(1) << "\nobserved " << observed);
   CHECK(std::abs(seconds(small, "wait_s") - observed) <= 0.1 * observed);
   CHECK(std::abs(seconds(small, "bandwidth_s") - observed) <= 0.1 * observed);
+  // Where: the large send on rank 0.
+  REQUIRE(!small.at("delay_places").empty());
+  const auto& where = small.at("delay_places")[0];
+  CHECK(where.at("kind") == "bandwidth");
+  CHECK(where.at("function") == "MPI_Send");
+  CHECK(where.at("location")
+            .get<std::string>()
+            .rfind("delay_causes.c:" + std::to_string(line_of("SEND(kLarge, 1);")), 0) == 0);
+  REQUIRE(!small.at("delay_ranks").empty());
+  CHECK(small.at("delay_ranks")[0].at("rank") == 0);
 }
 
 TEST_CASE(
@@ -159,16 +176,24 @@ TEST_CASE(
     return text.substr(verdict_at, text.find('\n', verdict_at) - verdict_at);
   };
   INFO(out["transfer"] << out["imbalance"] << out["chain"]);
+  // Each verdict names where: the communication or computation and its rank, or the
+  // callsite the waiting came from.
   CHECK_THAT(verdict("transfer", "RECEIVE(kSmall, 0); /* waits for rank 0's transfer"),
-             Catch::Contains("waiting for a partner's communication"));
+             Catch::Contains("waiting for a partner's communication (bandwidth in MPI_Send at "
+                             "delay_causes.c:" +
+                             std::to_string(line_of("SEND(kLarge, 1);")) + " (main) on rank 0)"));
   CHECK_THAT(out["transfer"], Catch::Contains("the network and the MPI library decide"));
-  CHECK_THAT(verdict("imbalance", "MPI_Allreduce(&entered"), Catch::Contains("waiting/imbalance"));
+  const std::string allreduce =
+      "delay_causes.c:" + std::to_string(line_of("MPI_Allreduce(&entered"));
+  CHECK_THAT(verdict("imbalance", "MPI_Allreduce(&entered"),
+             Catch::Contains("waiting/imbalance (computation before MPI_Allreduce at " + allreduce +
+                             " (main) on rank 0)"));
   CHECK_THAT(verdict("imbalance", "MPI_Allreduce(&entered"), Catch::Contains("balance the load"));
   const std::string chain_first =
       "delay_causes.c:" + std::to_string(line_of("RECEIVE(kSmall, 0); /* waits for rank 0's"));
   CHECK_THAT(
       verdict("chain", "RECEIVE(kSmall, 1); /* waits because"),
-      Catch::Contains("waiting propagated from another callsite (MPI_Recv at " + chain_first));
+      Catch::Contains("waiting propagated from another callsite (from MPI_Recv at " + chain_first));
   CHECK_THAT(verdict("chain", "RECEIVE(kSmall, 0); /* waits for rank 0's"),
              Catch::Contains("waiting/imbalance"));
 }
