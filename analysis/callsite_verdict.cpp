@@ -41,12 +41,12 @@ const char* dominant_advice(Dominant d) {
              "the MPI processing, not with the load imbalance): faster links shorten it, "
              "balancing the load would not; a trace of both runs shows where it starts";
     case Dominant::waiting_for_communication:
-      return "the partner was late because of its own communication time (the trace's root "
-             "causes): a faster link, or fewer and larger messages, would shorten it; balancing "
-             "the load would not";
+      return "the partner was late because of its own communication time (the root causes): "
+             "a faster link, or fewer and larger messages, would shorten it; balancing the load "
+             "would not";
     case Dominant::waiting_propagated:
-      return "the partner was late because it waited itself (the trace's root causes): what "
-             "causes the waiting it propagates decides";
+      return "the partner was late because it waited itself (the root causes): what causes "
+             "the waiting it propagates decides";
   }
   return "";
 }

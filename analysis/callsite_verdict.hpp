@@ -11,7 +11,8 @@ namespace mpidle::analysis {
 // load imbalance: a partner late because of its own transfers (Scalasca's delay
 // analysis names such waiting by its cause; a profile can only see that the growth
 // fits communication, not imbalance).
-// With a trace's root causes (delay_analysis.hpp), waiting splits further:
+// With root causes (a trace's, delay_analysis.hpp, or the windows',
+// window_delays.hpp), waiting splits further:
 // `waiting` is then a partner late because of its computation (imbalance),
 // `waiting_for_communication` one late because of its own communication time, and
 // `waiting_propagated` one late because it waited at another callsite.
@@ -52,12 +53,12 @@ struct WaitGrowth {
 // bytes per visit say latency or bandwidth.
 Dominant dominant_of(const CallsiteCost& cost, const WaitGrowth& growth);
 
-// A callsite's waiting by root cause (seconds), from a trace's delay analysis.
+// A callsite's waiting by root cause (seconds), from a delay analysis.
 struct WaitCauses {
   double computation = 0, communication = 0, propagated = 0;
 };
 
-// Where waiting dominates (`waiting` or `propagated` above) and the trace says why:
+// Where waiting dominates (`waiting` or `propagated` above) and the root causes say why:
 // the cause with the larger part of the waiting decides (computation: waiting,
 // communication: waiting_for_communication, propagated: waiting_propagated). Other
 // verdicts, and waiting without causes, stay as they are.

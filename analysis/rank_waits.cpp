@@ -1,6 +1,7 @@
 #include "rank_waits.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 
 #include "model/function_catalog.hpp"
@@ -17,8 +18,8 @@ constexpr std::int64_t kNoSend = SiteWaitsBuilder::kNoTime;
 // Each matched send of the rank that the late-receiver rule judges: a blocking send
 // (the call's first record, not a Sendrecv's send half), judged at its own call,
 // or a non-blocking one, judged at the call that completed it. `visit(call, send
-// record, post)`: the judged call, the sending record (its class), and where its
-// receive was posted.
+// record, post, channel)`: the judged call, the sending record (its class), where its
+// receive was posted, and its channel.
 template <typename Visit>
 void for_each_matched_send(const model::RankTrace& rank, const sync::RankPartners& partners,
                            Visit visit) {
@@ -30,10 +31,10 @@ void for_each_matched_send(const model::RankTrace& rank, const sync::RankPartner
       const std::uint64_t record = sends[k].record;
       const auto& rec = rank.records[record];
       if (judged_send(rec)) {
-        visit(record, rec, it->second[k]);
+        visit(record, rec, it->second[k], key);
       } else if (rec.role == TraceRole::isend) {
         if (const auto call = completing_call(completions, record))
-          visit(*call, rec, it->second[k]);
+          visit(*call, rec, it->second[k], key);
       }
     }
   }
@@ -42,8 +43,12 @@ void for_each_matched_send(const model::RankTrace& rank, const sync::RankPartner
 class RankAnalysis {
  public:
   RankAnalysis(const model::Trace& tables, const model::RankTrace& rank, std::uint32_t position,
-               CallWaits* call_waits)
-      : m_tables(tables), m_rank(rank), m_position(position), m_call_waits(call_waits) {
+               CallWaits* call_waits, const RankWaitObserver& observer)
+      : m_tables(tables),
+        m_rank(rank),
+        m_position(position),
+        m_call_waits(call_waits),
+        m_observer(observer) {
     if (rank.synced.size() != 2 * rank.records.size()) {
       throw model::TraceError("rank " + std::to_string(rank.rank) +
                               " has no synchronized timestamps");
@@ -54,6 +59,15 @@ class RankAnalysis {
 
   std::int64_t enter(std::uint64_t record) const { return m_rank.synced[2 * record]; }
   std::int64_t exit(std::uint64_t record) const { return m_rank.synced[2 * record + 1]; }
+
+  // The observer hears of a wait of the call at `record` from `from` to `until`
+  // (within its exit), ended by `cause_rank`.
+  void observe(Pattern p, std::uint64_t record, std::int64_t from, std::int64_t until,
+               std::int32_t cause_rank) {
+    if (!m_observer) return;
+    const std::int64_t to = std::min(until, exit(record));
+    if (to > from) m_observer(RankWaitEvent{p, record, from, to, cause_rank});
+  }
 
   // The call waited until `until`.
   void wait(Pattern p, std::uint64_t record, std::int64_t until) {
@@ -69,44 +83,59 @@ class RankAnalysis {
   // (SiteWaitsBuilder::point_to_point): (call, until) pairs sorted by call, in arrays
   // that are file-backed in an out-of-core finalize.
   void point_to_point(const sync::RankPartners& p, const SendClasses& classes) {
-    model::LargeArray<std::pair<std::uint64_t, std::int64_t>> senders, receivers;
+    // (call, until, the partner's world rank), sorted: a call's latest partner last.
+    using Waited = std::tuple<std::uint64_t, std::int64_t, std::int32_t>;
+    model::LargeArray<Waited> senders, receivers;
     for (const auto& [key, receives] : p.items.receives) {
       auto it = p.send_enter.find(key);
       if (it == p.send_enter.end()) continue;
       for (std::size_t k = 0; k < it->second.size() && k < receives.size(); ++k) {
         ++m_out.messages;
-        senders.emplace_back(receives[k].call.record, it->second[k]);
+        senders.emplace_back(receives[k].call.record, it->second[k], std::get<1>(key));
       }
     }
-    for_each_matched_send(
-        m_rank, p, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post) {
-          if (waited_for_receiver(classes, rec, enter(call), exit(call), post))
-            receivers.emplace_back(call, post);
-        });
+    for_each_matched_send(m_rank, p,
+                          [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post,
+                              const sync::ChannelKey& key) {
+                            if (waited_for_receiver(classes, rec, enter(call), exit(call), post))
+                              receivers.emplace_back(call, post, std::get<2>(key));
+                          });
     std::sort(senders.begin(), senders.end());
     std::sort(receivers.begin(), receivers.end());
     constexpr std::int64_t none = SiteWaitsBuilder::kNoTime;
-    // The latest `until` of the call at pairs[i], and i past its pairs.
-    auto latest = [](const auto& pairs, std::size_t& i) {
+    // The latest `until` of the call at pairs[i] and its partner, and i past its pairs.
+    auto latest = [](const auto& pairs, std::size_t& i, std::int32_t* partner) {
       std::size_t j = i;
-      while (j + 1 < pairs.size() && pairs[j + 1].first == pairs[i].first) ++j;
-      const std::int64_t until = pairs[j].second;  // sorted last
+      while (j + 1 < pairs.size() && std::get<0>(pairs[j + 1]) == std::get<0>(pairs[i])) ++j;
+      const std::int64_t until = std::get<1>(pairs[j]);  // sorted last
+      *partner = std::get<2>(pairs[j]);
       i = j + 1;
       return until;
     };
     std::size_t s = 0, r = 0;
     while (s < senders.size() || r < receivers.size()) {
       const std::uint64_t call =
-          r == receivers.size() || (s < senders.size() && senders[s].first < receivers[r].first)
-              ? senders[s].first
-              : receivers[r].first;
-      const std::int64_t sent =
-          s < senders.size() && senders[s].first == call ? latest(senders, s) : none;
-      const std::int64_t post =
-          r < receivers.size() && receivers[r].first == call ? latest(receivers, r) : none;
+          r == receivers.size() ||
+                  (s < senders.size() && std::get<0>(senders[s]) < std::get<0>(receivers[r]))
+              ? std::get<0>(senders[s])
+              : std::get<0>(receivers[r]);
+      std::int32_t sender = -1, receiver = -1;
+      const std::int64_t sent = s < senders.size() && std::get<0>(senders[s]) == call
+                                    ? latest(senders, s, &sender)
+                                    : none;
+      const std::int64_t post = r < receivers.size() && std::get<0>(receivers[r]) == call
+                                    ? latest(receivers, r, &receiver)
+                                    : none;
       const std::int64_t waited = m_sites.point_to_point(m_rank.records[call], m_position,
                                                          enter(call), exit(call), sent, post);
       if (m_call_waits) (*m_call_waits)[call] += waited;
+      // As the whole trace's analysis observes them: the late sender first, then
+      // the late receiver from where that waiting ended.
+      if (sent != none) observe(Pattern::late_sender, call, enter(call), sent, sender);
+      if (post != none) {
+        observe(Pattern::late_receiver, call,
+                sent != none ? std::max(enter(call), sent) : enter(call), post, receiver);
+      }
     }
   }
 
@@ -140,6 +169,8 @@ class RankAnalysis {
           collective_pattern(c.kind, m_tables.functions.at(m_rank.records[record].function));
       if (!pattern) continue;
       wait(*pattern, record, p.until[i]);
+      observe(*pattern, record, enter(record), p.until[i],
+              i < p.cause_rank.size() ? p.cause_rank[i] : -1);
     }
   }
 
@@ -150,6 +181,7 @@ class RankAnalysis {
   const model::RankTrace& m_rank;
   std::uint32_t m_position;
   CallWaits* m_call_waits;
+  const RankWaitObserver& m_observer;
   WaitStates m_out;
   SiteWaitsBuilder m_sites{m_out};
 };
@@ -159,17 +191,20 @@ class RankAnalysis {
 SendClasses send_classes(const model::RankTrace& rank, const sync::RankPartners& partners) {
   SendClasses out;
   if (rank.synced.size() != 2 * rank.records.size()) return out;
-  for_each_matched_send(
-      rank, partners, [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post) {
-        note_send(out, rec, rank.synced[2 * call], rank.synced[2 * call + 1], post);
-      });
+  for_each_matched_send(rank, partners,
+                        [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post,
+                            const sync::ChannelKey&) {
+                          note_send(out, rec, rank.synced[2 * call], rank.synced[2 * call + 1],
+                                    post);
+                        });
   return out;
 }
 
 WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
                             std::uint32_t position, const sync::RankPartners& partners,
-                            const SendClasses& classes, CallWaits* call_waits) {
-  RankAnalysis a(tables, rank, position, call_waits);
+                            const SendClasses& classes, CallWaits* call_waits,
+                            const RankWaitObserver& observer) {
+  RankAnalysis a(tables, rank, position, call_waits, observer);
   a.point_to_point(partners, classes);
   a.probes(partners);
   a.collectives(partners);

@@ -6,6 +6,7 @@
 // Pure C++, no MPI.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -23,12 +24,26 @@ SendClasses send_classes(const model::RankTrace& rank, const sync::RankPartners&
 // Each record's wait in ns, as the patterns found it (on the call's first record).
 using CallWaits = model::LargeArray<std::int64_t>;
 
+// One wait state of the rank, as the patterns found it (WaitEvent's rank-local
+// form): the waiting call (its first record), when its waiting began and ended, and
+// the world rank whose send, receive post or collective entry ended it (-1 where the
+// partners do not say: a collective whose verdict names no cause).
+struct RankWaitEvent {
+  Pattern pattern = Pattern::late_sender;
+  std::uint64_t record = 0;
+  std::int64_t start = 0, until = 0;  // synchronized ns, within the call
+  std::int32_t cause_rank = -1;
+};
+using RankWaitObserver = std::function<void(const RankWaitEvent&)>;
+
 // `position`: the rank's index in the trace (SiteWaits::by_rank's key). Counts the
 // rank's records and matched receives; `collectives` stays 0 (the replay counts them).
-// `call_waits`, when given, gets every record's wait.
+// `call_waits`, when given, gets every record's wait; `observer` hears of every
+// point-to-point and collective wait state (not the probes').
 WaitStates rank_wait_states(const model::Trace& tables, const model::RankTrace& rank,
                             std::uint32_t position, const sync::RankPartners& partners,
-                            const SendClasses& classes, CallWaits* call_waits = nullptr);
+                            const SendClasses& classes, CallWaits* call_waits = nullptr,
+                            const RankWaitObserver& observer = {});
 
 // Adds `from` into `into`: sites by (callsite, function), totals and counts.
 void merge_wait_states(WaitStates& into, WaitStates&& from);

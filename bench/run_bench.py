@@ -179,7 +179,12 @@ def main():
           f"{summary['random_symbols_per_s'] / 1e6:.1f} M symbols/s random; size by iterations: {sizes}")
     print(f"wait-state analysis: {analyze['events']} events on {analyze['ranks']} ranks in "
           f"{analyze['seconds']:.2f} s = {analyze['events_per_s'] / 1e6:.2f} M events/s, peak "
-          f"memory {analyze['peak_rss_mib']:.0f} MiB (the trace itself {analyze['trace_mib']:.0f} MiB)")
+          f"memory {analyze['peak_rss_mib']:.0f} MiB with the delay analysis (the trace itself "
+          f"{analyze['trace_mib']:.0f} MiB)")
+    print(f"delay analysis (root causes): {analyze['delay_seconds']:.2f} s for the same trace = "
+          f"{analyze['delay_events_per_s'] / 1e6:.2f} M events/s; at the trace finalize's bound "
+          f"({analyze['finalize_events']} events, on rank 0) "
+          f"{analyze['finalize_delay_seconds']:.2f} s")
     print(f"prediction replay: {predict['events']} events on {predict['ranks']} ranks: "
           f"{predict['events_per_s'] / 1e6:.2f} M events/s replaying ({predict['replay_s']:.2f} s), "
           f"{predict['events_per_s_with_matching'] / 1e6:.2f} M events/s with the message matching, "

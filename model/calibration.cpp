@@ -236,6 +236,7 @@ void merge_calibration(Calibration& into, const Calibration& from) {
   for (const auto& [key, cost] : from.sites) into.sites[key] += cost;
   for (const auto& [key, cost] : from.start_keys) into.start_keys[key] += cost;
   for (const auto& [key, cost] : from.start_sites) into.start_sites[key] += cost;
+  for (const auto& [key, causes] : from.causes) into.causes[key] += causes;
   if (into.source.empty()) into.source = from.source;
   into.windows = std::max(into.windows, from.windows);
   into.windows_cut += from.windows_cut;
@@ -250,6 +251,26 @@ Calibration with_own_part(Calibration reduced, const Calibration& mine) {
   return reduced;
 }
 
+namespace {
+
+bool get_causes(ByteReader& r, std::map<CauseSiteKey, WindowCauses>& out) {
+  std::uint64_t n = 0;
+  if (!r.get(n) || !r.can_hold(n, 72)) return false;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    CauseSiteKey key;
+    WindowCauses c;
+    if (!r.get_string(key.first) || !r.get_string(key.second) || !r.get(c.wait_s) ||
+        !r.get(c.computation_s) || !r.get(c.latency_s) || !r.get(c.bandwidth_s) ||
+        !r.get(c.propagated_s) || !r.get(c.unexplained_s) || !r.get(c.wait_states)) {
+      return false;
+    }
+    out[std::move(key)] += c;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<std::byte> encode_calibration(const Calibration& c) {
   ByteWriter w;
   w.put_string(c.source);
@@ -262,6 +283,15 @@ std::vector<std::byte> encode_calibration(const Calibration& c) {
   put_costs(w, c.sites);
   put_costs(w, c.start_keys);
   put_costs(w, c.start_sites);
+  w.put<std::uint64_t>(c.causes.size());
+  for (const auto& [key, causes] : c.causes) {
+    w.put_string(key.first);
+    w.put_string(key.second);
+    for (double x : {causes.wait_s, causes.computation_s, causes.latency_s, causes.bandwidth_s,
+                     causes.propagated_s, causes.unexplained_s})
+      w.put(x);
+    w.put(causes.wait_states);
+  }
   return w.take();
 }
 
@@ -271,7 +301,7 @@ std::optional<Calibration> decode_calibration(std::span<const std::byte> bytes) 
   if (!r.get_string(c.source) || !r.get(c.windows) || !r.get(c.windows_cut) ||
       !r.get(c.windows_capped) || !r.get(c.records) || !r.get(c.calls_left_out) ||
       !get_costs(r, c.keys) || !get_costs(r, c.sites) || !get_costs(r, c.start_keys) ||
-      !get_costs(r, c.start_sites) || !r.at_end()) {
+      !get_costs(r, c.start_sites) || !get_causes(r, c.causes) || !r.at_end()) {
     return std::nullopt;
   }
   return c;

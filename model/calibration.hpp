@@ -45,6 +45,27 @@ struct CalibratedCost {
   }
 };
 
+// Why the windows' wait states at one callsite waited: their waiting summed by root
+// cause (analysis/window_delays.hpp; docs/analysis-format.md, "Why it waited").
+struct WindowCauses {
+  double wait_s = 0, computation_s = 0, latency_s = 0, bandwidth_s = 0, propagated_s = 0,
+         unexplained_s = 0;
+  std::uint64_t wait_states = 0;
+
+  WindowCauses& operator+=(const WindowCauses& o) {
+    wait_s += o.wait_s;
+    computation_s += o.computation_s;
+    latency_s += o.latency_s;
+    bandwidth_s += o.bandwidth_s;
+    propagated_s += o.propagated_s;
+    unexplained_s += o.unexplained_s;
+    wait_states += o.wait_states;
+    return *this;
+  }
+};
+// (function name, site_identity): a callsite as every rank names it.
+using CauseSiteKey = std::pair<std::string, std::string>;
+
 // A baseline as a line in a call's mean bytes. A size class spans a factor of two
 // in bytes, and where a transfer dominates, what a call costs grows with its bytes
 // inside its class: windows that saw the lower half of a class (a program whose
@@ -98,6 +119,9 @@ struct Calibration {
   std::map<CalibrationKey, CalibratedCost> start_keys;
   std::map<SiteCalibrationKey, CalibratedCost> start_sites;
   std::map<SiteCalibrationKey, CalibratedCost> own_start_sites;  // kept on the rank
+  // The windows' wait states by root cause, per callsite (empty for a calibration
+  // from a whole trace, whose analysis.json has root_causes of its own).
+  std::map<CauseSiteKey, WindowCauses> causes;
   // Where the calls came from: "windows" (profile mode) or "trace" (every call).
   std::string source;
   std::uint32_t windows = 0;      // windows opened (the most any rank opened)

@@ -210,6 +210,13 @@ CallsiteRow parse_callsite_row(const Fields& f, int version) {
   c.wait_s_global_min = f.get<double>("wait_s_global_min");
   c.estimates = parse_estimates(f);
   c.durations = parse_histogram(f, "durations");
+  if (f.has("root_causes")) {
+    const Fields r(f.at("root_causes"), f.where("root_causes"));
+    c.causes = {r.get<std::uint64_t>("wait_states"), r.get<double>("windowed_wait_s"),
+                r.get<double>("computation_s"),      r.get<double>("latency_s"),
+                r.get<double>("bandwidth_s"),        r.get<double>("propagated_s"),
+                r.get<double>("unexplained_s")};
+  }
   if (version == 1) {
     c.by_rank = rows<CallsiteRankRow>(f, "by_rank", [](const Fields& r) {
       return CallsiteRankRow{r.get<std::int64_t>("rank"), r.get<std::uint64_t>("visits"),

@@ -79,6 +79,14 @@ struct CallsiteRankRow {
   double time_s = 0, wait_s = 0;
 };
 
+// Why a callsite waited, from the trace windows (profile.json's callsite
+// "root_causes"): its wait split by root cause, and the wait states that rest on.
+struct CallsiteCauses {
+  std::uint64_t wait_states = 0;  // 0: the windows saw it wait nowhere (no split)
+  double windowed_wait_s = 0;
+  double computation_s = 0, latency_s = 0, bandwidth_s = 0, propagated_s = 0, unexplained_s = 0;
+};
+
 struct CallsiteRow {
   std::int64_t id = 0;
   std::string function;
@@ -93,6 +101,7 @@ struct CallsiteRow {
   // Every visiting rank's share: from `by_rank` (version 1) or the rank matrix file
   // (version 2; empty when that file is missing).
   std::vector<CallsiteRankRow> by_rank;
+  CallsiteCauses causes;
 };
 
 // Version 2: one row per (function, size class, communicator shape), the global

@@ -344,4 +344,60 @@ json calibration_json(const Calibration& calibration, const GlobalMinima& minima
           {"keys", std::move(keys)}};
 }
 
+namespace {
+
+// A callsite row's identities (site_identity) as every rank named it: each raw stack
+// it was merged from, or its own frames.
+std::vector<std::string> row_identities(const json& row) {
+  std::vector<std::string> ids;
+  auto identity = [](const json& frames) {
+    std::string id;
+    for (const auto& f : frames) {
+      id += f.value("module", "");
+      id += '+';
+      id += std::to_string(f.value("offset", std::uint64_t{0}));
+      id += ';';
+    }
+    return id;
+  };
+  if (row.contains("addresses") && row["addresses"].is_array() && !row["addresses"].empty()) {
+    for (const auto& stack : row["addresses"]) ids.push_back(identity(stack));
+  } else if (row.contains("frames")) {
+    ids.push_back(identity(row["frames"]));
+  }
+  return ids;
+}
+
+}  // namespace
+
+void add_window_causes(json& profile, const Calibration& calibration) {
+  if (calibration.causes.empty() || !profile.contains("callsites")) return;
+  WindowCauses all;
+  for (const auto& [key, causes] : calibration.causes) all += causes;
+  for (auto& row : profile["callsites"]) {
+    WindowCauses c;
+    const std::string function = row.value("function", "");
+    for (const std::string& id : row_identities(row)) {
+      auto it = calibration.causes.find({function, id});
+      if (it != calibration.causes.end()) c += it->second;
+    }
+    if (c.wait_states == 0 || c.wait_s <= 0) continue;
+    // The callsite's wait, split as the windows' wait states at it were.
+    const double wait = row.value("wait_s", 0.0);
+    auto part = [&](double seconds) { return wait * seconds / c.wait_s; };
+    row["root_causes"] = {
+        {"wait_states", c.wait_states},           {"windowed_wait_s", c.wait_s},
+        {"computation_s", part(c.computation_s)}, {"latency_s", part(c.latency_s)},
+        {"bandwidth_s", part(c.bandwidth_s)},     {"propagated_s", part(c.propagated_s)},
+        {"unexplained_s", part(c.unexplained_s)}};
+  }
+  if (profile.contains("calibration")) {
+    profile["calibration"]["root_causes"] = {
+        {"wait_states", all.wait_states},     {"windowed_wait_s", all.wait_s},
+        {"computation_s", all.computation_s}, {"latency_s", all.latency_s},
+        {"bandwidth_s", all.bandwidth_s},     {"propagated_s", all.propagated_s},
+        {"unexplained_s", all.unexplained_s}};
+  }
+}
+
 }  // namespace mpidle::model

@@ -26,6 +26,12 @@ ProfileDocument build_profile(const ProfileSummary& summary, const RunInfo& run)
 // build_profile.
 ProfileDocument build_profile(const ProfileTables& tables, const RunInfo& run);
 
+// The windows' root causes (Calibration::causes) into profile.json: each callsite
+// row the windows saw wait gets "root_causes", its wait split in the windows'
+// proportions and the wait states they rest on; "calibration" gets their totals
+// (docs/profile-format.md, "Why it waited"). Nothing without causes.
+void add_window_causes(nlohmann::json& profile, const Calibration& calibration);
+
 // profile.json's "calibration" section (docs/profile-format.md): where the calls came
 // from, and per key the calls judged, their exact wait, the calibrated baseline and
 // the robust one beside it.

@@ -68,6 +68,10 @@ struct RankPartners {
   // Per item of items.collectives: 1 where every member of the instance entered and
   // left it (a trace window may hold only some members' part of an instance).
   model::LargeArray<std::uint8_t> complete;
+  // Per item of items.collectives: the world rank whose entry ended the member's
+  // waiting (`until`), or -1. Only the trace windows' verdicts say (empty in the
+  // replay's): their root causes need it (analysis/window_delays).
+  model::LargeArray<std::int32_t> cause_rank;
 };
 
 class ParallelSync {

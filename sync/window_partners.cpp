@@ -66,9 +66,17 @@ std::uint64_t judge_on_clock(const std::vector<CollectiveReport>& members, int c
   const auto kind = static_cast<CollectiveKind>(members.front().kind);
   collective_wait_until(kind, members.front().root, enters, until, by_order);
   collective_clock_causes(kind, members.front().root, enters, cause, by_order);
+  // Who each member waited for: the member whose entry its waiting lasted until.
+  std::map<std::int64_t, std::int32_t> entered_by;
+  for (const auto& e : enters) entered_by.emplace(e.enter_ns, e.rank);
   std::uint64_t violated = 0;
   for (std::size_t i = 0; i < members.size(); ++i) {
     out[i].until[clock] = until[i];
+    auto waited_for = entered_by.find(until[i]);
+    if (until[i] != kClcNever && waited_for != entered_by.end() &&
+        waited_for->second != members[i].rank) {
+      out[i].cause_rank[clock] = waited_for->second;
+    }
     violated += cause[i] != kClcNever && members[i].exit_ns[clock] < cause[i] + latency_ns;
   }
   return violated;
@@ -134,10 +142,12 @@ void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>
   const std::size_t n = partners.items.collectives.size();
   partners.until.assign(n, kClcNever);
   partners.complete.assign(n, 0);
+  partners.cause_rank.assign(n, -1);
   for (const auto& v : verdicts) {
     if (v.item >= n) continue;
     partners.until[v.item] = v.until[static_cast<std::size_t>(clock)];
     partners.complete[v.item] = v.complete;
+    partners.cause_rank[v.item] = v.cause_rank[static_cast<std::size_t>(clock)];
   }
 }
 

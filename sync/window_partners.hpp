@@ -49,6 +49,8 @@ struct CollectiveVerdict {
   std::int32_t rank = -1;
   std::uint32_t item = 0;
   BothClocks until{kClcNever, kClcNever};
+  // Per timeline: the member whose entry is `until` (who was waited for), or -1.
+  std::array<std::int32_t, 2> cause_rank{-1, -1};
   std::uint8_t complete = 0;
 };
 
@@ -73,8 +75,8 @@ std::vector<CollectiveVerdict> judge_collectives(std::vector<CollectiveReport> r
                                                  std::array<std::uint64_t, 2>* violations = nullptr,
                                                  std::int64_t latency_ns = 0);
 
-// Verdicts for one rank into its partners (until and complete, per collective
-// item), on `clock` (kReferenceClock or kRawClock).
+// Verdicts for one rank into its partners (until, complete and cause_rank, per
+// collective item), on `clock` (kReferenceClock or kRawClock).
 void apply_verdicts(RankPartners& partners, const std::vector<CollectiveVerdict>& verdicts,
                     int clock);
 

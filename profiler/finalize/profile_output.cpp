@@ -240,6 +240,7 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
   auto& json = document.profile;
   if (!calibration.source.empty()) {
     json["calibration"] = model::calibration_json(calibration, summary.minima);
+    model::add_window_causes(json, calibration);
     if (windows.seconds > 0) {
       json["calibration"]["finalize_s"] = windows.seconds;
       json["calibration"]["finalize_cpu_s"] = windows.cpu_seconds;

@@ -12,6 +12,7 @@
 #include "analysis/calibration_calls.hpp"
 #include "analysis/rank_waits.hpp"
 #include "analysis/wait_states_codec.hpp"
+#include "analysis/window_delays.hpp"
 #include "model/byte_stream.hpp"
 #include "model/function_catalog.hpp"
 #include "profiler/core/log.hpp"
@@ -35,6 +36,8 @@ using sync::WindowChannelKey;
 
 constexpr int kSendsTag = 7321;
 constexpr int kPairsTag = 7322;
+constexpr int kDelayQueriesTag = 7323;
+constexpr int kDelayAnswersTag = 7324;
 
 // The fault the tests inject into the windows' finalize (tests/programs/window_fault.c):
 // "sends" or "pairs", the step at which the last rank fails. Only a library that a
@@ -113,7 +116,7 @@ void merge_agreement(WindowAgreement& into, WindowAgreement&& from) {
   }
 }
 
-// Steps 2 to 4 on one rank, each a method; every rank calls them in the same order
+// Steps 2 to 5 on one rank, each a method; every rank calls them in the same order
 // (each is collective where it exchanges). A rank that fails keeps going with
 // nothing to say, so that no other rank waits for it; `failure` says why.
 class WindowCalibration {
@@ -160,6 +163,7 @@ class WindowCalibration {
       // read a systematic late receiver at 0.43 of its exact wait).
       const std::int64_t slack = m_context.node_locality().one_node ? 0 : m_mine.min_latency_ns;
       if (openings.ns.size() > 1) m_start_until_ns = openings.ns[1];
+      m_openings = openings;
       m_pairing.emplace(m_mine, own, std::move(openings), slack, m_size);
       sends = m_pairing->sends_by_destination();
     });
@@ -241,14 +245,59 @@ class WindowCalibration {
   model::Calibration costs(model::RankTrace& own) {
     try {
       if (own.records.empty()) return {};
-      analysis::CallWaits call_waits;
+      m_events.clear();
       analysis::rank_wait_states(m_mine, own, static_cast<std::uint32_t>(m_rank), m_partners,
-                                 m_send_classes, &call_waits);
-      return analysis::calibrate_rank(m_mine, own, m_partners, call_waits, m_start_until_ns);
+                                 m_send_classes, &m_call_waits,
+                                 [&](const analysis::RankWaitEvent& e) { m_events.push_back(e); });
+      m_judged = true;
+      return analysis::calibrate_rank(m_mine, own, m_partners, m_call_waits, m_start_until_ns);
     } catch (const std::exception& e) {
       warn(std::string("no wait states from this rank's windows: ") + e.what());
       return {};
     }
+  }
+
+  // Step 5, why they waited (analysis/window_delays.hpp): each rank asks the ranks
+  // that made it wait for their time in the intervals before, answers what it is
+  // asked, and splits its waiting by root cause into `into`. Two exchanges every
+  // rank takes part in; a rank with nothing to ask or answer sends nothing.
+  void root_causes(model::RankTrace& own, model::Calibration& into) {
+    std::optional<analysis::RankTimeline> timeline;
+    std::optional<analysis::WindowDelays> delays;
+    transport::Parcels queries, answers;
+    std::string failed;
+    auto attempt_here = [&](auto step) {
+      if (!failed.empty()) return;
+      try {
+        step();
+      } catch (const std::exception& e) {
+        failed = e.what();
+      }
+    };
+    attempt_here([&] {
+      if (!m_judged) throw model::TraceError("no wait states");
+      timeline.emplace(own, m_call_waits);
+      delays.emplace(m_mine, own, m_rank, m_size, m_openings, std::move(m_events));
+      queries = delays->queries();
+    });
+    if (!failed.empty()) queries.clear();
+    const auto asked = transport::sparse_exchange(m_comm, queries, kDelayQueriesTag);
+    if (timeline) {
+      answers = analysis::answer_delay_queries(*timeline, asked);
+    } else {
+      for (const auto& [source, bytes] : asked)
+        answers.emplace_back(source, std::vector<std::byte>{});
+    }
+    const auto expected =
+        static_cast<std::size_t>(std::count_if(queries.begin(), queries.end(), [](const auto& p) {
+          return transport::fits_one_message(p.second);
+        }));
+    const auto answered = transport::answer_exchange(m_comm, answers, expected, kDelayAnswersTag);
+    attempt_here([&] {
+      delays->apply(answered, *timeline);
+      into.causes = delays->causes();
+    });
+    if (!failed.empty() && m_judged) warn("no root causes from this rank's windows: " + failed);
   }
 
   // This rank's part summed over the ranks, each keeping its own part beside.
@@ -298,9 +347,14 @@ class WindowCalibration {
   sync::RankPartners m_partners;                    // on the chosen clock
   std::string m_unpaired;                // why this rank's windows have no partners, if so
   analysis::SendClasses m_send_classes;  // on the chosen clock
+  model::WindowOpenings m_openings;      // on the clock of the records' enter_ns
+  // Step 4's exact waits, for step 5: each record's, and every wait state.
+  analysis::CallWaits m_call_waits;
+  std::vector<analysis::RankWaitEvent> m_events;
+  bool m_judged = false;  // step 4 found this rank's wait states
 };
 
-// Steps 2 to 4 on this rank's window records `mine` (its function table still its
+// Steps 2 to 5 on this rank's window records `mine` (its function table still its
 // own), whose windows opened at `openings`; `failure` says why this rank has none.
 // Collective. Returns this rank's part of the calibration (an empty one on every
 // rank where any failed), or with `reduce` the run's.
@@ -316,6 +370,7 @@ model::Calibration calibrate(Context& context, FinalizeMemory& memory, model::Tr
   // any rank opened, the ranks whose buffer filled, the records), by the caller or
   // here with `reduce`.
   model::Calibration calibration = steps.costs(own);
+  steps.root_causes(own, calibration);
   calibration.source = "windows";
   calibration.windows = counts.opened;
   calibration.windows_cut = counts.cut;

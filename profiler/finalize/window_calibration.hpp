@@ -12,6 +12,9 @@
 //     conditions) and the fastest sends on it; each rank's exact waits then give its
 //     calls' costs. The finalize sums those over the ranks in the same rounds as the
 //     profile's minima (tree_reduce.hpp: allreduce_minima).
+//  5. Why they waited (analysis/window_delays.hpp): each rank asks the ranks that
+//     made it wait for their time by kind before the waiting, in two more
+//     exchanges, and sums its waiting by root cause per callsite.
 // No trace file and no loop summary are written.
 
 #include "model/calibration.hpp"

@@ -94,18 +94,33 @@ int report_command(Args args) {
   if (!html_out.empty()) {
     std::ofstream out(html_out);
     const auto summary = summary_section(path);
+    // A run without the trace's root causes shows its windows'.
+    nlohmann::json analysis_for_page = analysis_doc;
+    if (analysis_doc.is_null() || !analysis_doc.contains("root_causes")) {
+      if (auto windowed = window_root_causes(profile); !windowed.is_null()) {
+        if (analysis_for_page.is_null()) analysis_for_page = nlohmann::json::object();
+        analysis_for_page["root_causes"] = std::move(windowed);
+      }
+    }
     const HtmlExtras extras{
         loop_summary_text(summary), loop_timeline_section(profile, run_directory(path), summary),
         run_document(path, analysis::kPredictionFileName, analysis::kPredictionSchema),
-        analysis_doc};
+        analysis_for_page};
     out << html_report(profile, options, extras);
     out.close();
     if (!out) throw UsageError("cannot write " + html_out);
     std::fprintf(stderr, "mpidle report: wrote %s\n", html_out.c_str());
     return 0;
   }
-  std::fputs((format_report(profile, options) + analysis_of_run(path, analysis_doc)).c_str(),
-             stdout);
+  // A run without the trace's root causes shows its windows'.
+  std::string causes;
+  if (analysis_doc.is_null() || !analysis_doc.contains("root_causes")) {
+    if (const auto windowed = window_root_causes(profile); !windowed.is_null())
+      causes = root_causes_text(windowed, 10);
+  }
+  std::fputs(
+      (format_report(profile, options) + causes + analysis_of_run(path, analysis_doc)).c_str(),
+      stdout);
   return 0;
 }
 

@@ -60,6 +60,11 @@ std::string root_causes_section(const nlohmann::json& analysis, std::size_t top)
       "propagated. Where names the largest cause's place: the call the computation came "
       "before or the communication was in, and its ranks, or the callsite the waiting was "
       "propagated from (Böhme et al.'s delay analysis; docs/analysis-format.md).</p>\n" +
+      (text(r, "source") == "windows"
+           ? format("<p>From the trace windows: each callsite's wait split as its %.0f windowed "
+                    "wait states were.</p>\n",
+                    number(r, "wait_states"))
+           : std::string()) +
       html::legend({{"cause computation", "computation"},
                     {"cause latency", "latency"},
                     {"cause bandwidth", "bandwidth"},

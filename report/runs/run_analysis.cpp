@@ -5,6 +5,7 @@
 
 #include "model/json_fields.hpp"
 #include "report/commands/command.hpp"
+#include "report/text/text_report.hpp"
 
 namespace mpidle::report {
 
@@ -106,6 +107,44 @@ std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis) {
     }
   }
   return out;
+}
+
+nlohmann::json window_root_causes(const model::Profile& profile) {
+  std::vector<const model::CallsiteRow*> rows;
+  std::uint64_t wait_states = 0;
+  for (const auto& row : profile.callsites) {
+    if (row.causes.wait_states == 0) continue;
+    rows.push_back(&row);
+    wait_states += row.causes.wait_states;
+  }
+  if (rows.empty()) return nullptr;
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->wait_s > b->wait_s; });
+  nlohmann::json callsites = nlohmann::json::array();
+  double wait = 0;
+  for (const auto* row : rows) {
+    const model::CallsiteCauses& c = row->causes;
+    const double total =
+        c.computation_s + c.latency_s + c.bandwidth_s + c.propagated_s + c.unexplained_s;
+    wait += total;
+    callsites.push_back({{"function", row->function},
+                         {"location", callsite_location(*row)},
+                         {"wait_s", total},
+                         {"wait_states", c.wait_states},
+                         {"computation_s", c.computation_s},
+                         {"latency_s", c.latency_s},
+                         {"bandwidth_s", c.bandwidth_s},
+                         {"propagated_s", c.propagated_s},
+                         {"unexplained_s", c.unexplained_s},
+                         {"propagated_from", nlohmann::json::array()},
+                         {"delay_places", nlohmann::json::array()},
+                         {"delay_ranks", nlohmann::json::array()}});
+  }
+  return {{"source", "windows"},
+          {"wait_s", wait},
+          {"wait_states", wait_states},
+          {"callsites", std::move(callsites)},
+          {"delays", nlohmann::json::array()}};
 }
 
 void add_ideal_network(model::Profile& profile, const nlohmann::json& analysis) {

@@ -46,6 +46,12 @@ ExactWaits::Causes causes_of(const nlohmann::json& row);
 // where the row does not say.
 std::string where_caused(const ExactWaits::Causes& causes);
 
+// A profile's root causes from its trace windows (its callsites' "root_causes") in
+// the shape of analysis.json's root_causes, "source": "windows", for the text and
+// HTML reports: callsites by decreasing wait, no delays. Null where the windows saw
+// no callsite wait.
+nlohmann::json window_root_causes(const model::Profile& profile);
+
 // nullopt for a document without the accuracy table.
 std::optional<ExactWaits> exact_waits_of(const nlohmann::json& analysis);
 

@@ -18,12 +18,21 @@ double share(const nlohmann::json& row, const char* key) {
   return wait > 0 ? row.at(key).get<double>() / wait : 0.0;
 }
 
+}  // namespace
+
 // Why each callsite waited, and the delays that cost most (docs/analysis-format.md).
 std::string root_causes_text(const nlohmann::json& r, std::size_t top) {
-  std::string out = format(
-      "\nwhy it waited (delay analysis): %.6f s of waiting, caused by computation, "
-      "communication or waiting propagated from other callsites\n",
-      r.at("wait_s").get<double>());
+  const bool windows = r.value("source", "") == "windows";
+  std::string out =
+      windows ? format(
+                    "\nwhy it waited (delay analysis of the trace windows, %llu wait states): "
+                    "each callsite's wait split as its windowed waiting was, caused by "
+                    "computation, communication or waiting propagated from other callsites\n",
+                    count_of(r, "wait_states"))
+              : format(
+                    "\nwhy it waited (delay analysis): %.6f s of waiting, caused by computation, "
+                    "communication or waiting propagated from other callsites\n",
+                    r.at("wait_s").get<double>());
   std::size_t n = 0;
   for (const auto& s : r.at("callsites")) {
     if (n++ == top) break;
@@ -39,6 +48,7 @@ std::string root_causes_text(const nlohmann::json& r, std::size_t top) {
       out += format(", unexplained %.0f%%", 100 * share(s, "unexplained_s"));
     out += "\n";
   }
+  if (r.at("delays").empty()) return out;
   out += "  delays by the waiting they caused (long-term: with what they propagated)\n";
   n = 0;
   for (const auto& d : r.at("delays")) {
@@ -55,8 +65,6 @@ std::string root_causes_text(const nlohmann::json& r, std::size_t top) {
   }
   return out;
 }
-
-}  // namespace
 
 // at() throughout: a missing key throws (the caller reports the file as
 // incomplete), where operator[] on a const object reads past its end.

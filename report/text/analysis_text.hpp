@@ -11,4 +11,8 @@ namespace mpidle::report {
 // Throws nlohmann::json::exception for a document missing fields.
 std::string analysis_text(const nlohmann::json& analysis, std::size_t top);
 
+// "Why it waited": analysis.json's root_causes, or a profile's from its trace
+// windows (window_root_causes, whose "source" says so). Throws as analysis_text.
+std::string root_causes_text(const nlohmann::json& root_causes, std::size_t top);
+
 }  // namespace mpidle::report

@@ -201,6 +201,21 @@ std::map<std::pair<std::string, std::string>, SiteComparison> callsites_of(const
   return sites;
 }
 
+// A profile's callsites by (function, location) with their waiting by root cause,
+// where the trace windows saw them wait (profile.json's callsite "root_causes").
+std::map<std::pair<std::string, std::string>, analysis::WaitCauses> window_causes_of(
+    const model::Profile& p) {
+  std::map<std::pair<std::string, std::string>, analysis::WaitCauses> out;
+  for (const auto& row : p.callsites) {
+    if (row.causes.wait_states == 0) continue;
+    auto& c = out[{row.function, callsite_location(row)}];
+    c.computation += row.causes.computation_s;
+    c.communication += row.causes.latency_s + row.causes.bandwidth_s;
+    c.propagated += row.causes.propagated_s;
+  }
+  return out;
+}
+
 // Every callsite with what dominates it (analysis/callsite_verdict.hpp), by |Δtime|.
 void compare_callsites(const Side& a, const Side& b, Estimate estimate, Comparison& c) {
   // Σ over ranks of the most useful time less the mean, and MPI processing, per run.
@@ -212,6 +227,7 @@ void compare_callsites(const Side& a, const Side& b, Estimate estimate, Comparis
       static_cast<double>(b.profile.ranks.size());
   const double processing_a = c.mpi.a - c.wait.a, processing_b = c.mpi.b - c.wait.b;
   std::size_t only_a = 0, only_b = 0;
+  const auto windowed_a = window_causes_of(a.profile), windowed_b = window_causes_of(b.profile);
   for (auto& [key, s] : callsites_of(a, b, estimate)) {
     s.processing = {s.time.a - s.wait.a, s.time.b - s.wait.b};
     s.bytes_per_visit = {s.visits.a > 0 ? s.bytes_per_visit.a / s.visits.a : 0,
@@ -228,7 +244,8 @@ void compare_callsites(const Side& a, const Side& b, Estimate estimate, Comparis
     growth.processing_grew = use_b ? processing_b - processing_a : processing_a - processing_b;
     s.dominant = analysis::dominant_of(
         {s.time.*more, s.wait.*more, s.wait_or_transfer.*more, s.bytes_per_visit.*more}, growth);
-    // The trace's root causes, where the costlier run has them, say why it waited.
+    // The root causes, where the costlier run has them, say why it waited: its
+    // trace's, or its windows' (a profile).
     if (const ExactWaits* exact = use_b ? b.exact : a.exact) {
       auto causes = exact->causes_by_site.find(key);
       if (causes != exact->causes_by_site.end()) {
@@ -238,6 +255,9 @@ void compare_callsites(const Side& a, const Side& b, Estimate estimate, Comparis
           s.caused_at = where_caused(causes->second);
         }
       }
+    } else if (auto w = (use_b ? windowed_b : windowed_a).find(key);
+               w != (use_b ? windowed_b : windowed_a).end()) {
+      s.dominant = analysis::dominant_by_causes(s.dominant, w->second);
     }
     only_a += s.in_a && !s.in_b;
     only_b += s.in_b && !s.in_a;
@@ -274,18 +294,27 @@ Comparison compare_profiles(const model::Profile& a, const model::Profile& b, Es
   c.ranks = {static_cast<double>(a.run.ranks), static_cast<double>(b.run.ranks)};
   const Side side_a{a, exact_a, &Pair::a}, side_b{b, exact_b, &Pair::b};
   add_run_totals(side_a, side_b, estimate, c);
-  auto causes_of = [](const ExactWaits* exact) -> std::optional<analysis::WaitCauses> {
-    if (exact == nullptr || exact->causes_by_site.empty()) return std::nullopt;
+  // A run's waiting by root cause: its trace's, or its windows'.
+  auto causes_of = [](const model::Profile& p,
+                      const ExactWaits* exact) -> std::optional<analysis::WaitCauses> {
+    std::map<std::pair<std::string, std::string>, analysis::WaitCauses> windowed;
+    if (!exact) windowed = window_causes_of(p);
+    if (exact ? exact->causes_by_site.empty() : windowed.empty()) return std::nullopt;
     analysis::WaitCauses sum;
-    for (const auto& [site, causes] : exact->causes_by_site) {
-      sum.computation += causes.seconds.computation;
-      sum.communication += causes.seconds.communication;
-      sum.propagated += causes.seconds.propagated;
+    auto add = [&](const analysis::WaitCauses& c) {
+      sum.computation += c.computation;
+      sum.communication += c.communication;
+      sum.propagated += c.propagated;
+    };
+    if (exact) {
+      for (const auto& [site, causes] : exact->causes_by_site) add(causes.seconds);
+    } else {
+      for (const auto& [site, causes] : windowed) add(causes);
     }
     return sum;
   };
-  c.causes_a = causes_of(exact_a);
-  c.causes_b = causes_of(exact_b);
+  c.causes_a = causes_of(a, exact_a);
+  c.causes_b = causes_of(b, exact_b);
   c.functions = compare_functions(side_a, side_b, estimate);
   compare_callsites(side_a, side_b, estimate, c);
   return c;
@@ -354,20 +383,20 @@ std::string format_comparison(const Comparison& c, std::size_t top) {
             "tell apart: trace both runs (MPIDLE_TRACE=1) to know whether the network or the load "
             "balance decides"
           : "waiting in MPI: load balance, not hardware, decides";
-  // The root causes of the run that waited more, where its trace has them, say what
-  // made the partners late.
+  // The root causes of the run that waited more, where its trace or windows have
+  // them, say what made the partners late.
   const auto& causes = c.wait.b >= c.wait.a ? c.causes_b : c.causes_a;
   if (causes && std::abs(d_wait) >= std::abs(d_compute) &&
       std::abs(d_wait) >= std::abs(d_processing)) {
     const double most = std::max({causes->computation, causes->communication, causes->propagated});
     if (most > 0 && causes->communication == most) {
       part =
-          "waiting in MPI for partners late because of their own communication (the trace's "
-          "root causes): the network and the MPI library decide";
+          "waiting in MPI for partners late because of their own communication (the root "
+          "causes): the network and the MPI library decide";
     } else if (most > 0 && causes->propagated == most) {
       part =
-          "waiting in MPI propagated from other waiting (the trace's root causes): what "
-          "starts it decides; see the callsites below";
+          "waiting in MPI propagated from other waiting (the root causes): what starts it "
+          "decides; see the callsites below";
     }
   }
   out += format("most of the difference (%s of wall time) is %s\n",

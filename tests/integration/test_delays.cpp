@@ -197,3 +197,107 @@ TEST_CASE(
   CHECK_THAT(verdict("chain", "RECEIVE(kSmall, 0); /* waits for rank 0's"),
              Catch::Contains("waiting/imbalance"));
 }
+
+// The same from the trace windows, in profile mode: each callsite's wait split as its
+// windowed wait states were (profile.json's callsite "root_causes"). Windows of
+// 500 ms: the cases' steps last 65-100 ms, longer than the default 50 ms window,
+// and a wait state counts only where both its ends fall into one window.
+namespace {
+
+struct WindowedCase {
+  nlohmann::json truth;    // the program's own: wait_s per rank
+  nlohmann::json profile;  // profile.json
+  std::string dir;
+};
+
+WindowedCase run_windowed(const std::string& which, const std::string& name = "") {
+  const auto dir = scratch_dir("delays_windows_" + which + name);
+  const auto r = run_mpi(3, program("delay_causes"), {which, "--json"},
+                         {{"MPIDLE_OUTPUT", dir}, {"MPIDLE_WINDOW_MS", "500"}});
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  WindowedCase c;
+  c.truth = nlohmann::json::parse(r.out);
+  c.profile = nlohmann::json::parse(read_text(dir + "/profile.json"));
+  c.dir = dir;
+  return c;
+}
+
+// The root causes of the callsite of `function` at `line` of delay_causes.c.
+const nlohmann::json& windowed(const WindowedCase& c, const std::string& function, int line) {
+  for (const auto& s : c.profile.at("callsites")) {
+    if (s.at("function") != function || s.at("frames").empty()) continue;
+    const auto& f = s.at("frames")[0];
+    if (f.value("line", 0) == line &&
+        f.value("file", "").find("delay_causes.c") != std::string::npos &&
+        s.contains("root_causes")) {
+      return s.at("root_causes");
+    }
+  }
+  FAIL("no root causes of " << function << " at delay_causes.c:" << line << " in "
+                            << c.profile.at("callsites").dump(1));
+  return c.profile;
+}
+
+}  // namespace
+
+TEST_CASE("root causes from the windows: imbalance, chain and transfer", "[mpi]") {
+  {
+    const auto c = run_windowed("imbalance");
+    const auto& truth = c.truth.at("wait_s");
+    const double observed = truth[1].get<double>() + truth[2].get<double>();
+    const auto& allreduce = windowed(c, "MPI_Allreduce", line_of("MPI_Allreduce(&entered"));
+    INFO("imbalance: " << allreduce.dump(1) << "\nobserved " << observed);
+    CHECK(allreduce.at("wait_states").get<int>() >= 2);
+    CHECK(std::abs(seconds(allreduce, "computation_s") - observed) <= 0.1 * observed);
+  }
+  {
+    const auto c = run_windowed("chain");
+    const auto& truth = c.truth.at("wait_s");
+    const double first = truth[1].get<double>(), second = truth[2].get<double>();
+    const auto& one = windowed(c, "MPI_Recv",
+                               line_of("RECEIVE(kSmall, 0); /* waits for rank 0's computation */"));
+    const auto& two = windowed(c, "MPI_Recv", line_of("RECEIVE(kSmall, 1); /* waits because"));
+    INFO("chain: " << one.dump(1) << "\n"
+                   << two.dump(1) << "\nobserved " << first << ", " << second);
+    CHECK(std::abs(seconds(one, "computation_s") - first) <= 0.1 * first);
+    CHECK(std::abs(seconds(two, "propagated_s") - std::min(first, second)) <= 0.1 * second);
+  }
+  {
+    const auto c = run_windowed("transfer");
+    const double observed = c.truth.at("wait_s")[2].get<double>();
+    const auto& small =
+        windowed(c, "MPI_Recv", line_of("RECEIVE(kSmall, 0); /* waits for rank 0's transfer"));
+    INFO("transfer: " << small.dump(1) << "\nobserved " << observed);
+    CHECK(std::abs(seconds(small, "bandwidth_s") - observed) <= 0.1 * observed);
+    // The text report says why, from the windows.
+    const auto report = run({build_tree::mpidle_bin, "report", c.dir});
+    REQUIRE(report.status == 0);
+    CHECK_THAT(report.out, Catch::Contains("why it waited (delay analysis of the trace windows"));
+  }
+}
+
+TEST_CASE("compare: advice from the windows' root causes (profile mode)", "[mpi]") {
+  // As the traced cases: each compared with a second run of itself.
+  std::map<std::string, std::string> out;
+  for (const std::string which : {"transfer", "imbalance"}) {
+    const auto a = run_windowed(which, "a"), b = run_windowed(which, "b");
+    const auto c = run({build_tree::mpidle_bin, "compare", a.dir, b.dir, "--top", "20"});
+    INFO(c.err);
+    REQUIRE(c.status == 0);
+    out[which] = c.out;
+  }
+  auto verdict = [&](const std::string& which, const std::string& line_text) {
+    const std::string location = "delay_causes.c:" + std::to_string(line_of(line_text));
+    const std::string& text = out[which];
+    const auto at = text.find(location);
+    if (at == std::string::npos) return std::string("(no callsite " + location + ")");
+    const auto verdict_at = text.find("dominated by", at);
+    return text.substr(verdict_at, text.find('\n', verdict_at) - verdict_at);
+  };
+  INFO(out["transfer"] << out["imbalance"]);
+  CHECK_THAT(verdict("transfer", "RECEIVE(kSmall, 0); /* waits for rank 0's transfer"),
+             Catch::Contains("waiting for a partner's communication"));
+  CHECK_THAT(verdict("imbalance", "MPI_Allreduce(&entered"), Catch::Contains("waiting/imbalance"));
+  CHECK_THAT(out["imbalance"], Catch::Contains("waiting in A by root cause: computation"));
+}

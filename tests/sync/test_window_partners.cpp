@@ -54,6 +54,10 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
       CHECK(v[r].until[0] == 300);
       CHECK(v[r].complete == 1);
     }
+    // Who each waited for (the root causes' partner): the last, who waited for nobody.
+    CHECK(v[0].cause_rank[0] == 2);
+    CHECK(v[1].cause_rank[0] == 2);
+    CHECK(v[2].cause_rank[0] == -1);
   }
   SECTION("1 to N: the others until the root enters; the root waits for nobody") {
     auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::one_to_n, 2, 1),
@@ -61,6 +65,8 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
                                              &complete));
     CHECK(v[0].until[0] == 250);
     CHECK(v[1].until[0] == sync::kClcNever);
+    CHECK(v[0].cause_rank[0] == 1);
+    CHECK(v[1].cause_rank[0] == -1);
   }
   SECTION("N to 1: the root until the first sender enters") {
     auto v = by_rank(sync::judge_collectives({report(0, 100, CollectiveKind::n_to_one, 3, 0),
@@ -70,6 +76,7 @@ TEST_CASE("window partners: each collective kind waits for whom analyze_wait_sta
     CHECK(v[0].until[0] == 250);
     CHECK(v[1].until[0] == sync::kClcNever);
     CHECK(v[2].until[0] == sync::kClcNever);
+    CHECK(v[0].cause_rank[0] == 2);
   }
   SECTION("scan: each member until the latest before it in the communicator's order") {
     auto a = report(5, 300, CollectiveKind::scan, 3), b = report(6, 100, CollectiveKind::scan, 3),

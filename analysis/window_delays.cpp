@@ -1,0 +1,273 @@
+#include "analysis/window_delays.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <span>
+#include <type_traits>
+
+#include "analysis/callsite_verdict.hpp"
+#include "model/byte_stream.hpp"
+#include "model/profile_tables.hpp"
+
+namespace mpidle::analysis {
+namespace {
+
+// How far back R's calls are searched for its previous synchronization with S, as
+// the whole trace's analysis does (delay_analysis.cpp).
+constexpr std::uint64_t kMaxSearch = 4096;
+
+std::int64_t overlap(std::int64_t a, std::int64_t b, std::int64_t from, std::int64_t to) {
+  return std::max<std::int64_t>(0, std::min(b, to) - std::max(a, from));
+}
+
+double seconds(std::int64_t ns) {
+  return static_cast<double>(ns) * 1e-9;
+}
+
+// One query: an interval of S's timeline.
+struct Query {
+  std::int64_t from = 0, to = 0;
+};
+static_assert(std::is_trivially_copyable_v<Query>);
+
+}  // namespace
+
+RankTimeline::RankTimeline(const model::RankTrace& rank, const CallWaits& call_waits) {
+  const auto& records = rank.records;
+  for (std::uint64_t i = 0; i < records.size(); ++i) {
+    if (records[i].extra != 0 && !m_calls.empty()) {
+      // A further record of the call: its wait counts for the call.
+      if (i < call_waits.size()) m_calls.back().wait += call_waits[i];
+      continue;
+    }
+    Call c;
+    c.enter = rank.synced[2 * i];
+    c.exit = std::max(c.enter, rank.synced[2 * i + 1]);
+    c.wait = i < call_waits.size() ? call_waits[i] : 0;
+    c.bandwidth = static_cast<double>(records[i].bytes) > kLatencyBoundBytes;
+    m_calls.push_back(c);
+  }
+  const std::size_t n = m_calls.size();
+  for (auto* sum : {&m_gap, &m_wait, &m_latency, &m_bandwidth}) sum->assign(n + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    Call& c = m_calls[k];
+    c.wait = std::clamp<std::int64_t>(c.wait, 0, c.exit - c.enter);
+    const std::int64_t processing = c.exit - c.enter - c.wait;
+    m_gap[k + 1] =
+        m_gap[k] + (k > 0 ? std::max<std::int64_t>(0, c.enter - m_calls[k - 1].exit) : 0);
+    m_wait[k + 1] = m_wait[k] + c.wait;
+    m_latency[k + 1] = m_latency[k] + (c.bandwidth ? 0 : processing);
+    m_bandwidth[k + 1] = m_bandwidth[k] + (c.bandwidth ? processing : 0);
+  }
+}
+
+IntervalKinds RankTimeline::clipped(const Call& c, std::int64_t from, std::int64_t to) const {
+  IntervalKinds k;
+  k.waiting = seconds(overlap(c.enter, c.enter + c.wait, from, to));
+  const double processing = seconds(overlap(c.enter + c.wait, c.exit, from, to));
+  (c.bandwidth ? k.bandwidth : k.latency) = processing;
+  return k;
+}
+
+IntervalKinds RankTimeline::between(std::int64_t from, std::int64_t to) const {
+  IntervalKinds k;
+  if (to <= from) return k;
+  // The calls that reach into [from, to): [lo, hi).
+  const auto lo =
+      static_cast<std::size_t>(std::partition_point(m_calls.begin(), m_calls.end(),
+                                                    [&](const Call& c) { return c.exit <= from; }) -
+                               m_calls.begin());
+  const auto hi =
+      static_cast<std::size_t>(std::partition_point(m_calls.begin(), m_calls.end(),
+                                                    [&](const Call& c) { return c.enter < to; }) -
+                               m_calls.begin());
+  if (lo >= hi) {
+    k.computation = seconds(to - from);
+    return k;
+  }
+  auto add = [&](const IntervalKinds& x) {
+    k.waiting += x.waiting;
+    k.latency += x.latency;
+    k.bandwidth += x.bandwidth;
+  };
+  // Computation: before the first call, between the calls, after the last.
+  k.computation =
+      seconds(std::max<std::int64_t>(0, std::min(m_calls[lo].enter, to) - from) +
+              (m_gap[hi] - m_gap[lo + 1]) + std::max<std::int64_t>(0, to - m_calls[hi - 1].exit));
+  add(clipped(m_calls[lo], from, to));
+  if (hi - 1 > lo) {
+    add(clipped(m_calls[hi - 1], from, to));
+    // The calls wholly inside.
+    k.waiting += seconds(m_wait[hi - 1] - m_wait[lo + 1]);
+    k.latency += seconds(m_latency[hi - 1] - m_latency[lo + 1]);
+    k.bandwidth += seconds(m_bandwidth[hi - 1] - m_bandwidth[lo + 1]);
+  }
+  return k;
+}
+
+sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Parcels& queries) {
+  sync::Parcels out;
+  for (const auto& [source, bytes] : queries) {
+    model::ByteReader r(bytes);
+    std::vector<Query> asked;
+    model::ByteWriter w;
+    if (r.get_array(asked) && r.at_end()) {
+      std::vector<double> kinds;
+      kinds.reserve(4 * asked.size());
+      for (const Query& q : asked) {
+        const IntervalKinds k = timeline.between(q.from, q.to);
+        kinds.insert(kinds.end(), {k.computation, k.latency, k.bandwidth, k.waiting});
+      }
+      w.put_array(std::span<const double>(kinds));
+    }
+    // Unreadable: an empty answer, which the asker takes for none.
+    out.emplace_back(source, w.take());
+  }
+  return out;
+}
+
+WindowDelays::WindowDelays(const model::Trace& tables, const model::RankTrace& rank,
+                           std::int32_t world_rank, std::int32_t world_size,
+                           model::WindowOpenings openings, std::vector<RankWaitEvent> events)
+    : m_tables(tables),
+      m_rank(rank),
+      m_world_rank(world_rank),
+      m_world_size(world_size),
+      m_openings(std::move(openings)),
+      m_events(std::move(events)) {
+  m_call_of.resize(rank.records.size());
+  std::uint64_t first = 0;
+  for (std::uint64_t i = 0; i < rank.records.size(); ++i) {
+    if (rank.records[i].extra == 0) first = i;
+    m_call_of[i] = first;
+  }
+}
+
+bool WindowDelays::synchronizes(std::uint64_t call_first, const model::TraceRecord& waiting,
+                                std::int32_t with) const {
+  for (std::uint64_t i = call_first; i < m_rank.records.size(); ++i) {
+    if (i > call_first && m_rank.records[i].extra == 0) break;
+    const model::TraceRecord& rec = m_rank.records[i];
+    switch (rec.role) {
+      case model::TraceRole::send:
+      case model::TraceRole::recv:
+      case model::TraceRole::isend:
+      case model::TraceRole::completion:
+        if (rec.peer == with) return true;
+        break;
+      case model::TraceRole::collective:
+        // A collective both were in: the waiting one's communicator, or one of
+        // every rank.
+        if ((waiting.role == model::TraceRole::collective && rec.comm == waiting.comm) ||
+            model::comm_size_of(rec.tag) == m_world_size) {
+          return true;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+// The end of R's previous synchronization with the event's cause in the waiting
+// call's window, or the enter of R's first call in that window.
+std::int64_t WindowDelays::start_of(const RankWaitEvent& e) const {
+  const auto& records = m_rank.records;
+  const std::uint64_t call = m_call_of[e.record];
+  const std::uint32_t window = m_openings.window_at(records[call].enter_ns);
+  std::int64_t start = m_rank.synced[2 * call];
+  std::uint64_t searched = 0;
+  for (std::uint64_t i = call; i-- > 0 && searched < kMaxSearch;) {
+    if (records[i].extra != 0) continue;
+    if (m_openings.window_at(records[i].enter_ns) != window) break;
+    ++searched;
+    start = m_rank.synced[2 * i];
+    if (synchronizes(i, records[call], e.cause_rank)) {
+      // Its end: the exit of the call's last record.
+      std::uint64_t last = i;
+      while (last + 1 < records.size() && records[last + 1].extra != 0) ++last;
+      return std::max(m_rank.synced[2 * i + 1], m_rank.synced[2 * last + 1]);
+    }
+  }
+  return start;
+}
+
+sync::Parcels WindowDelays::queries() {
+  std::map<std::int32_t, std::vector<Query>> by_cause;
+  for (std::size_t i = 0; i < m_events.size(); ++i) {
+    const RankWaitEvent& e = m_events[i];
+    if (e.cause_rank < 0 || e.cause_rank == m_world_rank || e.cause_rank >= m_world_size) continue;
+    const std::int64_t from = start_of(e);
+    by_cause[e.cause_rank].push_back({from, e.until});
+    m_asked[e.cause_rank].push_back({i, from});
+  }
+  sync::Parcels out;
+  for (const auto& [cause, asked] : by_cause) {
+    model::ByteWriter w;
+    w.put_array(std::span<const Query>(asked));
+    out.emplace_back(cause, w.take());
+  }
+  return out;
+}
+
+model::WindowCauses& WindowDelays::causes_at(const model::TraceRecord& rec) {
+  static const std::string unknown = "?";
+  const std::string& function =
+      rec.function < m_tables.functions.size() ? m_tables.functions[rec.function] : unknown;
+  std::string site = rec.callsite < m_tables.callsites.size()
+                         ? model::site_identity(m_tables.callsites[rec.callsite])
+                         : std::string();
+  return m_causes[{function, std::move(site)}];
+}
+
+void WindowDelays::apply(const sync::Parcels& answers, const RankTimeline& own) {
+  std::vector<std::optional<IntervalKinds>> on_cause(m_events.size());
+  for (const auto& [cause, bytes] : answers) {
+    auto asked = m_asked.find(cause);
+    if (asked == m_asked.end() || bytes.empty()) continue;
+    model::ByteReader r(bytes);
+    std::vector<double> kinds;
+    if (!r.get_array(kinds) || !r.at_end() || kinds.size() != 4 * asked->second.size()) {
+      throw model::TraceError("unreadable root-cause answer from rank " + std::to_string(cause));
+    }
+    for (std::size_t q = 0; q < asked->second.size(); ++q) {
+      on_cause[asked->second[q].event] =
+          IntervalKinds{kinds[4 * q], kinds[4 * q + 1], kinds[4 * q + 2], kinds[4 * q + 3]};
+    }
+  }
+  std::vector<std::int64_t> from(m_events.size(), 0);
+  for (const auto& [cause, asked] : m_asked) {
+    for (const Asked& a : asked) from[a.event] = a.from;
+  }
+  for (std::size_t i = 0; i < m_events.size(); ++i) {
+    const RankWaitEvent& e = m_events[i];
+    const model::TraceRecord& waiter = m_rank.records[m_call_of[e.record]];
+    model::WindowCauses& c = causes_at(waiter);
+    const double w = seconds(e.until - e.start);
+    c.wait_s += w;
+    ++c.wait_states;
+    if (!on_cause[i]) {
+      c.unexplained_s += w;
+      continue;
+    }
+    const IntervalKinds& s = *on_cause[i];
+    const IntervalKinds r = own.between(from[i], m_rank.synced[2 * m_call_of[e.record]]);
+    const double computation = std::max(0.0, s.computation - r.computation);
+    const double communication = std::max(0.0, s.communication() - r.communication());
+    const double waiting = std::max(0.0, s.waiting - r.waiting);
+    const double excess = computation + communication + waiting;
+    if (excess <= 0) {
+      c.unexplained_s += w;
+      continue;
+    }
+    c.computation_s += w * computation / excess;
+    if (s.communication() > 0) {
+      c.latency_s += w * communication / excess * s.latency / s.communication();
+      c.bandwidth_s += w * communication / excess * s.bandwidth / s.communication();
+    }
+    c.propagated_s += w * waiting / excess;
+  }
+}
+
+}  // namespace mpidle::analysis

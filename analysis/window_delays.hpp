@@ -1,0 +1,103 @@
+#pragma once
+// Why it waited, at profile cost: the delay analysis (delay_analysis.hpp) on the
+// trace windows' wait states, with no rank holding another's records
+// (docs/analysis-format.md, "Why it waited"; profiler/finalize/window_calibration).
+//
+// A wait state on rank R, ended by rank S, is charged to the excess time S spent,
+// beyond R, from R's previous synchronization with S in the same window (a message
+// between the two, or a collective both were in) to the point where they met: for
+// R up to its waiting call, for S up to the entry that ended the waiting. Both
+// sides are measured from the same instant, the end of R's previous
+// synchronization (the first call of R's window where there is none), so the two
+// totals differ by the waiting. By kind, as in the whole trace's analysis:
+// computation, communication (latency up to 16 KiB a call, bandwidth above) and
+// waiting, whose share is propagated waiting. In a call, its waiting comes first,
+// then its processing.
+//
+// Three steps, two exchanges (the finalize carries the parcels):
+//  1. queries: R asks each S for its time by kind in each interval it needs.
+//  2. answers: S reads its own timeline (RankTimeline) and answers every query.
+//  3. apply: R splits each wait state's waiting and sums the splits per callsite.
+// Only the short-term split: what each callsite's waiting was caused by. Propagated
+// waiting is not passed further back (the whole trace's analysis does that), and
+// the callsite it came from is not named. Pure C++, no MPI.
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "analysis/rank_waits.hpp"
+#include "model/calibration.hpp"
+#include "model/window_schedule.hpp"
+#include "sync/parcels.hpp"
+
+namespace mpidle::analysis {
+
+// Time of one rank by kind in an interval, seconds.
+struct IntervalKinds {
+  double computation = 0, latency = 0, bandwidth = 0, waiting = 0;
+  double communication() const { return latency + bandwidth; }
+};
+
+// One rank's synchronized calls, to answer what it did between two instants.
+class RankTimeline {
+ public:
+  // `rank`: synchronized records; `call_waits`: each record's wait (rank_wait_states).
+  RankTimeline(const model::RankTrace& rank, const CallWaits& call_waits);
+  // Its time in [from, to): outside its calls computation, in a call its waiting
+  // first, then its processing (latency or bandwidth by the call's bytes).
+  IntervalKinds between(std::int64_t from, std::int64_t to) const;
+
+ private:
+  struct Call {
+    std::int64_t enter = 0, exit = 0, wait = 0;
+    bool bandwidth = false;
+  };
+  IntervalKinds clipped(const Call& c, std::int64_t from, std::int64_t to) const;
+  std::vector<Call> m_calls;
+  // Prefix sums over the calls, one longer: the gap before each call (none before
+  // the first), its waiting, its latency and bandwidth processing (ns).
+  std::vector<std::int64_t> m_gap, m_wait, m_latency, m_bandwidth;
+};
+
+// Step 2 on S: one answer per rank in `queries`, in their order.
+sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Parcels& queries);
+
+// Steps 1 and 3 on R.
+class WindowDelays {
+ public:
+  // `rank`: R's synchronized window records, its functions as `tables`;
+  // `world_rank`, `world_size`: R's place; `openings`: where its windows opened, on
+  // the clock of its records' enter_ns; `events`: its wait states.
+  WindowDelays(const model::Trace& tables, const model::RankTrace& rank, std::int32_t world_rank,
+               std::int32_t world_size, model::WindowOpenings openings,
+               std::vector<RankWaitEvent> events);
+  // Step 1: per S, the intervals R needs of it.
+  sync::Parcels queries();
+  // Step 3: `answers` by S (as answer_delay_queries made them); R's timeline.
+  // Throws model::TraceError on bytes it cannot read.
+  void apply(const sync::Parcels& answers, const RankTimeline& own);
+  // R's wait states by root cause, per callsite (function, site identity).
+  const std::map<model::CauseSiteKey, model::WindowCauses>& causes() const { return m_causes; }
+
+ private:
+  struct Asked {
+    std::size_t event = 0;
+    std::int64_t from = 0;  // the interval's common start
+  };
+  std::int64_t start_of(const RankWaitEvent& e) const;
+  bool synchronizes(std::uint64_t call_first, const model::TraceRecord& waiting,
+                    std::int32_t with) const;
+  model::WindowCauses& causes_at(const model::TraceRecord& rec);
+
+  const model::Trace& m_tables;
+  const model::RankTrace& m_rank;
+  std::int32_t m_world_rank, m_world_size;
+  model::WindowOpenings m_openings;
+  std::vector<RankWaitEvent> m_events;
+  std::vector<std::uint64_t> m_call_of;                // record → its call's first record
+  std::map<std::int32_t, std::vector<Asked>> m_asked;  // by S, in query order
+  std::map<model::CauseSiteKey, model::WindowCauses> m_causes;
+};
+
+}  // namespace mpidle::analysis
