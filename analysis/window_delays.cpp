@@ -1,6 +1,7 @@
 #include "analysis/window_delays.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -30,10 +31,19 @@ struct Query {
 };
 static_assert(std::is_trivially_copyable_v<Query>);
 
+// Its answer: where S counted from, and its time by kind from there.
+struct Answer {
+  std::int64_t from = 0;
+  double computation = 0, latency = 0, bandwidth = 0, waiting = 0;
+};
+static_assert(std::is_trivially_copyable_v<Answer>);
+
 }  // namespace
 
-RankTimeline::RankTimeline(const model::RankTrace& rank, const CallWaits& call_waits) {
+RankTimeline::RankTimeline(const model::RankTrace& rank, const CallWaits& call_waits,
+                           const model::WindowOpenings& openings) {
   const auto& records = rank.records;
+  std::uint32_t window = 0;
   for (std::uint64_t i = 0; i < records.size(); ++i) {
     if (records[i].extra != 0 && !m_calls.empty()) {
       // A further record of the call: its wait counts for the call.
@@ -45,6 +55,9 @@ RankTimeline::RankTimeline(const model::RankTrace& rank, const CallWaits& call_w
     c.exit = std::max(c.enter, rank.synced[2 * i + 1]);
     c.wait = i < call_waits.size() ? call_waits[i] : 0;
     c.bandwidth = static_cast<double>(records[i].bytes) > kLatencyBoundBytes;
+    const std::uint32_t w = openings.window_at(records[i].enter_ns);
+    c.window_start = m_calls.empty() || w != window ? c.enter : m_calls.back().window_start;
+    window = w;
     m_calls.push_back(c);
   }
   const std::size_t n = m_calls.size();
@@ -67,6 +80,12 @@ IntervalKinds RankTimeline::clipped(const Call& c, std::int64_t from, std::int64
   const double processing = seconds(overlap(c.enter + c.wait, c.exit, from, to));
   (c.bandwidth ? k.bandwidth : k.latency) = processing;
   return k;
+}
+
+std::int64_t RankTimeline::window_start(std::int64_t t) const {
+  const auto after = std::partition_point(m_calls.begin(), m_calls.end(),
+                                          [&](const Call& c) { return c.enter <= t; });
+  return after == m_calls.begin() ? t : std::prev(after)->window_start;
 }
 
 IntervalKinds RankTimeline::between(std::int64_t from, std::int64_t to) const {
@@ -112,13 +131,14 @@ sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Par
     std::vector<Query> asked;
     model::ByteWriter w;
     if (r.get_array(asked) && r.at_end()) {
-      std::vector<double> kinds;
-      kinds.reserve(4 * asked.size());
+      std::vector<Answer> answers;
+      answers.reserve(asked.size());
       for (const Query& q : asked) {
-        const IntervalKinds k = timeline.between(q.from, q.to);
-        kinds.insert(kinds.end(), {k.computation, k.latency, k.bandwidth, k.waiting});
+        const std::int64_t from = std::max(q.from, timeline.window_start(q.to));
+        const IntervalKinds k = timeline.between(from, q.to);
+        answers.push_back({from, k.computation, k.latency, k.bandwidth, k.waiting});
       }
-      w.put_array(std::span<const double>(kinds));
+      w.put_array(std::span<const Answer>(answers));
     }
     // Unreadable: an empty answer, which the asker takes for none.
     out.emplace_back(source, w.take());
@@ -223,22 +243,21 @@ model::WindowCauses& WindowDelays::causes_at(const model::TraceRecord& rec) {
 
 void WindowDelays::apply(const sync::Parcels& answers, const RankTimeline& own) {
   std::vector<std::optional<IntervalKinds>> on_cause(m_events.size());
+  std::vector<std::int64_t> from(m_events.size(), 0);  // where both sides count from
   for (const auto& [cause, bytes] : answers) {
     auto asked = m_asked.find(cause);
     if (asked == m_asked.end() || bytes.empty()) continue;
     model::ByteReader r(bytes);
-    std::vector<double> kinds;
-    if (!r.get_array(kinds) || !r.at_end() || kinds.size() != 4 * asked->second.size()) {
+    std::vector<Answer> told;
+    if (!r.get_array(told) || !r.at_end() || told.size() != asked->second.size()) {
       throw model::TraceError("unreadable root-cause answer from rank " + std::to_string(cause));
     }
-    for (std::size_t q = 0; q < asked->second.size(); ++q) {
-      on_cause[asked->second[q].event] =
-          IntervalKinds{kinds[4 * q], kinds[4 * q + 1], kinds[4 * q + 2], kinds[4 * q + 3]};
+    for (std::size_t q = 0; q < told.size(); ++q) {
+      const Answer& a = told[q];
+      const std::size_t event = asked->second[q].event;
+      on_cause[event] = IntervalKinds{a.computation, a.latency, a.bandwidth, a.waiting};
+      from[event] = std::max(a.from, asked->second[q].from);
     }
-  }
-  std::vector<std::int64_t> from(m_events.size(), 0);
-  for (const auto& [cause, asked] : m_asked) {
-    for (const Asked& a : asked) from[a.event] = a.from;
   }
   for (std::size_t i = 0; i < m_events.size(); ++i) {
     const RankWaitEvent& e = m_events[i];

@@ -14,6 +14,9 @@
 // waiting, whose share is propagated waiting. In a call, its waiting comes first,
 // then its processing.
 //
+// Where S has no records of the window before that instant, both count from S's
+// first call in it: S's time outside its windows is not known.
+//
 // Three steps, two exchanges (the finalize carries the parcels):
 //  1. queries: R asks each S for its time by kind in each interval it needs.
 //  2. answers: S reads its own timeline (RankTimeline) and answers every query.
@@ -42,15 +45,22 @@ struct IntervalKinds {
 // One rank's synchronized calls, to answer what it did between two instants.
 class RankTimeline {
  public:
-  // `rank`: synchronized records; `call_waits`: each record's wait (rank_wait_states).
-  RankTimeline(const model::RankTrace& rank, const CallWaits& call_waits);
+  // `rank`: synchronized records; `call_waits`: each record's wait (rank_wait_states);
+  // `openings`: where its windows opened, on the clock of its records' enter_ns
+  // (none: one window).
+  RankTimeline(const model::RankTrace& rank, const CallWaits& call_waits,
+               const model::WindowOpenings& openings = {});
   // Its time in [from, to): outside its calls computation, in a call its waiting
   // first, then its processing (latency or bandwidth by the call's bytes).
   IntervalKinds between(std::int64_t from, std::int64_t to) const;
+  // Where its records of the window holding instant `t` begin (synchronized): what
+  // it did before is not known here (`t` itself where it has no call at or before).
+  std::int64_t window_start(std::int64_t t) const;
 
  private:
   struct Call {
     std::int64_t enter = 0, exit = 0, wait = 0;
+    std::int64_t window_start = 0;  // the enter of its window's first call
     bool bandwidth = false;
   };
   IntervalKinds clipped(const Call& c, std::int64_t from, std::int64_t to) const;
@@ -60,7 +70,9 @@ class RankTimeline {
   std::vector<std::int64_t> m_gap, m_wait, m_latency, m_bandwidth;
 };
 
-// Step 2 on S: one answer per rank in `queries`, in their order.
+// Step 2 on S: one answer per rank in `queries`, in their order. Each interval
+// starts no earlier than S's records of that window: both sides then count from
+// there (the asker learns where).
 sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Parcels& queries);
 
 // Steps 1 and 3 on R.

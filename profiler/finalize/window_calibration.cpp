@@ -276,7 +276,7 @@ class WindowCalibration {
     };
     attempt_here([&] {
       if (!m_judged) throw model::TraceError("no wait states");
-      timeline.emplace(own, m_call_waits);
+      timeline.emplace(own, m_call_waits, m_openings);
       delays.emplace(m_mine, own, m_rank, m_size, m_openings, std::move(m_events));
       queries = delays->queries();
     });

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "model/calibration.hpp"
 #include "report/text/text_format.hpp"
 
 namespace mpidle::report {
@@ -202,12 +203,14 @@ std::map<std::pair<std::string, std::string>, SiteComparison> callsites_of(const
 }
 
 // A profile's callsites by (function, location) with their waiting by root cause,
-// where the trace windows saw them wait (profile.json's callsite "root_causes").
+// where the trace windows saw them wait often enough to stand for the rest (as
+// many wait states as a calibrated key needs calls: a callsite called every 20
+// steps has one or two in the windows, and their split is theirs alone).
 std::map<std::pair<std::string, std::string>, analysis::WaitCauses> window_causes_of(
     const model::Profile& p) {
   std::map<std::pair<std::string, std::string>, analysis::WaitCauses> out;
   for (const auto& row : p.callsites) {
-    if (row.causes.wait_states == 0) continue;
+    if (row.causes.wait_states < model::kMinCalibratedCalls) continue;
     auto& c = out[{row.function, callsite_location(row)}];
     c.computation += row.causes.computation_s;
     c.communication += row.causes.latency_s + row.causes.bandwidth_s;

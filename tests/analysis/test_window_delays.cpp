@@ -46,17 +46,18 @@ analysis::CallWaits waits_of(const model::RankTrace& rank,
   return w;
 }
 
-// The three steps over all ranks: every rank's causes, by rank.
+// The three steps over all ranks: every rank's causes, by rank. One window over
+// everything unless `openings` says.
 std::vector<std::map<model::CauseSiteKey, model::WindowCauses>> run(
-    const model::Trace& t, const std::vector<std::vector<analysis::RankWaitEvent>>& events) {
+    const model::Trace& t, const std::vector<std::vector<analysis::RankWaitEvent>>& events,
+    const model::WindowOpenings& openings = {{-kMs}}) {
   const auto n = static_cast<std::int32_t>(t.ranks.size());
   std::vector<analysis::CallWaits> waits;
   std::vector<analysis::RankTimeline> timelines;
   std::vector<analysis::WindowDelays> delays;
-  const model::WindowOpenings openings{{-kMs}};  // one window over everything
   for (std::int32_t r = 0; r < n; ++r) waits.push_back(waits_of(t.ranks[r], events[r]));
   for (std::int32_t r = 0; r < n; ++r) {
-    timelines.emplace_back(t.ranks[r], waits[r]);
+    timelines.emplace_back(t.ranks[r], waits[r], openings);
     delays.emplace_back(t, t.ranks[r], r, n, openings, events[r]);
   }
   // Step 1: the queries, carried to the ranks asked.
@@ -179,7 +180,8 @@ TEST_CASE("window delays: a collective's waiting for the last to enter, and a tr
   // A wait state whose cause is unknown, or did not answer, is unexplained.
   std::vector<std::vector<analysis::RankWaitEvent>> unknown(3);
   unknown[1] = {{Pattern::wait_nxn, 1, 60 * kMs, 100 * kMs, -1}};
-  CHECK(at(run(t, unknown)[1], t, Allreduce).unexplained_s == Approx(0.040));
+  const auto unexplained = run(t, unknown);
+  CHECK(at(unexplained[1], t, Allreduce).unexplained_s == Approx(0.040));
 }
 
 TEST_CASE("window delays: an unreadable answer is an error, an empty one no answer", "[analysis]") {
@@ -197,4 +199,29 @@ TEST_CASE("window delays: an unreadable answer is an error, an empty one no answ
   (void)unanswered.queries();
   unanswered.apply({{0, {}}}, own);
   CHECK(at(unanswered.causes(), t, Recv).unexplained_s == Approx(0.055));
+}
+
+TEST_CASE("window delays: both sides count from where the partner's window records begin",
+          "[analysis]") {
+  // Two windows, opening at -1 and 40 ms. In the second, rank 1 waits in a receive
+  // from 45 to 80 ms; its last synchronization with rank 0 (the Barrier) was in the
+  // first window, so it would count from its receive's entry. Rank 0's records of
+  // the second window begin at 60 ms (a 10 ms send to rank 2), then it sends to rank
+  // 1 at 80 ms: what it did from 45 to 60 ms is not known, so both count from 60.
+  model::Trace t = ranks(3);
+  add(t, 0, Send, TraceRole::send, 60 * kMs, 70 * kMs, 2, 8);
+  add(t, 0, Send, TraceRole::send, 80 * kMs, 80 * kMs + 10'000, 1, 8);
+  add(t, 1, Recv, TraceRole::recv, 45 * kMs, 80 * kMs + 20'000, 0, 8);
+  std::vector<std::vector<analysis::RankWaitEvent>> events(3);
+  events[1] = {{Pattern::late_sender, 1, 45 * kMs, 80 * kMs, 0}};
+  const model::WindowOpenings two{{-kMs, 40 * kMs}};
+  const auto in_two = run(t, events, two);
+  const auto& receive = at(in_two[1], t, Recv);
+  // From 60 ms: rank 0 sent for 10 ms and computed for 10; rank 1 was waiting.
+  CHECK(receive.wait_s == Approx(0.035));
+  CHECK(receive.computation_s == Approx(0.0175));
+  CHECK(receive.latency_s == Approx(0.0175));
+  // In one window, rank 0's 45 to 60 ms would have been computation.
+  const auto in_one = run(t, events);
+  CHECK(at(in_one[1], t, Recv).computation_s == Approx(0.025));
 }
