@@ -10,10 +10,6 @@ namespace {
 
 using sync::RecordRef;
 
-// How far back a rank's calls are searched for its previous synchronization with
-// a partner; beyond it, the interval starts at the rank's first call.
-constexpr std::uint64_t kMaxSearch = 4096;
-
 // One rank's calls (their first records) with what the analysis needs of each.
 struct RankCalls {
   std::vector<std::uint64_t> first;           // call → its first record
@@ -132,13 +128,13 @@ class Delays {
   }
 
   // The previous synchronization of rank r's call `call` with rank s before s's
-  // call `until`: (r's call, s's call), or none (kNone) within kMaxSearch calls.
+  // call `until`: (r's call, s's call), or none (kNone) within kMaxSyncSearchCalls calls.
   static constexpr std::uint64_t kNone = ~std::uint64_t{0};
   std::pair<std::uint64_t, std::uint64_t> previous_sync(std::uint32_t r, std::uint64_t call,
                                                         std::uint32_t s,
                                                         std::uint64_t until) const {
     const RankCalls& c = m_calls[r];
-    const std::uint64_t stop = call > kMaxSearch ? call - kMaxSearch : 0;
+    const std::uint64_t stop = call > kMaxSyncSearchCalls ? call - kMaxSyncSearchCalls : 0;
     for (std::uint64_t k = call; k-- > stop;) {
       for (const auto& [rank, other] : c.links[k]) {
         if (rank == s && other < until) return {k, other};

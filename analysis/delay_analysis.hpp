@@ -54,6 +54,11 @@ struct WaitRootCauses {
   std::uint64_t wait_states = 0;
 };
 
+// How far back a rank's calls are searched for its previous synchronization with a
+// partner; beyond it, the interval starts at the rank's first call (its window's,
+// for the windows: window_delays.hpp).
+inline constexpr std::uint64_t kMaxSyncSearchCalls = 4096;
+
 enum class DelayKind : std::uint8_t { computation, latency, bandwidth };
 const char* delay_kind_key(DelayKind k);  // "computation", "latency", "bandwidth"
 

@@ -1,7 +1,7 @@
 #include "rank_waits.hpp"
 
 #include <algorithm>
-#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "model/function_catalog.hpp"
@@ -39,6 +39,20 @@ void for_each_matched_send(const model::RankTrace& rank, const sync::RankPartner
     }
   }
 }
+
+// A call that waited for a partner: until when, and the partner's world rank.
+// Sorted by call, then time: a call's latest partner last.
+struct Waited {
+  std::uint64_t call = 0;
+  std::int64_t until = 0;
+  std::int32_t partner = -1;
+  bool operator<(const Waited& o) const {
+    return call != o.call     ? call < o.call
+           : until != o.until ? until < o.until
+                              : partner < o.partner;
+  }
+};
+static_assert(std::is_trivially_copyable_v<Waited>);
 
 class RankAnalysis {
  public:
@@ -83,22 +97,20 @@ class RankAnalysis {
   // (SiteWaitsBuilder::point_to_point): (call, until) pairs sorted by call, in arrays
   // that are file-backed in an out-of-core finalize.
   void point_to_point(const sync::RankPartners& p, const SendClasses& classes) {
-    // (call, until, the partner's world rank), sorted: a call's latest partner last.
-    using Waited = std::tuple<std::uint64_t, std::int64_t, std::int32_t>;
     model::LargeArray<Waited> senders, receivers;
     for (const auto& [key, receives] : p.items.receives) {
       auto it = p.send_enter.find(key);
       if (it == p.send_enter.end()) continue;
       for (std::size_t k = 0; k < it->second.size() && k < receives.size(); ++k) {
         ++m_out.messages;
-        senders.emplace_back(receives[k].call.record, it->second[k], std::get<1>(key));
+        senders.push_back({receives[k].call.record, it->second[k], std::get<1>(key)});
       }
     }
     for_each_matched_send(m_rank, p,
                           [&](std::uint64_t call, const model::TraceRecord& rec, std::int64_t post,
                               const sync::ChannelKey& key) {
                             if (waited_for_receiver(classes, rec, enter(call), exit(call), post))
-                              receivers.emplace_back(call, post, std::get<2>(key));
+                              receivers.push_back({call, post, std::get<2>(key)});
                           });
     std::sort(senders.begin(), senders.end());
     std::sort(receivers.begin(), receivers.end());
@@ -106,24 +118,22 @@ class RankAnalysis {
     // The latest `until` of the call at pairs[i] and its partner, and i past its pairs.
     auto latest = [](const auto& pairs, std::size_t& i, std::int32_t* partner) {
       std::size_t j = i;
-      while (j + 1 < pairs.size() && std::get<0>(pairs[j + 1]) == std::get<0>(pairs[i])) ++j;
-      const std::int64_t until = std::get<1>(pairs[j]);  // sorted last
-      *partner = std::get<2>(pairs[j]);
+      while (j + 1 < pairs.size() && pairs[j + 1].call == pairs[i].call) ++j;
+      const std::int64_t until = pairs[j].until;  // sorted last
+      *partner = pairs[j].partner;
       i = j + 1;
       return until;
     };
     std::size_t s = 0, r = 0;
     while (s < senders.size() || r < receivers.size()) {
       const std::uint64_t call =
-          r == receivers.size() ||
-                  (s < senders.size() && std::get<0>(senders[s]) < std::get<0>(receivers[r]))
-              ? std::get<0>(senders[s])
-              : std::get<0>(receivers[r]);
+          r == receivers.size() || (s < senders.size() && senders[s].call < receivers[r].call)
+              ? senders[s].call
+              : receivers[r].call;
       std::int32_t sender = -1, receiver = -1;
-      const std::int64_t sent = s < senders.size() && std::get<0>(senders[s]) == call
-                                    ? latest(senders, s, &sender)
-                                    : none;
-      const std::int64_t post = r < receivers.size() && std::get<0>(receivers[r]) == call
+      const std::int64_t sent =
+          s < senders.size() && senders[s].call == call ? latest(senders, s, &sender) : none;
+      const std::int64_t post = r < receivers.size() && receivers[r].call == call
                                     ? latest(receivers, r, &receiver)
                                     : none;
       const std::int64_t waited = m_sites.point_to_point(m_rank.records[call], m_position,

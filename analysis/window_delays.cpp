@@ -7,36 +7,33 @@
 #include <type_traits>
 
 #include "analysis/callsite_verdict.hpp"
+#include "analysis/delay_analysis.hpp"
 #include "model/byte_stream.hpp"
 #include "model/profile_tables.hpp"
 
 namespace mpidle::analysis {
 namespace {
 
-// How far back R's calls are searched for its previous synchronization with S, as
-// the whole trace's analysis does (delay_analysis.cpp).
-constexpr std::uint64_t kMaxSearch = 4096;
-
-std::int64_t overlap(std::int64_t a, std::int64_t b, std::int64_t from, std::int64_t to) {
+std::int64_t overlap_ns(std::int64_t a, std::int64_t b, std::int64_t from, std::int64_t to) {
   return std::max<std::int64_t>(0, std::min(b, to) - std::max(a, from));
 }
 
-double seconds(std::int64_t ns) {
+double ns_to_s(std::int64_t ns) {
   return static_cast<double>(ns) * 1e-9;
 }
 
 // One query: an interval of S's timeline.
-struct Query {
+struct DelayQuery {
   std::int64_t from = 0, to = 0;
 };
-static_assert(std::is_trivially_copyable_v<Query>);
+static_assert(std::is_trivially_copyable_v<DelayQuery>);
 
 // Its answer: where S counted from, and its time by kind from there.
-struct Answer {
+struct DelayAnswer {
   std::int64_t from = 0;
   double computation = 0, latency = 0, bandwidth = 0, waiting = 0;
 };
-static_assert(std::is_trivially_copyable_v<Answer>);
+static_assert(std::is_trivially_copyable_v<DelayAnswer>);
 
 }  // namespace
 
@@ -76,8 +73,8 @@ RankTimeline::RankTimeline(const model::RankTrace& rank, const CallWaits& call_w
 
 IntervalKinds RankTimeline::clipped(const Call& c, std::int64_t from, std::int64_t to) const {
   IntervalKinds k;
-  k.waiting = seconds(overlap(c.enter, c.enter + c.wait, from, to));
-  const double processing = seconds(overlap(c.enter + c.wait, c.exit, from, to));
+  k.waiting = ns_to_s(overlap_ns(c.enter, c.enter + c.wait, from, to));
+  const double processing = ns_to_s(overlap_ns(c.enter + c.wait, c.exit, from, to));
   (c.bandwidth ? k.bandwidth : k.latency) = processing;
   return k;
 }
@@ -101,7 +98,7 @@ IntervalKinds RankTimeline::between(std::int64_t from, std::int64_t to) const {
                                                     [&](const Call& c) { return c.enter < to; }) -
                                m_calls.begin());
   if (lo >= hi) {
-    k.computation = seconds(to - from);
+    k.computation = ns_to_s(to - from);
     return k;
   }
   auto add = [&](const IntervalKinds& x) {
@@ -111,15 +108,15 @@ IntervalKinds RankTimeline::between(std::int64_t from, std::int64_t to) const {
   };
   // Computation: before the first call, between the calls, after the last.
   k.computation =
-      seconds(std::max<std::int64_t>(0, std::min(m_calls[lo].enter, to) - from) +
+      ns_to_s(std::max<std::int64_t>(0, std::min(m_calls[lo].enter, to) - from) +
               (m_gap[hi] - m_gap[lo + 1]) + std::max<std::int64_t>(0, to - m_calls[hi - 1].exit));
   add(clipped(m_calls[lo], from, to));
   if (hi - 1 > lo) {
     add(clipped(m_calls[hi - 1], from, to));
     // The calls wholly inside.
-    k.waiting += seconds(m_wait[hi - 1] - m_wait[lo + 1]);
-    k.latency += seconds(m_latency[hi - 1] - m_latency[lo + 1]);
-    k.bandwidth += seconds(m_bandwidth[hi - 1] - m_bandwidth[lo + 1]);
+    k.waiting += ns_to_s(m_wait[hi - 1] - m_wait[lo + 1]);
+    k.latency += ns_to_s(m_latency[hi - 1] - m_latency[lo + 1]);
+    k.bandwidth += ns_to_s(m_bandwidth[hi - 1] - m_bandwidth[lo + 1]);
   }
   return k;
 }
@@ -128,17 +125,17 @@ sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Par
   sync::Parcels out;
   for (const auto& [source, bytes] : queries) {
     model::ByteReader r(bytes);
-    std::vector<Query> asked;
+    std::vector<DelayQuery> asked;
     model::ByteWriter w;
     if (r.get_array(asked) && r.at_end()) {
-      std::vector<Answer> answers;
+      std::vector<DelayAnswer> answers;
       answers.reserve(asked.size());
-      for (const Query& q : asked) {
+      for (const DelayQuery& q : asked) {
         const std::int64_t from = std::max(q.from, timeline.window_start(q.to));
         const IntervalKinds k = timeline.between(from, q.to);
         answers.push_back({from, k.computation, k.latency, k.bandwidth, k.waiting});
       }
-      w.put_array(std::span<const Answer>(answers));
+      w.put_array(std::span<const DelayAnswer>(answers));
     }
     // Unreadable: an empty answer, which the asker takes for none.
     out.emplace_back(source, w.take());
@@ -198,7 +195,7 @@ std::int64_t WindowDelays::start_of(const RankWaitEvent& e) const {
   const std::uint32_t window = m_openings.window_at(records[call].enter_ns);
   std::int64_t start = m_rank.synced[2 * call];
   std::uint64_t searched = 0;
-  for (std::uint64_t i = call; i-- > 0 && searched < kMaxSearch;) {
+  for (std::uint64_t i = call; i-- > 0 && searched < kMaxSyncSearchCalls;) {
     if (records[i].extra != 0) continue;
     if (m_openings.window_at(records[i].enter_ns) != window) break;
     ++searched;
@@ -214,7 +211,7 @@ std::int64_t WindowDelays::start_of(const RankWaitEvent& e) const {
 }
 
 sync::Parcels WindowDelays::queries() {
-  std::map<std::int32_t, std::vector<Query>> by_cause;
+  std::map<std::int32_t, std::vector<DelayQuery>> by_cause;
   for (std::size_t i = 0; i < m_events.size(); ++i) {
     const RankWaitEvent& e = m_events[i];
     if (e.cause_rank < 0 || e.cause_rank == m_world_rank || e.cause_rank >= m_world_size) continue;
@@ -225,7 +222,7 @@ sync::Parcels WindowDelays::queries() {
   sync::Parcels out;
   for (const auto& [cause, asked] : by_cause) {
     model::ByteWriter w;
-    w.put_array(std::span<const Query>(asked));
+    w.put_array(std::span<const DelayQuery>(asked));
     out.emplace_back(cause, w.take());
   }
   return out;
@@ -248,12 +245,12 @@ void WindowDelays::apply(const sync::Parcels& answers, const RankTimeline& own) 
     auto asked = m_asked.find(cause);
     if (asked == m_asked.end() || bytes.empty()) continue;
     model::ByteReader r(bytes);
-    std::vector<Answer> told;
+    std::vector<DelayAnswer> told;
     if (!r.get_array(told) || !r.at_end() || told.size() != asked->second.size()) {
       throw model::TraceError("unreadable root-cause answer from rank " + std::to_string(cause));
     }
     for (std::size_t q = 0; q < told.size(); ++q) {
-      const Answer& a = told[q];
+      const DelayAnswer& a = told[q];
       const std::size_t event = asked->second[q].event;
       on_cause[event] = IntervalKinds{a.computation, a.latency, a.bandwidth, a.waiting};
       from[event] = std::max(a.from, asked->second[q].from);
@@ -263,7 +260,7 @@ void WindowDelays::apply(const sync::Parcels& answers, const RankTimeline& own) 
     const RankWaitEvent& e = m_events[i];
     const model::TraceRecord& waiter = m_rank.records[m_call_of[e.record]];
     model::WindowCauses& c = causes_at(waiter);
-    const double w = seconds(e.until - e.start);
+    const double w = ns_to_s(e.until - e.start);
     c.wait_s += w;
     ++c.wait_states;
     if (!on_cause[i]) {
