@@ -151,7 +151,8 @@ WindowDelays::WindowDelays(const model::Trace& tables, const model::RankTrace& r
       m_world_rank(world_rank),
       m_world_size(world_size),
       m_openings(std::move(openings)),
-      m_events(std::move(events)) {
+      m_events(std::move(events)),
+      m_sites(tables.callsites) {
   m_call_of.resize(rank.records.size());
   std::uint64_t first = 0;
   for (std::uint64_t i = 0; i < rank.records.size(); ++i) {
@@ -232,10 +233,8 @@ model::WindowCauses& WindowDelays::causes_at(const model::TraceRecord& rec) {
   static const std::string unknown = "?";
   const std::string& function =
       rec.function < m_tables.functions.size() ? m_tables.functions[rec.function] : unknown;
-  std::string site = rec.callsite < m_tables.callsites.size()
-                         ? model::site_identity(m_tables.callsites[rec.callsite])
-                         : std::string();
-  return m_causes[{function, std::move(site)}];
+  const std::string* site = m_sites.of(rec.callsite);
+  return m_causes[{function, site ? *site : std::string()}];
 }
 
 void WindowDelays::apply(const sync::Parcels& answers, const RankTimeline& own) {

@@ -110,6 +110,7 @@ class WindowDelays {
   std::vector<std::uint64_t> m_call_of;                // record → its call's first record
   std::map<std::int32_t, std::vector<Asked>> m_asked;  // by S, in query order
   std::map<model::CauseSiteKey, model::WindowCauses> m_causes;
+  model::SiteIdentities m_sites;  // the callsites' identities, each made once
 };
 
 }  // namespace mpidle::analysis

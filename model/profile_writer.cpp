@@ -349,17 +349,13 @@ namespace {
 // A callsite row's identities (site_identity) as every rank named it: each raw stack
 // it was merged from, or its own frames.
 std::vector<std::string> row_identities(const json& row) {
-  std::vector<std::string> ids;
   auto identity = [](const json& frames) {
-    std::string id;
-    for (const auto& f : frames) {
-      id += f.value("module", "");
-      id += '+';
-      id += std::to_string(f.value("offset", std::uint64_t{0}));
-      id += ';';
-    }
-    return id;
+    Callsite c;
+    for (const auto& f : frames)
+      c.frames.push_back({f.value("module", ""), f.value("offset", std::uint64_t{0}), "", "", 0});
+    return site_identity(c);
   };
+  std::vector<std::string> ids;
   if (row.contains("addresses") && row["addresses"].is_array() && !row["addresses"].empty()) {
     for (const auto& stack : row["addresses"]) ids.push_back(identity(stack));
   } else if (row.contains("frames")) {

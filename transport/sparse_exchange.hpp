@@ -36,4 +36,19 @@ inline bool fits_one_message(const std::vector<std::byte>& bytes) {
 // parcel; `expected` is how many this rank sent. Returns the answers, by sender.
 Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expected, int tag);
 
+// How many of `outgoing` sparse_exchange sent: the answers answer_exchange awaits.
+inline std::size_t parcels_sent(const Parcels& outgoing) {
+  std::size_t n = 0;
+  for (const auto& [rank, bytes] : outgoing) n += fits_one_message(bytes) ? 1 : 0;
+  return n;
+}
+
+// An empty answer to every rank in `received`: what a rank with nothing to say
+// answers, so that no sender waits for it.
+inline Parcels empty_answers(const Parcels& received) {
+  Parcels out;
+  for (const auto& [rank, bytes] : received) out.emplace_back(rank, std::vector<std::byte>{});
+  return out;
+}
+
 }  // namespace mpidle::transport

@@ -173,16 +173,9 @@ class WindowCalibration {
       if (test_fail == "pairs") throw model::TraceError("test failure before the answers");
       answers = m_pairing->pair_receives(received);
     });
-    if (!m_failure.empty()) {
-      answers.clear();
-      for (const auto& [source, bytes] : received)
-        answers.emplace_back(source, std::vector<std::byte>{});
-    }
-    const auto expected =
-        static_cast<std::size_t>(std::count_if(sends.begin(), sends.end(), [](const auto& p) {
-          return transport::fits_one_message(p.second);
-        }));
-    const auto answered = transport::answer_exchange(m_comm, answers, expected, kPairsTag);
+    if (!m_failure.empty()) answers = transport::empty_answers(received);
+    const auto answered =
+        transport::answer_exchange(m_comm, answers, transport::parcels_sent(sends), kPairsTag);
     attempt([&] {
       m_pairing->apply_answers(answered);
       m_pairing->separate_windows();
@@ -266,37 +259,26 @@ class WindowCalibration {
     std::optional<analysis::WindowDelays> delays;
     transport::Parcels queries, answers;
     std::string failed;
-    auto attempt_here = [&](auto step) {
-      if (!failed.empty()) return;
-      try {
-        step();
-      } catch (const std::exception& e) {
-        failed = e.what();
-      }
-    };
-    attempt_here([&] {
-      if (!m_judged) throw model::TraceError("no wait states");
-      timeline.emplace(own, m_call_waits, m_openings);
-      delays.emplace(m_mine, own, m_rank, m_size, m_openings, std::move(m_events));
-      queries = delays->queries();
-    });
+    attempt(
+        [&] {
+          if (!m_judged) throw model::TraceError("no wait states");
+          timeline.emplace(own, m_call_waits, m_openings);
+          delays.emplace(m_mine, own, m_rank, m_size, m_openings, std::move(m_events));
+          queries = delays->queries();
+        },
+        failed);
     if (!failed.empty()) queries.clear();
     const auto asked = transport::sparse_exchange(m_comm, queries, kDelayQueriesTag);
-    if (timeline) {
-      answers = analysis::answer_delay_queries(*timeline, asked);
-    } else {
-      for (const auto& [source, bytes] : asked)
-        answers.emplace_back(source, std::vector<std::byte>{});
-    }
-    const auto expected =
-        static_cast<std::size_t>(std::count_if(queries.begin(), queries.end(), [](const auto& p) {
-          return transport::fits_one_message(p.second);
-        }));
-    const auto answered = transport::answer_exchange(m_comm, answers, expected, kDelayAnswersTag);
-    attempt_here([&] {
-      delays->apply(answered, *timeline);
-      into.causes = delays->causes();
-    });
+    answers = timeline ? analysis::answer_delay_queries(*timeline, asked)
+                       : transport::empty_answers(asked);
+    const auto answered = transport::answer_exchange(
+        m_comm, answers, transport::parcels_sent(queries), kDelayAnswersTag);
+    attempt(
+        [&] {
+          delays->apply(answered, *timeline);
+          into.causes = delays->causes();
+        },
+        failed);
     if (!failed.empty() && m_judged) warn("no root causes from this rank's windows: " + failed);
   }
 
@@ -323,14 +305,20 @@ class WindowCalibration {
   }
 
  private:
+  // `step`, unless `failure` says an earlier one failed; its exception becomes the
+  // failure. The steps up to the reduction share m_failure; step 5 has its own.
   template <typename Step>
-  void attempt(Step step) {
-    if (!m_failure.empty()) return;
+  void attempt(Step step, std::string& failure) {
+    if (!failure.empty()) return;
     try {
       step();
     } catch (const std::exception& e) {
-      m_failure = e.what();
+      failure = e.what();
     }
+  }
+  template <typename Step>
+  void attempt(Step step) {
+    attempt(step, m_failure);
   }
 
   Context& m_context;

@@ -59,6 +59,16 @@ int line_of(const std::string& text) {
   return 1 + static_cast<int>(std::count(source.begin(), source.begin() + at, '\n'));
 }
 
+// compare's verdict on the callsite at the line of delay_causes.c holding
+// `line_text`: its "dominated by ..." line.
+std::string verdict_in(const std::string& compare_text, const std::string& line_text) {
+  const std::string location = "delay_causes.c:" + std::to_string(line_of(line_text));
+  const auto at = compare_text.find(location);
+  if (at == std::string::npos) return "(no callsite " + location + ")";
+  const auto verdict_at = compare_text.find("dominated by", at);
+  return compare_text.substr(verdict_at, compare_text.find('\n', verdict_at) - verdict_at);
+}
+
 double seconds(const nlohmann::json& row, const char* key) {
   return row.at(key).get<double>();
 }
@@ -168,12 +178,7 @@ TEST_CASE(
     out[which] = c.out;
   }
   auto verdict = [&](const std::string& which, const std::string& line_text) {
-    const std::string location = "delay_causes.c:" + std::to_string(line_of(line_text));
-    const std::string& text = out[which];
-    const auto at = text.find(location);
-    if (at == std::string::npos) return std::string("(no callsite " + location + ")");
-    const auto verdict_at = text.find("dominated by", at);
-    return text.substr(verdict_at, text.find('\n', verdict_at) - verdict_at);
+    return verdict_in(out[which], line_text);
   };
   INFO(out["transfer"] << out["imbalance"] << out["chain"]);
   // Each verdict names where: the communication or computation and its rank, or the
@@ -290,12 +295,7 @@ TEST_CASE("compare: advice from the windows' root causes (profile mode)", "[mpi]
     out[which] = c.out;
   }
   auto verdict = [&](const std::string& which, const std::string& line_text) {
-    const std::string location = "delay_causes.c:" + std::to_string(line_of(line_text));
-    const std::string& text = out[which];
-    const auto at = text.find(location);
-    if (at == std::string::npos) return std::string("(no callsite " + location + ")");
-    const auto verdict_at = text.find("dominated by", at);
-    return text.substr(verdict_at, text.find('\n', verdict_at) - verdict_at);
+    return verdict_in(out[which], line_text);
   };
   INFO(out["transfer"] << out["imbalance"]);
   CHECK_THAT(verdict("transfer", "RECEIVE(kSmall, 0); /* waits for rank 0's transfer"),
