@@ -311,6 +311,7 @@ void guarded(const char* what, Step step) {
 // Usually one rank aborts: it says where its profile is, whatever its number.
 void on_abort() {
   write_partial_and_end("MPI_Abort", true);
+  let_stderr_drain(200);
 }
 
 void on_init(int rc) {
