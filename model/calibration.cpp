@@ -8,6 +8,12 @@
 
 namespace mpidle::model {
 
+double effective_calls(const CalibratedCost& cost) {
+  const double n = static_cast<double>(cost.calls);
+  if (cost.cost_s <= 0 || cost.cost_sq_s2 <= 0) return n;
+  return std::min(n, cost.cost_s * cost.cost_s / cost.cost_sq_s2);
+}
+
 namespace {
 
 // The baseline of calls judged: their mean cost without waiting.
@@ -21,7 +27,7 @@ double mean_bytes(const CalibratedCost& cost) {
 
 struct Point {
   std::int32_t size_class;
-  double bytes, cost_s;
+  double bytes, cost_s, effective_calls;
 };
 
 // The nearest calibrated size classes of `key`'s function and shape below and above
@@ -38,7 +44,7 @@ std::pair<std::optional<Point>, std::optional<Point>> neighbours(const Calibrati
       continue;
     }
     const CalibratedCost sample = key_sample(c, it->first);
-    const Point p{sc, mean_bytes(sample), mean_cost_s(sample)};
+    const Point p{sc, mean_bytes(sample), mean_cost_s(sample), effective_calls(sample)};
     if (sc < size_class && (!below || sc > below->size_class)) below = p;
     if (sc > size_class && (!above || sc < above->size_class)) above = p;
   }
@@ -162,8 +168,9 @@ std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
   auto it = c.keys.find(key);
   if (it == c.keys.end() || it->second.calls < kMinCalibratedCalls) return std::nullopt;
   const CalibratedCost sample = key_sample(c, key);
-  const Point own{std::get<1>(key), mean_bytes(sample), mean_cost_s(sample)};
-  return CalibratedBaseline{own.cost_s, own.bytes, slope_of(c, key, own)};
+  const Point own{std::get<1>(key), mean_bytes(sample), mean_cost_s(sample),
+                  effective_calls(sample)};
+  return CalibratedBaseline{own.cost_s, own.bytes, slope_of(c, key, own), own.effective_calls};
 }
 
 std::optional<CalibratedBaseline> calibrated_baseline(const Calibration& c,
@@ -185,6 +192,7 @@ CalibratedBaseline at_site(const Calibration& c, const CalibrationKey& key, cons
       const CalibratedCost sample = baseline_sample(it->second, find_cost(*starts, at));
       key_line.cost_s = mean_cost_s(sample);
       key_line.bytes = mean_bytes(sample);
+      key_line.effective_calls = effective_calls(sample);
       break;
     }
   }
@@ -197,12 +205,13 @@ std::optional<CalibratedBaseline> interpolated_baseline(const Calibration& c,
   if (own != c.keys.end() && own->second.calls >= kMinCalibratedCalls) return std::nullopt;
   const auto [below, above] = neighbours(c, key);
   if (!below || !above) return std::nullopt;
+  const double effective = std::min(below->effective_calls, above->effective_calls);
   if (above->bytes > below->bytes) {
-    return CalibratedBaseline{below->cost_s, below->bytes, secant(*below, *above)};
+    return CalibratedBaseline{below->cost_s, below->bytes, secant(*below, *above), effective};
   }
   const double t = static_cast<double>(std::get<1>(key) - below->size_class) /
                    static_cast<double>(above->size_class - below->size_class);
-  return CalibratedBaseline{below->cost_s + t * (above->cost_s - below->cost_s), 0, 0};
+  return CalibratedBaseline{below->cost_s + t * (above->cost_s - below->cost_s), 0, 0, effective};
 }
 
 std::string site_identity(const Callsite& callsite) {

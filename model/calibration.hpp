@@ -75,6 +75,9 @@ struct CalibratedBaseline {
   double cost_s = 0;  // the mean cost of the calls judged
   double bytes = 0;   // their mean bytes
   double slope_s_per_byte = 0;
+  // How many calls that mean rests on (effective_calls); an interpolated line, its
+  // neighbours' calls.
+  double effective_calls = 0;
 
   // What calls of `mean_bytes` bytes cost without waiting.
   double at(double mean_bytes) const;
@@ -143,6 +146,16 @@ inline constexpr std::uint64_t kMinCalibratedCalls = 8;
 // 2 of them in the first window (the truth matrix's 1 MiB MPI_Scan), and two
 // ranks' calls cost differently there.
 inline constexpr std::uint64_t kMinLaterCalls = kMinCalibratedCalls / 2;
+// How many calls a baseline's mean rests on at least to stand above the robust
+// baseline. A rank descheduled inside one judged call (85 ms inside a late sender's
+// 5 us receive) makes that call's cost the whole mean, and extrapolated over the
+// calls outside the windows it reads all their waiting as cost. Below this, the
+// baseline is at most what the robust estimate takes such a call to cost.
+inline constexpr double kMinEffectiveCalls = 3;
+
+// How many calls a sum of costs rests on: (sum c)^2 / sum c^2, Kish's effective
+// sample size; n for n equal costs, about 1 where one cost outweighs the rest.
+double effective_calls(const CalibratedCost& cost);
 
 // The calibrated baseline of a key, or nothing where it has too few calls. Its
 // slope: the secant through the nearest calibrated size classes of the same

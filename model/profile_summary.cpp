@@ -260,7 +260,13 @@ ProfileSummary summarize_rank(const ProfileTables& tables, const GlobalMinima& g
       if (!waits[e.function]) {
         w.wait_s_calibrated = 0;
       } else if (calibrated) {
-        const double baseline_s = calibrated->at(e.visits ? e.bytes / visits : 0.0);
+        double baseline_s = calibrated->at(e.visits ? e.bytes / visits : 0.0);
+        // A mean that one or two judged calls decide (the rank descheduled in one) is
+        // not above what the robust estimate takes such a call to cost.
+        if (calibrated->effective_calls < kMinEffectiveCalls) {
+          const double transfer_s = t == transfer.end() ? 0.0 : t->second;
+          baseline_s = std::min(baseline_s, b.robust_s + transfer_s);
+        }
         double start_s = 0;  // the first window's calls at their exact wait
         const std::string* site = site_visits.empty() ? nullptr : sites.of(e.callsite);
         if (site) {

@@ -63,7 +63,20 @@ int line_of(const std::string& text) {
 // `line_text`: its "dominated by ..." line.
 std::string verdict_in(const std::string& compare_text, const std::string& line_text) {
   const std::string location = "delay_causes.c:" + std::to_string(line_of(line_text));
-  const auto at = compare_text.find(location);
+  // The callsite's own heading ("  >> MPI_Recv   delay_causes.c:79 (main)"), not a
+  // verdict that names it as where another's waiting came from.
+  std::size_t at = std::string::npos;
+  for (std::size_t line = 0; line < compare_text.size();) {
+    const std::size_t end = std::min(compare_text.find('\n', line), compare_text.size());
+    const std::string text = compare_text.substr(line, end - line);
+    const std::size_t name = text.find_first_not_of(" >");
+    if (name != std::string::npos && text.compare(name, 4, "MPI_") == 0 &&
+        text.find(location + " ") != std::string::npos) {
+      at = line;
+      break;
+    }
+    line = end + 1;
+  }
   if (at == std::string::npos) return "(no callsite " + location + ")";
   const auto verdict_at = compare_text.find("dominated by", at);
   return compare_text.substr(verdict_at, compare_text.find('\n', verdict_at) - verdict_at);

@@ -154,6 +154,60 @@ TEST_CASE("calibration: too few calls judged still count their exact wait", "[mo
         Approx(4 * 5e-3 + fallback / 5));
 }
 
+TEST_CASE("calibration: a baseline that one call decides stays within the robust cost", "[model]") {
+  // A late sender's 60 receives cost 5 µs, and 50 of them wait 5 ms; the rank was
+  // descheduled for 85 ms inside one of the 15 the windows judged. That call's cost
+  // is then the whole mean (5.7 ms), and extrapolated it reads the waiting of all 60
+  // calls as cost.
+  const double cost = 5e-6, wait = 5e-3, stall = 85e-3;
+  auto call = [](double c, double w) { return model::CalibratedCost{c, w, 1, 8.0, c * c}; };
+  model::CalibratedCost steady;
+  for (int i = 0; i < 15; ++i) steady += call(cost, wait);
+  CHECK(model::effective_calls(steady) == Approx(15));
+  model::CalibratedCost stalled;
+  for (int i = 0; i < 14; ++i) stalled += call(cost, i < 12 ? wait : 0);
+  stalled += call(cost + stall, wait);
+  CHECK(model::effective_calls(stalled) < 1.01);
+  model::CalibratedCost spread;  // the same total over every call
+  for (int i = 0; i < 15; ++i) spread += call(cost + stall / 15, wait);
+  CHECK(model::effective_calls(spread) == Approx(15));
+
+  model::ProfileTables t;
+  t.functions = {"MPI_Recv"};
+  t.callsites.resize(1);
+  t.callsites[0].frames = {{"app", 0x100, "", "", 0}};
+  t.ranks.resize(1);
+  const double time = 60 * cost + 50 * wait + stall;
+  model::Entry recv{0, 0, 3, 1, 60, time, cost, 60 * 8.0};
+  model::add_durations(recv.durations, 10, 10 * cost);
+  model::add_durations(recv.durations, 49, 49 * (cost + wait));
+  model::add_durations(recv.durations, 1, cost + wait + stall);
+  t.ranks[0].entries = {recv};
+  const auto global = model::minima_of(t);
+  model::Calibration c;
+  c.source = "windows";
+  const std::string site = model::site_identity(t.callsites[0]);
+  c.keys[{"MPI_Recv", 3, 0}] = stalled;
+  c.sites[{"MPI_Recv", 3, 0, site}] = stalled;
+  c.own_sites = c.sites;
+  const auto line = model::calibrated_baseline(c, {"MPI_Recv", 3, 0});
+  REQUIRE(line);
+  CHECK(line->cost_s == Approx(cost + stall / 15));
+  CHECK(line->effective_calls < model::kMinEffectiveCalls);
+  // The baseline is at most the robust one: the waiting is read as such.
+  const double calibrated = model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated;
+  INFO("calibrated " << calibrated << " s of 0.25 s waited");
+  CHECK(calibrated >= stalled.wait_s);
+  CHECK(calibrated >= 0.25);
+  CHECK(calibrated <= 0.25 + stall);
+  // Extrapolating the stalled mean would have read almost none of it (a sum of
+  // squares of 0 says nothing of how the costs spread).
+  c.keys[{"MPI_Recv", 3, 0}].cost_sq_s2 = 0;
+  c.sites[{"MPI_Recv", 3, 0, site}].cost_sq_s2 = 0;
+  c.own_sites = c.sites;
+  CHECK(model::summarize_rank(t, global, &c).ranks[0].wait_s_calibrated < 2 * wait);
+}
+
 TEST_CASE("calibration: a callsite with enough calls has its own baseline", "[model]") {
   // Two callsites of one key: sends that cost 3 µs and sends that cost 40 µs (a
   // rendezvous), neither waiting. The key's mean reads part of the dearer site's
