@@ -4,6 +4,7 @@
 #include <iterator>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <type_traits>
 
 #include "analysis/callsite_verdict.hpp"
@@ -52,6 +53,9 @@ RankTimeline::RankTimeline(const model::RankTrace& rank, const CallWaits& call_w
     c.exit = std::max(c.enter, rank.synced[2 * i + 1]);
     c.wait = i < call_waits.size() ? call_waits[i] : 0;
     c.bandwidth = static_cast<double>(records[i].bytes) > kLatencyBoundBytes;
+    c.record = i;
+    c.callsite = static_cast<std::uint32_t>(records[i].callsite);
+    c.function = records[i].function;
     const std::uint32_t w = openings.window_at(records[i].enter_ns);
     c.window_start = m_calls.empty() || w != window ? c.enter : m_calls.back().window_start;
     window = w;
@@ -121,7 +125,66 @@ IntervalKinds RankTimeline::between(std::int64_t from, std::int64_t to) const {
   return k;
 }
 
-sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Parcels& queries) {
+IntervalDetail RankTimeline::detail(std::int64_t from, std::int64_t to) const {
+  IntervalDetail out;
+  if (to <= from || m_calls.empty()) return out;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::int64_t> places;
+  auto add = [&](DelayKind kind, const Call& c, std::int64_t ns) {
+    if (ns > 0) places[{static_cast<std::uint32_t>(kind), c.callsite, c.function}] += ns;
+  };
+  const auto lo =
+      static_cast<std::size_t>(std::partition_point(m_calls.begin(), m_calls.end(),
+                                                    [&](const Call& c) { return c.exit <= from; }) -
+                               m_calls.begin());
+  std::int64_t computed_to = from;  // computation is counted up to here
+  for (std::size_t k = lo; k < m_calls.size() && m_calls[k].enter < to; ++k) {
+    const Call& c = m_calls[k];
+    add(DelayKind::computation, c, overlap_ns(computed_to, c.enter, from, to));
+    const std::int64_t waited = overlap_ns(c.enter, c.enter + c.wait, from, to);
+    if (waited > 0) out.waits.push_back({c.record, c.callsite, c.function, ns_to_s(waited)});
+    add(c.bandwidth ? DelayKind::bandwidth : DelayKind::latency, c,
+        overlap_ns(c.enter + c.wait, c.exit, from, to));
+    computed_to = std::max(computed_to, c.exit);
+  }
+  if (computed_to < to) {
+    // Before the call that follows (the one that ends the interval), else the last.
+    const auto next = std::partition_point(m_calls.begin(), m_calls.end(),
+                                           [&](const Call& c) { return c.enter < to; });
+    add(DelayKind::computation, next != m_calls.end() ? *next : *std::prev(next), to - computed_to);
+  }
+  for (const auto& [key, ns] : places) {
+    const auto& [kind, callsite, function] = key;
+    out.places.push_back({kind, callsite, function, 0, ns_to_s(ns)});
+  }
+  auto keep_largest = [](auto& rows) {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+    if (rows.size() > kMaxAnswerPlaces) rows.resize(kMaxAnswerPlaces);
+  };
+  keep_largest(out.places);
+  keep_largest(out.waits);
+  return out;
+}
+
+std::vector<DelayReply> read_delay_answers(std::span<const std::byte> bytes, bool detailed) {
+  model::ByteReader r(bytes);
+  std::vector<DelayAnswer> told;
+  if (!r.get_array(told)) throw model::TraceError("unreadable root-cause answer");
+  std::vector<DelayReply> out(told.size());
+  for (std::size_t q = 0; q < told.size(); ++q) {
+    const DelayAnswer& a = told[q];
+    out[q].from = a.from;
+    out[q].kinds = IntervalKinds{a.computation, a.latency, a.bandwidth, a.waiting};
+    if (detailed && !(r.get_array(out[q].detail.places) && r.get_array(out[q].detail.waits))) {
+      throw model::TraceError("unreadable root-cause answer");
+    }
+  }
+  if (!r.at_end()) throw model::TraceError("unreadable root-cause answer");
+  return out;
+}
+
+sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Parcels& queries,
+                                   bool detailed) {
   sync::Parcels out;
   for (const auto& [source, bytes] : queries) {
     model::ByteReader r(bytes);
@@ -136,6 +199,11 @@ sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Par
         answers.push_back({from, k.computation, k.latency, k.bandwidth, k.waiting});
       }
       w.put_array(std::span<const DelayAnswer>(answers));
+      for (std::size_t q = 0; detailed && q < asked.size(); ++q) {
+        const IntervalDetail d = timeline.detail(answers[q].from, asked[q].to);
+        w.put_array(std::span<const PlaceTime>(d.places));
+        w.put_array(std::span<const WaitingTime>(d.waits));
+      }
     }
     // Unreadable: an empty answer, which the asker takes for none.
     out.emplace_back(source, w.take());
@@ -243,16 +311,14 @@ void WindowDelays::apply(const sync::Parcels& answers, const RankTimeline& own) 
   for (const auto& [cause, bytes] : answers) {
     auto asked = m_asked.find(cause);
     if (asked == m_asked.end() || bytes.empty()) continue;
-    model::ByteReader r(bytes);
-    std::vector<DelayAnswer> told;
-    if (!r.get_array(told) || !r.at_end() || told.size() != asked->second.size()) {
+    const auto told = read_delay_answers(bytes, false);
+    if (told.size() != asked->second.size()) {
       throw model::TraceError("unreadable root-cause answer from rank " + std::to_string(cause));
     }
     for (std::size_t q = 0; q < told.size(); ++q) {
-      const DelayAnswer& a = told[q];
       const std::size_t event = asked->second[q].event;
-      on_cause[event] = IntervalKinds{a.computation, a.latency, a.bandwidth, a.waiting};
-      from[event] = std::max(a.from, asked->second[q].from);
+      on_cause[event] = told[q].kinds;
+      from[event] = std::max(told[q].from, asked->second[q].from);
     }
   }
   for (std::size_t i = 0; i < m_events.size(); ++i) {

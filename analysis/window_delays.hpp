@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <vector>
 
 #include "analysis/rank_waits.hpp"
@@ -42,6 +43,27 @@ struct IntervalKinds {
   double communication() const { return latency + bandwidth; }
 };
 
+// Where an interval's time was (the whole trace's replay asks for it): computation
+// before the MPI call at (callsite, function), or communication in it; and the
+// calls that waited inside it. Fixed-size, trivially copyable: they travel as bytes.
+struct PlaceTime {
+  std::uint32_t kind = 0;  // DelayKind
+  std::uint32_t callsite = 0, function = 0, unused = 0;
+  double seconds = 0;
+};
+struct WaitingTime {
+  std::uint64_t record = 0;  // the call's first record on its rank
+  std::uint32_t callsite = 0, function = 0;
+  double seconds = 0;
+};
+// An answer names at most this many places and waiting calls, the largest: the
+// rest count in its totals by kind only.
+inline constexpr std::size_t kMaxAnswerPlaces = 16;
+struct IntervalDetail {
+  std::vector<PlaceTime> places;
+  std::vector<WaitingTime> waits;
+};
+
 // One rank's synchronized calls, to answer what it did between two instants.
 class RankTimeline {
  public:
@@ -53,6 +75,9 @@ class RankTimeline {
   // Its time in [from, to): outside its calls computation, in a call its waiting
   // first, then its processing (latency or bandwidth by the call's bytes).
   IntervalKinds between(std::int64_t from, std::int64_t to) const;
+  // The same interval by place, the largest kMaxAnswerPlaces of each list. The
+  // computation after its last call is before the call that follows.
+  IntervalDetail detail(std::int64_t from, std::int64_t to) const;
   // Where its records of the window holding instant `t` begin (synchronized): what
   // it did before is not known here (`t` itself where it has no call at or before).
   std::int64_t window_start(std::int64_t t) const;
@@ -61,6 +86,8 @@ class RankTimeline {
   struct Call {
     std::int64_t enter = 0, exit = 0, wait = 0;
     std::int64_t window_start = 0;  // the enter of its window's first call
+    std::uint64_t record = 0;       // its first record
+    std::uint32_t callsite = 0, function = 0;
     bool bandwidth = false;
   };
   IntervalKinds clipped(const Call& c, std::int64_t from, std::int64_t to) const;
@@ -72,8 +99,20 @@ class RankTimeline {
 
 // Step 2 on S: one answer per rank in `queries`, in their order. Each interval
 // starts no earlier than S's records of that window: both sides then count from
-// there (the asker learns where).
-sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Parcels& queries);
+// there (the asker learns where). `detailed`: each answer also says where
+// (RankTimeline::detail), as read_delay_answers returns it.
+sync::Parcels answer_delay_queries(const RankTimeline& timeline, const sync::Parcels& queries,
+                                   bool detailed = false);
+
+// One answer as read back: where S counted from, its time by kind, and, detailed,
+// where.
+struct DelayReply {
+  std::int64_t from = 0;
+  IntervalKinds kinds;
+  IntervalDetail detail;
+};
+// Throws model::TraceError on bytes it cannot read.
+std::vector<DelayReply> read_delay_answers(std::span<const std::byte> bytes, bool detailed);
 
 // Steps 1 and 3 on R.
 class WindowDelays {
@@ -92,11 +131,21 @@ class WindowDelays {
   // R's wait states by root cause, per callsite (function, site identity).
   const std::map<model::CauseSiteKey, model::WindowCauses>& causes() const { return m_causes; }
 
- private:
+  // After queries(): which of R's wait states each query to S stands for, in order.
   struct Asked {
     std::size_t event = 0;
     std::int64_t from = 0;  // the interval's common start
   };
+  const std::map<std::int32_t, std::vector<Asked>>& asked() const { return m_asked; }
+  const std::vector<RankWaitEvent>& events() const { return m_events; }
+  // The wait state `event` was ended by `cause_rank` (found after construction).
+  void set_cause(std::size_t event, std::int32_t cause_rank) {
+    m_events[event].cause_rank = cause_rank;
+  }
+  // The first record of the call that holds `record`.
+  std::uint64_t call_of(std::uint64_t record) const { return m_call_of[record]; }
+
+ private:
   std::int64_t start_of(const RankWaitEvent& e) const;
   bool synchronizes(std::uint64_t call_first, const model::TraceRecord& waiting,
                     std::int32_t with) const;

@@ -5,7 +5,9 @@
 //   mpiexec -n P mpidle-replay RUN_DIR|TRACE [--output FILE] [--latency S] [--gamma G]
 // The synchronized trace replaces the run's (or goes to --output), written in
 // parallel with MPI-IO; in place, the run's profile.json gets the new "sync"
-// section and analysis.json the wait states, as `mpidle analyze` writes them.
+// section and analysis.json the wait states and their root causes, as `mpidle
+// analyze` writes them (the root causes by a parallel backward pass:
+// transport/root_causes_tree.hpp).
 #include <mpi.h>
 
 #include <climits>
@@ -23,6 +25,7 @@
 #include "sync/sync_report.hpp"
 #include "transport/mpi_synchronize.hpp"
 #include "transport/parallel_trace_writer.hpp"
+#include "transport/root_causes_tree.hpp"
 #include "transport/wait_states_tree.hpp"
 
 namespace fs = std::filesystem;
@@ -137,9 +140,16 @@ int run_replay(int me, int processes, int argc, char** argv) {
   std::vector<std::uint32_t> positions;
   for (const auto* r : mine_to_write)
     positions.push_back(static_cast<std::uint32_t>(directory.position_of(r->rank)));
-  const auto waits = transport::gather_wait_states(
-      MPI_COMM_WORLD, trace, mine_to_write, positions, partners, complete_collectives,
-      [](const std::string& what) { std::fprintf(stderr, "mpidle-replay: %s\n", what.c_str()); });
+  auto warn = [](const std::string& what) {
+    std::fprintf(stderr, "mpidle-replay: %s\n", what.c_str());
+  };
+  std::vector<analysis::ReplayRank> delay_inputs;
+  const auto waits =
+      transport::gather_wait_states(MPI_COMM_WORLD, trace, mine_to_write, positions, partners,
+                                    complete_collectives, warn, {}, &delay_inputs);
+  // Why it waited: the delay analysis, backward over the same processes.
+  const auto delays = transport::gather_root_causes(MPI_COMM_WORLD, trace, std::move(delay_inputs),
+                                                    directory, warn);
   const double replayed = MPI_Wtime();
 
   fs::path partial = options.output;
@@ -158,7 +168,8 @@ int run_replay(int me, int processes, int argc, char** argv) {
         sync::rewrite_sync_section(*options.profile, sync::sync_section(trace, result));
         if (waits) {
           analysis::write_analysis(options.profile->parent_path(),
-                                   model::read_profile(*options.profile), trace, *waits);
+                                   model::read_profile(*options.profile), trace, *waits, nullptr,
+                                   delays ? &*delays : nullptr);
         }
       }
     } catch (const std::exception& e) {

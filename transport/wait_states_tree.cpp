@@ -10,7 +10,7 @@ std::optional<analysis::WaitStates> gather_wait_states(
     MPI_Comm comm, const model::Trace& tables, const std::vector<const model::RankTrace*>& ranks,
     const std::vector<std::uint32_t>& positions, const std::vector<sync::RankPartners>& partners,
     std::uint64_t complete_collectives, void (*warn)(const std::string&),
-    const CalibrationRequest& calibration) {
+    const CalibrationRequest& calibration, std::vector<analysis::ReplayRank>* delay_inputs) {
   TreeTraffic traffic;
   // The late-receiver rule judges a send by its class over the whole run.
   analysis::SendClasses mine;
@@ -31,13 +31,23 @@ std::optional<analysis::WaitStates> gather_wait_states(
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     try {
       analysis::CallWaits call_waits;
-      auto found = analysis::rank_wait_states(tables, *ranks[i], positions.at(i), partners.at(i),
-                                              everyone, calibration.out ? &call_waits : nullptr);
+      std::vector<analysis::RankWaitEvent> events;
+      analysis::RankWaitObserver observer;
+      if (delay_inputs) {
+        observer = [&](const analysis::RankWaitEvent& e) { events.push_back(e); };
+      }
+      auto found = analysis::rank_wait_states(
+          tables, *ranks[i], positions.at(i), partners.at(i), everyone,
+          calibration.out || delay_inputs ? &call_waits : nullptr, observer);
       if (calibration.out) {
         model::merge_calibration(
             calibrated, analysis::calibrate_rank(tables, *ranks[i], partners.at(i), call_waits));
       }
       if (!calibration.calibration_only) analysis::merge_wait_states(waits, std::move(found));
+      if (delay_inputs) {
+        delay_inputs->push_back(
+            {ranks[i], positions.at(i), std::move(call_waits), std::move(events), &partners.at(i)});
+      }
     } catch (const std::exception& e) {
       warn("no wait states for rank " + std::to_string(ranks[i]->rank) + ": " + e.what());
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/calibration_calls.hpp"
+#include "analysis/replay_delays.hpp"
 #include "analysis/wait_states.hpp"
 #include "sync/parallel_sync.hpp"
 
@@ -27,10 +28,13 @@ struct CalibrationRequest {
   // Process 0's wait states are not needed (profile mode's windows): not merged.
   bool calibration_only = false;
 };
+// With `delay_inputs`, each rank's wait states and per-record waits as well, for the
+// delay analysis (root_causes_tree.hpp).
 std::optional<analysis::WaitStates> gather_wait_states(
     MPI_Comm comm, const model::Trace& tables, const std::vector<const model::RankTrace*>& ranks,
     const std::vector<std::uint32_t>& positions, const std::vector<sync::RankPartners>& partners,
     std::uint64_t complete_collectives, void (*warn)(const std::string&),
-    const CalibrationRequest& calibration = {});
+    const CalibrationRequest& calibration = {},
+    std::vector<analysis::ReplayRank>* delay_inputs = nullptr);
 
 }  // namespace mpidle::transport

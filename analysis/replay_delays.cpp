@@ -1,0 +1,580 @@
+#include "analysis/replay_delays.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "model/byte_stream.hpp"
+
+namespace mpidle::analysis {
+namespace {
+
+double ns_to_s(std::int64_t ns) {
+  return static_cast<double>(ns) * 1e-9;
+}
+
+// A hop as it travels: the call that waited, and the seconds passed back to it.
+struct HopBytes {
+  std::int32_t rank = 0, unused = 0;
+  std::uint64_t record = 0;
+  double seconds = 0;
+};
+static_assert(std::is_trivially_copyable_v<HopBytes>);
+
+// A process' parcel of several ranks' parts: (asker, cause, bytes) entries.
+struct Entry {
+  std::int32_t asker = 0, cause = 0;
+  std::vector<std::byte> bytes;
+};
+
+std::vector<std::byte> encode_entries(const std::vector<Entry>& entries) {
+  model::ByteWriter w;
+  w.put<std::uint64_t>(entries.size());
+  for (const Entry& e : entries) {
+    w.put(e.asker);
+    w.put(e.cause);
+    w.put_array(std::span<const std::byte>(e.bytes));
+  }
+  return w.take();
+}
+
+std::vector<Entry> decode_entries(std::span<const std::byte> bytes) {
+  model::ByteReader r(bytes);
+  std::uint64_t n = 0;
+  if (!r.get(n) || !r.can_hold(n, 16)) throw model::TraceError("unreadable root-cause parcel");
+  std::vector<Entry> out(n);
+  for (Entry& e : out) {
+    if (!r.get(e.asker) || !r.get(e.cause) || !r.get_array(e.bytes)) {
+      throw model::TraceError("unreadable root-cause parcel");
+    }
+  }
+  if (!r.at_end()) throw model::TraceError("unreadable root-cause parcel");
+  return out;
+}
+
+}  // namespace
+
+ReplayDelays::ReplayDelays(const model::Trace& tables, std::vector<ReplayRank> ranks,
+                           std::function<int(std::int32_t)> process_of,
+                           std::function<std::int64_t(std::int32_t)> position_of)
+    : m_tables(tables), m_process_of(std::move(process_of)), m_position_of(std::move(position_of)) {
+  const auto world = static_cast<std::int32_t>(tables.ranks.size());
+  for (auto& r : ranks) {
+    const model::RankTrace& rank = *r.rank;
+    auto events = r.events;
+    RankTimeline timeline(rank, r.call_waits);
+    auto o = std::unique_ptr<Owned>(
+        new Owned{std::move(r),
+                  std::move(timeline),
+                  WindowDelays(tables, rank, rank.rank, world, {}, std::move(events)),
+                  {},
+                  {}});
+    o->splits.resize(o->data.events.size());
+    for (std::size_t i = 0; i < o->data.events.size(); ++i) {
+      o->events_at[o->windows.call_of(o->data.events[i].record)].push_back(i);
+    }
+    m_owned_by_rank[rank.rank] = m_owned.size();
+    m_owned.push_back(std::move(o));
+  }
+}
+
+namespace {
+
+struct EnterBytes {  // a member's entry into a collective instance
+  std::uint32_t comm = 0;
+  std::int32_t rank = 0;
+  std::uint64_t instance = 0;
+  std::int64_t enter = 0;
+};
+struct AskBytes {  // who entered that instance at `until`?
+  std::uint32_t comm = 0, owned = 0;
+  std::uint64_t instance = 0, event = 0;
+  std::int64_t until = 0;
+};
+struct CauseBytes {  // the answer
+  std::uint32_t owned = 0;
+  std::int32_t rank = -1;
+  std::uint64_t event = 0;
+};
+static_assert(std::is_trivially_copyable_v<EnterBytes> && std::is_trivially_copyable_v<AskBytes> &&
+              std::is_trivially_copyable_v<CauseBytes>);
+
+int broker_of(std::uint32_t comm, std::uint64_t instance, int processes) {
+  const std::uint64_t h = (instance * 0x9E3779B97F4A7C15ull) ^ (std::uint64_t{comm} << 1);
+  return static_cast<int>((h ^ (h >> 29)) % static_cast<std::uint64_t>(std::max(1, processes)));
+}
+
+}  // namespace
+
+sync::Parcels ReplayDelays::cause_requests(int processes) {
+  std::map<int, std::pair<std::vector<EnterBytes>, std::vector<AskBytes>>> by_broker;
+  for (std::uint32_t k = 0; k < m_owned.size(); ++k) {
+    Owned& o = *m_owned[k];
+    const sync::RankPartners* p = o.data.partners;
+    if (!p) continue;
+    const model::RankTrace& rank = *o.data.rank;
+    std::unordered_map<std::uint64_t, std::size_t> item_of;  // the entry's call → item
+    for (std::size_t i = 0; i < p->items.collectives.size(); ++i) {
+      const auto& c = p->items.collectives[i];
+      if (!c.member.has_enter || i >= p->complete.size() || p->complete[i] == 0) continue;
+      const std::uint64_t call = o.windows.call_of(c.member.enter.record);
+      item_of[call] = i;
+      by_broker[broker_of(c.comm, c.instance, processes)].first.push_back(
+          {c.comm, rank.rank, c.instance, rank.synced[2 * c.member.enter.record]});
+    }
+    for (std::size_t e = 0; e < o.data.events.size(); ++e) {
+      const RankWaitEvent& w = o.data.events[e];
+      if (w.cause_rank >= 0) continue;
+      auto item = item_of.find(o.windows.call_of(w.record));
+      if (item == item_of.end()) continue;
+      const auto& c = p->items.collectives[item->second];
+      by_broker[broker_of(c.comm, c.instance, processes)].second.push_back(
+          {c.comm, k, c.instance, e, w.until});
+    }
+  }
+  sync::Parcels out;
+  for (const auto& [broker, parts] : by_broker) {
+    model::ByteWriter w;
+    w.put_array(std::span<const EnterBytes>(parts.first));
+    w.put_array(std::span<const AskBytes>(parts.second));
+    out.emplace_back(broker, w.take());
+  }
+  return out;
+}
+
+sync::Parcels ReplayDelays::cause_replies(const sync::Parcels& requests) const {
+  // Every entry first: the questions of one parcel may be about another's members.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::map<std::int64_t, std::int32_t>> entered;
+  std::vector<std::vector<AskBytes>> asks(requests.size());
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    model::ByteReader r(requests[k].second);
+    std::vector<EnterBytes> enters;
+    if (!r.get_array(enters) || !r.get_array(asks[k]) || !r.at_end()) {
+      asks[k].clear();
+      continue;
+    }
+    for (const EnterBytes& e : enters) {
+      auto [it, added] = entered[{e.comm, e.instance}].try_emplace(e.enter, e.rank);
+      if (!added) it->second = std::min(it->second, e.rank);
+    }
+  }
+  sync::Parcels out;
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    std::vector<CauseBytes> causes;
+    for (const AskBytes& a : asks[k]) {
+      std::int32_t rank = -1;
+      auto instance = entered.find({a.comm, a.instance});
+      if (instance != entered.end()) {
+        auto by = instance->second.find(a.until);
+        if (by != instance->second.end()) rank = by->second;
+      }
+      causes.push_back({a.owned, rank, a.event});
+    }
+    model::ByteWriter w;
+    w.put_array(std::span<const CauseBytes>(causes));
+    out.emplace_back(requests[k].first, w.take());
+  }
+  return out;
+}
+
+void ReplayDelays::apply_causes(const sync::Parcels& replies) {
+  for (const auto& [broker, bytes] : replies) {
+    model::ByteReader r(bytes);
+    std::vector<CauseBytes> causes;
+    if (!r.get_array(causes) || !r.at_end())
+      throw model::TraceError("unreadable collective causes");
+    for (const CauseBytes& c : causes) {
+      if (c.owned >= m_owned.size() || c.rank < 0) continue;
+      Owned& o = *m_owned[c.owned];
+      if (c.event >= o.data.events.size() || c.rank == o.data.rank->rank) continue;
+      o.data.events[c.event].cause_rank = c.rank;
+      o.windows.set_cause(c.event, c.rank);
+    }
+  }
+}
+
+sync::Parcels ReplayDelays::queries() {
+  std::map<int, std::vector<Entry>> by_process;
+  for (std::size_t k = 0; k < m_owned.size(); ++k) {
+    Owned& o = *m_owned[k];
+    for (auto& [cause, bytes] : o.windows.queries()) {
+      const int process = m_process_of(cause);
+      by_process[process].push_back({o.data.rank->rank, cause, std::move(bytes)});
+      m_asked[process].emplace_back(k, cause);
+    }
+  }
+  sync::Parcels out;
+  for (const auto& [process, entries] : by_process) {
+    out.emplace_back(process, encode_entries(entries));
+  }
+  return out;
+}
+
+sync::Parcels ReplayDelays::answers(const sync::Parcels& queries) const {
+  sync::Parcels out;
+  for (const auto& [process, bytes] : queries) {
+    std::vector<Entry> replies;
+    try {
+      for (Entry& e : decode_entries(bytes)) {
+        auto owned = m_owned_by_rank.find(e.cause);
+        std::vector<std::byte> answer;
+        if (owned != m_owned_by_rank.end()) {
+          auto answered = answer_delay_queries(m_owned[owned->second]->timeline,
+                                               {{e.asker, std::move(e.bytes)}}, true);
+          answer = std::move(answered.front().second);
+        }
+        replies.push_back({e.asker, e.cause, std::move(answer)});
+      }
+    } catch (const model::TraceError&) {
+      replies.clear();  // the asker takes an empty parcel for no answers
+    }
+    out.emplace_back(process, encode_entries(replies));
+  }
+  return out;
+}
+
+WaitRootCauses& ReplayDelays::causes_at(const model::TraceRecord& rec) {
+  const auto key = std::make_pair(static_cast<std::uint32_t>(rec.callsite), rec.function);
+  auto [it, added] = m_wait_index.try_emplace(key, m_waits.size());
+  if (added) {
+    WaitRootCauses w;
+    w.callsite = key.first;
+    w.function = key.second;
+    m_waits.push_back(std::move(w));
+  }
+  return m_waits[it->second];
+}
+
+std::uint32_t ReplayDelays::delay_index(DelayKind kind, std::uint32_t callsite,
+                                        std::uint32_t function) {
+  const auto key = std::make_tuple(static_cast<std::uint8_t>(kind), callsite, function);
+  auto [it, added] = m_delay_index.try_emplace(key, static_cast<std::uint32_t>(m_delays.size()));
+  if (added) {
+    DelayCosts d;
+    d.kind = kind;
+    d.callsite = callsite;
+    d.function = function;
+    m_delays.push_back(std::move(d));
+  }
+  return it->second;
+}
+
+void ReplayDelays::apply(const sync::Parcels& answers) {
+  std::map<int, const std::vector<std::byte>*> from_process;
+  for (const auto& [process, bytes] : answers) from_process[process] = &bytes;
+  std::vector<std::vector<bool>> answered(m_owned.size());
+  for (std::size_t k = 0; k < m_owned.size(); ++k) {
+    answered[k].assign(m_owned[k]->data.events.size(), false);
+  }
+  for (const auto& [process, asked] : m_asked) {
+    auto got = from_process.find(process);
+    if (got == from_process.end() || got->second->empty()) continue;
+    const std::vector<Entry> entries = decode_entries(*got->second);
+    if (entries.empty()) continue;
+    if (entries.size() != asked.size()) {
+      throw model::TraceError("root-cause answers do not match the questions");
+    }
+    for (std::size_t q = 0; q < asked.size(); ++q) {
+      const auto& [owned, cause] = asked[q];
+      Owned& o = *m_owned[owned];
+      if (entries[q].bytes.empty()) continue;
+      const auto replies = read_delay_answers(entries[q].bytes, true);
+      const auto& questions = o.windows.asked().at(cause);
+      if (replies.size() != questions.size()) {
+        throw model::TraceError("root-cause answers do not match the questions");
+      }
+      for (std::size_t i = 0; i < replies.size(); ++i) {
+        DelayReply reply = replies[i];
+        reply.from = std::max(reply.from, questions[i].from);
+        split_event(o, questions[i].event, reply);
+        answered[owned][questions[i].event] = true;
+      }
+    }
+  }
+  // No partner, or none that answered: unexplained.
+  for (std::size_t k = 0; k < m_owned.size(); ++k) {
+    Owned& o = *m_owned[k];
+    for (std::size_t i = 0; i < o.data.events.size(); ++i) {
+      if (answered[k][i]) continue;
+      const RankWaitEvent& e = o.data.events[i];
+      WaitRootCauses& causes = causes_at(o.data.rank->records[o.windows.call_of(e.record)]);
+      const double w = ns_to_s(e.until - e.start);
+      causes.wait_s += w;
+      causes.unexplained_s += w;
+      ++causes.wait_states;
+      m_wait_s += w;
+    }
+  }
+}
+
+void ReplayDelays::split_event(Owned& o, std::size_t event, const DelayReply& reply) {
+  const RankWaitEvent& e = o.data.events[event];
+  const std::uint64_t call = o.windows.call_of(e.record);
+  WaitRootCauses& causes = causes_at(o.data.rank->records[call]);
+  const double w = ns_to_s(e.until - e.start);
+  causes.wait_s += w;
+  ++causes.wait_states;
+  m_wait_s += w;
+  const IntervalKinds& s = reply.kinds;
+  const IntervalKinds r = o.timeline.between(reply.from, o.data.rank->synced[2 * call]);
+  const double computation = std::max(0.0, s.computation - r.computation);
+  const double communication = std::max(0.0, s.communication() - r.communication());
+  const double waiting = std::max(0.0, s.waiting - r.waiting);
+  const double excess = computation + communication + waiting;
+  if (excess <= 0) {
+    causes.unexplained_s += w;
+    return;
+  }
+  causes.computation_s += w * computation / excess;
+  if (s.communication() > 0) {
+    causes.latency_s += w * communication / excess * s.latency / s.communication();
+    causes.bandwidth_s += w * communication / excess * s.bandwidth / s.communication();
+  }
+  causes.propagated_s += w * waiting / excess;
+  Split& split = o.splits[event];
+  split.cause_position =
+      static_cast<std::uint32_t>(std::max<std::int64_t>(0, m_position_of(e.cause_rank)));
+  for (const PlaceTime& p : reply.detail.places) {
+    const auto kind = static_cast<DelayKind>(p.kind);
+    double part = 0;
+    if (kind == DelayKind::computation) {
+      if (s.computation > 0) part = computation / excess * p.seconds / s.computation;
+    } else if (s.communication() > 0) {
+      part = communication / excess * p.seconds / s.communication();
+    }
+    if (part <= 0) continue;
+    const std::uint32_t index = delay_index(kind, p.callsite, p.function);
+    split.shares.push_back({index, part});
+    causes.delay_places[{static_cast<std::uint8_t>(kind), p.callsite, p.function}] += part * w;
+    causes.delay_ranks[split.cause_position] += part * w;
+    m_delays[index].short_term_s += part * w;
+    m_short_term_s += part * w;
+  }
+  for (const WaitingTime& t : reply.detail.waits) {
+    if (s.waiting <= 0) break;
+    const double part = waiting / excess * t.seconds / s.waiting;
+    causes.propagated_from[{t.callsite, t.function}] += part * w;
+    split.hops.push_back({e.cause_rank, t.record, part});
+  }
+  charge(o, event, w);
+}
+
+void ReplayDelays::charge(Owned& o, std::size_t event, double seconds) {
+  const Split& split = o.splits[event];
+  for (const Share& s : split.shares) {
+    DelayCosts& d = m_delays[s.delay];
+    d.long_term_s += s.part * seconds;
+    d.long_term_by_rank[split.cause_position] += s.part * seconds;
+    m_long_term_s += s.part * seconds;
+  }
+  for (const Hop& h : split.hops) {
+    m_pending[m_process_of(h.rank)].push_back({h.rank, h.record, h.part * seconds});
+  }
+}
+
+sync::Parcels ReplayDelays::take_hops(double& seconds) {
+  seconds = 0;
+  sync::Parcels out;
+  for (const auto& [process, hops] : m_pending) {
+    std::vector<HopBytes> travel;
+    travel.reserve(hops.size());
+    for (const Hop& h : hops) {
+      travel.push_back({h.rank, 0, h.record, h.part});
+      seconds += h.part;
+    }
+    model::ByteWriter w;
+    w.put_array(std::span<const HopBytes>(travel));
+    out.emplace_back(process, w.take());
+  }
+  m_pending.clear();
+  return out;
+}
+
+void ReplayDelays::receive_hops(const sync::Parcels& hops) {
+  for (const auto& [process, bytes] : hops) {
+    model::ByteReader r(bytes);
+    std::vector<HopBytes> got;
+    if (!r.get_array(got) || !r.at_end()) throw model::TraceError("unreadable propagated waiting");
+    for (const HopBytes& h : got) {
+      auto owned = m_owned_by_rank.find(h.rank);
+      if (owned == m_owned_by_rank.end()) continue;
+      Owned& o = *m_owned[owned->second];
+      auto at = o.events_at.find(h.record);
+      if (at == o.events_at.end()) continue;  // waiting of no wait state (a probe's)
+      // Shared by the call's wait states by their waiting, as the whole trace's.
+      double total = 0;
+      for (std::size_t i : at->second)
+        total += ns_to_s(o.data.events[i].until - o.data.events[i].start);
+      if (total <= 0) continue;
+      for (std::size_t i : at->second) {
+        const double w = ns_to_s(o.data.events[i].until - o.data.events[i].start);
+        charge(o, i, h.seconds * w / total);
+      }
+    }
+  }
+}
+
+DelayAnalysis ReplayDelays::partial() const {
+  DelayAnalysis d;
+  d.waits = m_waits;
+  d.delays = m_delays;
+  d.wait_s = m_wait_s;
+  d.short_term_s = m_short_term_s;
+  d.long_term_s = m_long_term_s;
+  return d;
+}
+
+void merge_delay_analysis(DelayAnalysis& into, DelayAnalysis&& from) {
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> waits;
+  for (std::size_t i = 0; i < into.waits.size(); ++i) {
+    waits[{into.waits[i].callsite, into.waits[i].function}] = i;
+  }
+  for (auto& w : from.waits) {
+    auto it = waits.find({w.callsite, w.function});
+    if (it == waits.end()) {
+      waits[{w.callsite, w.function}] = into.waits.size();
+      into.waits.push_back(std::move(w));
+      continue;
+    }
+    WaitRootCauses& t = into.waits[it->second];
+    t.wait_s += w.wait_s;
+    t.computation_s += w.computation_s;
+    t.latency_s += w.latency_s;
+    t.bandwidth_s += w.bandwidth_s;
+    t.propagated_s += w.propagated_s;
+    t.unexplained_s += w.unexplained_s;
+    t.wait_states += w.wait_states;
+    for (const auto& [k, v] : w.propagated_from) t.propagated_from[k] += v;
+    for (const auto& [k, v] : w.delay_places) t.delay_places[k] += v;
+    for (const auto& [k, v] : w.delay_ranks) t.delay_ranks[k] += v;
+  }
+  std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, std::size_t> delays;
+  for (std::size_t i = 0; i < into.delays.size(); ++i) {
+    const DelayCosts& c = into.delays[i];
+    delays[{static_cast<std::uint8_t>(c.kind), c.callsite, c.function}] = i;
+  }
+  for (auto& c : from.delays) {
+    const auto key = std::make_tuple(static_cast<std::uint8_t>(c.kind), c.callsite, c.function);
+    auto it = delays.find(key);
+    if (it == delays.end()) {
+      delays[key] = into.delays.size();
+      into.delays.push_back(std::move(c));
+      continue;
+    }
+    DelayCosts& t = into.delays[it->second];
+    t.short_term_s += c.short_term_s;
+    t.long_term_s += c.long_term_s;
+    for (const auto& [k, v] : c.long_term_by_rank) t.long_term_by_rank[k] += v;
+  }
+  into.wait_s += from.wait_s;
+  into.short_term_s += from.short_term_s;
+  into.long_term_s += from.long_term_s;
+}
+
+namespace {
+
+template <typename Writer, typename Map, typename PutKey>
+void put_map(Writer& w, const Map& map, PutKey put_key) {
+  w.template put<std::uint64_t>(map.size());
+  for (const auto& [key, seconds] : map) {
+    put_key(key);
+    w.put(seconds);
+  }
+}
+
+template <typename Reader, typename Map, typename GetKey>
+bool get_map(Reader& r, Map& map, std::size_t key_bytes, GetKey get_key) {
+  std::uint64_t n = 0;
+  if (!r.get(n) || !r.can_hold(n, key_bytes + 8)) return false;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    typename Map::key_type key;
+    double seconds = 0;
+    if (!get_key(key) || !r.get(seconds)) return false;
+    map[key] += seconds;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::byte> encode_delay_analysis(const DelayAnalysis& d) {
+  model::ByteWriter w;
+  w.put<std::uint64_t>(d.waits.size());
+  for (const WaitRootCauses& c : d.waits) {
+    w.put(c.callsite);
+    w.put(c.function);
+    for (double x :
+         {c.wait_s, c.computation_s, c.latency_s, c.bandwidth_s, c.propagated_s, c.unexplained_s})
+      w.put(x);
+    w.put(c.wait_states);
+    put_map(w, c.propagated_from, [&](const auto& k) {
+      w.put(k.first);
+      w.put(k.second);
+    });
+    put_map(w, c.delay_places, [&](const auto& k) {
+      w.put(std::get<0>(k));
+      w.put(std::get<1>(k));
+      w.put(std::get<2>(k));
+    });
+    put_map(w, c.delay_ranks, [&](const auto& k) { w.put(k); });
+  }
+  w.put<std::uint64_t>(d.delays.size());
+  for (const DelayCosts& c : d.delays) {
+    w.put(static_cast<std::uint8_t>(c.kind));
+    w.put(c.callsite);
+    w.put(c.function);
+    w.put(c.short_term_s);
+    w.put(c.long_term_s);
+    put_map(w, c.long_term_by_rank, [&](const auto& k) { w.put(k); });
+  }
+  w.put(d.wait_s);
+  w.put(d.short_term_s);
+  w.put(d.long_term_s);
+  return w.take();
+}
+
+std::optional<DelayAnalysis> decode_delay_analysis(std::span<const std::byte> bytes) {
+  model::ByteReader r(bytes);
+  DelayAnalysis d;
+  std::uint64_t n = 0;
+  if (!r.get(n) || !r.can_hold(n, 8 + 6 * 8 + 8 + 3 * 8)) return std::nullopt;
+  d.waits.resize(n);
+  for (WaitRootCauses& c : d.waits) {
+    bool ok = r.get(c.callsite) && r.get(c.function);
+    for (double* x : {&c.wait_s, &c.computation_s, &c.latency_s, &c.bandwidth_s, &c.propagated_s,
+                      &c.unexplained_s})
+      ok = ok && r.get(*x);
+    ok = ok && r.get(c.wait_states) &&
+         get_map(r, c.propagated_from, 8,
+                 [&](auto& k) { return r.get(k.first) && r.get(k.second); }) &&
+         get_map(r, c.delay_places, 9,
+                 [&](auto& k) {
+                   return r.get(std::get<0>(k)) && r.get(std::get<1>(k)) && r.get(std::get<2>(k));
+                 }) &&
+         get_map(r, c.delay_ranks, 4, [&](auto& k) { return r.get(k); });
+    if (!ok) return std::nullopt;
+  }
+  if (!r.get(n) || !r.can_hold(n, 1 + 8 + 16 + 8)) return std::nullopt;
+  d.delays.resize(n);
+  for (DelayCosts& c : d.delays) {
+    std::uint8_t kind = 0;
+    if (!r.get(kind) || kind > static_cast<std::uint8_t>(DelayKind::bandwidth) ||
+        !r.get(c.callsite) || !r.get(c.function) || !r.get(c.short_term_s) ||
+        !r.get(c.long_term_s) ||
+        !get_map(r, c.long_term_by_rank, 4, [&](auto& k) { return r.get(k); })) {
+      return std::nullopt;
+    }
+    c.kind = static_cast<DelayKind>(kind);
+  }
+  if (!r.get(d.wait_s) || !r.get(d.short_term_s) || !r.get(d.long_term_s) || !r.at_end()) {
+    return std::nullopt;
+  }
+  return d;
+}
+
+void finish_delay_analysis(DelayAnalysis& d) {
+  std::stable_sort(d.delays.begin(), d.delays.end(), [](const DelayCosts& a, const DelayCosts& b) {
+    return a.long_term_s > b.long_term_s;
+  });
+}
+
+}  // namespace mpidle::analysis
