@@ -8,7 +8,7 @@
 namespace mpidle::analysis {
 namespace {
 
-double ns_to_s(std::int64_t ns) {
+double event_seconds(std::int64_t ns) {
   return static_cast<double>(ns) * 1e-9;
 }
 
@@ -21,15 +21,15 @@ struct HopBytes {
 static_assert(std::is_trivially_copyable_v<HopBytes>);
 
 // A process' parcel of several ranks' parts: (asker, cause, bytes) entries.
-struct Entry {
+struct ParcelEntry {
   std::int32_t asker = 0, cause = 0;
   std::vector<std::byte> bytes;
 };
 
-std::vector<std::byte> encode_entries(const std::vector<Entry>& entries) {
+std::vector<std::byte> encode_entries(const std::vector<ParcelEntry>& entries) {
   model::ByteWriter w;
   w.put<std::uint64_t>(entries.size());
-  for (const Entry& e : entries) {
+  for (const ParcelEntry& e : entries) {
     w.put(e.asker);
     w.put(e.cause);
     w.put_array(std::span<const std::byte>(e.bytes));
@@ -37,12 +37,12 @@ std::vector<std::byte> encode_entries(const std::vector<Entry>& entries) {
   return w.take();
 }
 
-std::vector<Entry> decode_entries(std::span<const std::byte> bytes) {
+std::vector<ParcelEntry> decode_entries(std::span<const std::byte> bytes) {
   model::ByteReader r(bytes);
   std::uint64_t n = 0;
   if (!r.get(n) || !r.can_hold(n, 16)) throw model::TraceError("unreadable root-cause parcel");
-  std::vector<Entry> out(n);
-  for (Entry& e : out) {
+  std::vector<ParcelEntry> out(n);
+  for (ParcelEntry& e : out) {
     if (!r.get(e.asker) || !r.get(e.cause) || !r.get_array(e.bytes)) {
       throw model::TraceError("unreadable root-cause parcel");
     }
@@ -193,7 +193,7 @@ void ReplayDelays::apply_causes(const sync::Parcels& replies) {
 }
 
 sync::Parcels ReplayDelays::queries() {
-  std::map<int, std::vector<Entry>> by_process;
+  std::map<int, std::vector<ParcelEntry>> by_process;
   for (std::size_t k = 0; k < m_owned.size(); ++k) {
     Owned& o = *m_owned[k];
     for (auto& [cause, bytes] : o.windows.queries()) {
@@ -212,9 +212,9 @@ sync::Parcels ReplayDelays::queries() {
 sync::Parcels ReplayDelays::answers(const sync::Parcels& queries) const {
   sync::Parcels out;
   for (const auto& [process, bytes] : queries) {
-    std::vector<Entry> replies;
+    std::vector<ParcelEntry> replies;
     try {
-      for (Entry& e : decode_entries(bytes)) {
+      for (ParcelEntry& e : decode_entries(bytes)) {
         auto owned = m_owned_by_rank.find(e.cause);
         std::vector<std::byte> answer;
         if (owned != m_owned_by_rank.end()) {
@@ -268,7 +268,7 @@ void ReplayDelays::apply(const sync::Parcels& answers) {
   for (const auto& [process, asked] : m_asked) {
     auto got = from_process.find(process);
     if (got == from_process.end() || got->second->empty()) continue;
-    const std::vector<Entry> entries = decode_entries(*got->second);
+    const std::vector<ParcelEntry> entries = decode_entries(*got->second);
     if (entries.empty()) continue;
     if (entries.size() != asked.size()) {
       throw model::TraceError("root-cause answers do not match the questions");
@@ -297,7 +297,7 @@ void ReplayDelays::apply(const sync::Parcels& answers) {
       if (answered[k][i]) continue;
       const RankWaitEvent& e = o.data.events[i];
       WaitRootCauses& causes = causes_at(o.data.rank->records[o.windows.call_of(e.record)]);
-      const double w = ns_to_s(e.until - e.start);
+      const double w = event_seconds(e.until - e.start);
       causes.wait_s += w;
       causes.unexplained_s += w;
       ++causes.wait_states;
@@ -310,7 +310,7 @@ void ReplayDelays::split_event(Owned& o, std::size_t event, const DelayReply& re
   const RankWaitEvent& e = o.data.events[event];
   const std::uint64_t call = o.windows.call_of(e.record);
   WaitRootCauses& causes = causes_at(o.data.rank->records[call]);
-  const double w = ns_to_s(e.until - e.start);
+  const double w = event_seconds(e.until - e.start);
   causes.wait_s += w;
   ++causes.wait_states;
   m_wait_s += w;
@@ -403,10 +403,10 @@ void ReplayDelays::receive_hops(const sync::Parcels& hops) {
       // Shared by the call's wait states by their waiting, as the whole trace's.
       double total = 0;
       for (std::size_t i : at->second)
-        total += ns_to_s(o.data.events[i].until - o.data.events[i].start);
+        total += event_seconds(o.data.events[i].until - o.data.events[i].start);
       if (total <= 0) continue;
       for (std::size_t i : at->second) {
-        const double w = ns_to_s(o.data.events[i].until - o.data.events[i].start);
+        const double w = event_seconds(o.data.events[i].until - o.data.events[i].start);
         charge(o, i, h.seconds * w / total);
       }
     }
