@@ -56,7 +56,7 @@ std::vector<ParcelEntry> decode_entries(std::span<const std::byte> bytes) {
 ReplayDelays::ReplayDelays(const model::Trace& tables, std::vector<ReplayRank> ranks,
                            std::function<int(std::int32_t)> process_of,
                            std::function<std::int64_t(std::int32_t)> position_of)
-    : m_tables(tables), m_process_of(std::move(process_of)), m_position_of(std::move(position_of)) {
+    : m_process_of(std::move(process_of)), m_position_of(std::move(position_of)) {
   const auto world = static_cast<std::int32_t>(tables.ranks.size());
   for (auto& r : ranks) {
     const model::RankTrace& rank = *r.rank;

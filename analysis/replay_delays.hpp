@@ -104,7 +104,6 @@ class ReplayDelays {
   std::uint32_t delay_index(DelayKind kind, std::uint32_t callsite, std::uint32_t function);
   WaitRootCauses& causes_at(const model::TraceRecord& rec);
 
-  const model::Trace& m_tables;
   std::function<int(std::int32_t)> m_process_of;
   std::function<std::int64_t(std::int32_t)> m_position_of;
   std::vector<std::unique_ptr<Owned>> m_owned;
