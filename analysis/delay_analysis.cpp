@@ -167,32 +167,6 @@ class Delays {
     return t;
   }
 
-  WaitRootCauses& causes_at(const model::TraceRecord& rec) {
-    const auto key = std::make_pair(static_cast<std::uint32_t>(rec.callsite), rec.function);
-    auto [it, added] = m_wait_index.try_emplace(key, m_waits.size());
-    if (added) {
-      WaitRootCauses w;
-      w.callsite = key.first;
-      w.function = key.second;
-      m_waits.push_back(std::move(w));
-    }
-    return m_waits[it->second];
-  }
-
-  DelayCosts& delay_at(DelayKind kind, const model::TraceRecord& rec) {
-    const auto key = std::make_tuple(static_cast<std::uint8_t>(kind),
-                                     static_cast<std::uint32_t>(rec.callsite), rec.function);
-    auto [it, added] = m_delay_index.try_emplace(key, m_delays.size());
-    if (added) {
-      DelayCosts d;
-      d.kind = kind;
-      d.callsite = std::get<1>(key);
-      d.function = std::get<2>(key);
-      m_delays.push_back(std::move(d));
-    }
-    return m_delays[it->second];
-  }
-
   void charge(const WaitEvent& e) {
     const std::uint32_t r = e.at.rank, s = e.cause.rank;
     const RankCalls& rc = m_calls[r];
@@ -204,10 +178,8 @@ class Delays {
     const double carried = call_wait > 0 ? w * m_propagated[r][waiting_call] / call_wait : 0.0;
     const double cost = w + carried;
     const model::TraceRecord& waiter = m_trace.ranks[r].records[e.at.record];
-    WaitRootCauses& causes = causes_at(waiter);
-    causes.wait_s += w;
-    ++causes.wait_states;
-    m_wait_s += w;
+    WaitRootCauses& causes =
+        m_tally.wait_state_at(static_cast<std::uint32_t>(waiter.callsite), waiter.function, w);
     if (r == s) {  // no partner to blame
       causes.unexplained_s += w;
       return;
@@ -218,11 +190,9 @@ class Delays {
         mine == kNone ? 0 : std::min(exit(r, rc.first[mine]), exit(s, m_calls[s].first[theirs]));
     const IntervalTimes on_s = interval(s, theirs, late_call, start);
     const IntervalTimes on_r = interval(r, mine, waiting_call, start);
-    const double excess_computation = std::max(0.0, on_s.computation - on_r.computation);
-    const double excess_communication = std::max(0.0, on_s.communication - on_r.communication);
-    const double excess_waiting = std::max(0.0, on_s.waiting - on_r.waiting);
-    const double excess = excess_computation + excess_communication + excess_waiting;
-    if (excess <= 0) {
+    const ExcessShares to = excess_shares(on_s.computation, on_s.communication, on_s.waiting,
+                                          on_r.computation, on_r.communication, on_r.waiting);
+    if (!to.explained()) {
       causes.unexplained_s += w;
       return;
     }
@@ -230,9 +200,9 @@ class Delays {
     const RankCalls& sc = m_calls[s];
     const auto& records = m_trace.ranks[s].records;
     const std::uint64_t first = theirs == kNone ? 0 : theirs + 1;
-    const double to_computation = excess_computation / excess;
-    const double to_communication = excess_communication / excess;
-    const double to_waiting = excess_waiting / excess;
+    const double to_computation = to.computation;
+    const double to_communication = to.communication;
+    const double to_waiting = to.waiting;
     // The head of S's previous synchronization call, then the calls inside.
     if (theirs != kNone) {
       share_communication(s, theirs, on_s.head_communication, on_s, to_communication, w, cost,
@@ -278,27 +248,14 @@ class Delays {
 
   void add_delay(DelayKind kind, const model::TraceRecord& rec, std::uint32_t rank,
                  double short_term, double long_term, WaitRootCauses& causes) {
-    causes.delay_places[{static_cast<std::uint8_t>(kind), static_cast<std::uint32_t>(rec.callsite),
-                         rec.function}] += short_term;
-    causes.delay_ranks[rank] += short_term;
-    DelayCosts& d = delay_at(kind, rec);
-    d.short_term_s += short_term;
-    d.long_term_s += long_term;
-    d.long_term_by_rank[rank] += long_term;
-    m_short_term_s += short_term;
-    m_long_term_s += long_term;
+    const std::size_t delay = m_tally.charge_short_term(
+        causes, kind, static_cast<std::uint32_t>(rec.callsite), rec.function, rank, short_term);
+    m_tally.charge_long_term(delay, rank, long_term);
   }
 
   DelayAnalysis finish() {
-    DelayAnalysis out;
-    out.waits = std::move(m_waits);
-    out.delays = std::move(m_delays);
-    std::stable_sort(
-        out.delays.begin(), out.delays.end(),
-        [](const DelayCosts& a, const DelayCosts& b) { return a.long_term_s > b.long_term_s; });
-    out.wait_s = m_wait_s;
-    out.short_term_s = m_short_term_s;
-    out.long_term_s = m_long_term_s;
+    DelayAnalysis out = m_tally.take();
+    sort_delays(out);
     return out;
   }
 
@@ -306,14 +263,109 @@ class Delays {
   const sync::TraceMatching& m_matching;
   std::vector<RankCalls> m_calls;
   std::vector<std::vector<double>> m_propagated;  // per rank and call: waiting passed back
-  std::vector<WaitRootCauses> m_waits;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_wait_index;
-  std::vector<DelayCosts> m_delays;
-  std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, std::size_t> m_delay_index;
-  double m_wait_s = 0, m_short_term_s = 0, m_long_term_s = 0;
+  DelayTally m_tally;
 };
 
 }  // namespace
+
+ExcessShares excess_shares(double partner_computation, double partner_communication,
+                           double partner_waiting, double own_computation, double own_communication,
+                           double own_waiting) {
+  const double computation = std::max(0.0, partner_computation - own_computation);
+  const double communication = std::max(0.0, partner_communication - own_communication);
+  const double waiting = std::max(0.0, partner_waiting - own_waiting);
+  const double excess = computation + communication + waiting;
+  if (excess <= 0) return {};
+  return {computation / excess, communication / excess, waiting / excess};
+}
+
+WaitRootCauses& operator+=(WaitRootCauses& into, const WaitRootCauses& from) {
+  into.wait_s += from.wait_s;
+  into.computation_s += from.computation_s;
+  into.latency_s += from.latency_s;
+  into.bandwidth_s += from.bandwidth_s;
+  into.propagated_s += from.propagated_s;
+  into.unexplained_s += from.unexplained_s;
+  into.wait_states += from.wait_states;
+  for (const auto& [k, v] : from.propagated_from) into.propagated_from[k] += v;
+  for (const auto& [k, v] : from.delay_places) into.delay_places[k] += v;
+  for (const auto& [k, v] : from.delay_ranks) into.delay_ranks[k] += v;
+  return into;
+}
+
+DelayCosts& operator+=(DelayCosts& into, const DelayCosts& from) {
+  into.short_term_s += from.short_term_s;
+  into.long_term_s += from.long_term_s;
+  for (const auto& [k, v] : from.long_term_by_rank) into.long_term_by_rank[k] += v;
+  return into;
+}
+
+void sort_delays(DelayAnalysis& d) {
+  std::stable_sort(d.delays.begin(), d.delays.end(), [](const DelayCosts& a, const DelayCosts& b) {
+    return a.long_term_s > b.long_term_s;
+  });
+}
+
+DelayTally::DelayTally(DelayAnalysis start) : m_sum(std::move(start)) {
+  for (std::size_t i = 0; i < m_sum.waits.size(); ++i) {
+    m_wait_index[{m_sum.waits[i].callsite, m_sum.waits[i].function}] = i;
+  }
+  for (std::size_t i = 0; i < m_sum.delays.size(); ++i) {
+    const DelayCosts& c = m_sum.delays[i];
+    m_delay_index[{static_cast<std::uint8_t>(c.kind), c.callsite, c.function}] = i;
+  }
+}
+
+WaitRootCauses& DelayTally::causes_at(std::uint32_t callsite, std::uint32_t function) {
+  auto [it, added] = m_wait_index.try_emplace({callsite, function}, m_sum.waits.size());
+  if (added) {
+    WaitRootCauses w;
+    w.callsite = callsite;
+    w.function = function;
+    m_sum.waits.push_back(std::move(w));
+  }
+  return m_sum.waits[it->second];
+}
+
+WaitRootCauses& DelayTally::wait_state_at(std::uint32_t callsite, std::uint32_t function,
+                                          double wait_s) {
+  WaitRootCauses& causes = causes_at(callsite, function);
+  causes.wait_s += wait_s;
+  ++causes.wait_states;
+  m_sum.wait_s += wait_s;
+  return causes;
+}
+
+std::size_t DelayTally::delay_at(DelayKind kind, std::uint32_t callsite, std::uint32_t function) {
+  auto [it, added] = m_delay_index.try_emplace(
+      {static_cast<std::uint8_t>(kind), callsite, function}, m_sum.delays.size());
+  if (added) {
+    DelayCosts d;
+    d.kind = kind;
+    d.callsite = callsite;
+    d.function = function;
+    m_sum.delays.push_back(std::move(d));
+  }
+  return it->second;
+}
+
+std::size_t DelayTally::charge_short_term(WaitRootCauses& causes, DelayKind kind,
+                                          std::uint32_t callsite, std::uint32_t function,
+                                          std::uint32_t position, double seconds) {
+  causes.delay_places[{static_cast<std::uint8_t>(kind), callsite, function}] += seconds;
+  causes.delay_ranks[position] += seconds;
+  const std::size_t index = delay_at(kind, callsite, function);
+  m_sum.delays[index].short_term_s += seconds;
+  m_sum.short_term_s += seconds;
+  return index;
+}
+
+void DelayTally::charge_long_term(std::size_t delay, std::uint32_t position, double seconds) {
+  DelayCosts& d = m_sum.delays[delay];
+  d.long_term_s += seconds;
+  d.long_term_by_rank[position] += seconds;
+  m_sum.long_term_s += seconds;
+}
 
 const char* delay_kind_key(DelayKind k) {
   switch (k) {

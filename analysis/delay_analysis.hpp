@@ -77,6 +77,53 @@ struct DelayAnalysis {
   double wait_s = 0, short_term_s = 0, long_term_s = 0;
 };
 
+// How a wait state's waiting divides between the kinds of the partner's excess time:
+// its time in the interval less the waiter's, per kind at least 0, each as a share of
+// their sum. All 0 where the partner spent no more than the waiter in any kind
+// (unexplained). The same rule for the whole trace, the windows and the replay.
+struct ExcessShares {
+  double computation = 0, communication = 0, waiting = 0;
+  bool explained() const { return computation + communication + waiting > 0; }
+};
+ExcessShares excess_shares(double partner_computation, double partner_communication,
+                           double partner_waiting, double own_computation, double own_communication,
+                           double own_waiting);
+
+// Adds another part's sums, maps included (the replay's processes' parts merge so).
+WaitRootCauses& operator+=(WaitRootCauses& into, const WaitRootCauses& from);
+DelayCosts& operator+=(DelayCosts& into, const DelayCosts& from);
+
+// Delays by long-term cost, largest first.
+void sort_delays(DelayAnalysis& d);
+
+// A delay analysis being summed: each callsite's causes and each place's delay, made
+// on first use, and the totals. The whole trace's pass, the replay's processes and
+// the merge of their parts sum into one.
+class DelayTally {
+ public:
+  DelayTally() = default;
+  explicit DelayTally(DelayAnalysis start);  // goes on from `start`
+  // The causes of the waiting callsite, where one more wait state of `wait_s` is.
+  WaitRootCauses& wait_state_at(std::uint32_t callsite, std::uint32_t function, double wait_s);
+  WaitRootCauses& causes_at(std::uint32_t callsite, std::uint32_t function);
+  // The delay at a place, by index (indexes stay valid as places are added).
+  std::size_t delay_at(DelayKind kind, std::uint32_t callsite, std::uint32_t function);
+  DelayCosts& delay(std::size_t index) { return m_sum.delays[index]; }
+  // Waiting of `causes`' callsite caused directly by the delay at a place on the rank
+  // at `position`: its short-term cost there. Returns the delay's index.
+  std::size_t charge_short_term(WaitRootCauses& causes, DelayKind kind, std::uint32_t callsite,
+                                std::uint32_t function, std::uint32_t position, double seconds);
+  // Waiting the delay caused, directly or through the wait states it propagated to.
+  void charge_long_term(std::size_t delay, std::uint32_t position, double seconds);
+  DelayAnalysis& sums() { return m_sum; }
+  DelayAnalysis take() { return std::move(m_sum); }  // unsorted (sort_delays)
+
+ private:
+  DelayAnalysis m_sum;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_wait_index;
+  std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, std::size_t> m_delay_index;
+};
+
 // On a synchronized trace (as analyze_wait_states) and its `matching`, from the wait
 // states analyze_wait_states found there (its WaitObserver's events), or finding them.
 DelayAnalysis analyze_delays(const model::Trace& trace, const sync::TraceMatching& matching,

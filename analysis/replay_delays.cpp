@@ -60,17 +60,14 @@ ReplayDelays::ReplayDelays(const model::Trace& tables, std::vector<ReplayRank> r
   const auto world = static_cast<std::int32_t>(tables.ranks.size());
   for (auto& r : ranks) {
     const model::RankTrace& rank = *r.rank;
-    auto events = r.events;
     RankTimeline timeline(rank, r.call_waits);
+    WindowDelays windows(tables, rank, rank.rank, world, {}, std::move(r.events));
     auto o = std::unique_ptr<Owned>(
-        new Owned{std::move(r),
-                  std::move(timeline),
-                  WindowDelays(tables, rank, rank.rank, world, {}, std::move(events)),
-                  {},
-                  {}});
-    o->splits.resize(o->data.events.size());
-    for (std::size_t i = 0; i < o->data.events.size(); ++i) {
-      o->events_at[o->windows.call_of(o->data.events[i].record)].push_back(i);
+        new Owned{std::move(r), std::move(timeline), std::move(windows), {}, {}});
+    const auto& events = o->windows.events();
+    o->splits.resize(events.size());
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      o->events_at[o->windows.call_of(events[i].record)].push_back(i);
     }
     m_owned_by_rank[rank.rank] = m_owned.size();
     m_owned.push_back(std::move(o));
@@ -121,8 +118,8 @@ sync::Parcels ReplayDelays::cause_requests(int processes) {
       by_broker[broker_of(c.comm, c.instance, processes)].first.push_back(
           {c.comm, rank.rank, c.instance, rank.synced[2 * c.member.enter.record]});
     }
-    for (std::size_t e = 0; e < o.data.events.size(); ++e) {
-      const RankWaitEvent& w = o.data.events[e];
+    for (std::size_t e = 0; e < o.windows.events().size(); ++e) {
+      const RankWaitEvent& w = o.windows.events()[e];
       if (w.cause_rank >= 0) continue;
       auto item = item_of.find(o.windows.call_of(w.record));
       if (item == item_of.end()) continue;
@@ -185,8 +182,7 @@ void ReplayDelays::apply_causes(const sync::Parcels& replies) {
     for (const CauseBytes& c : causes) {
       if (c.owned >= m_owned.size() || c.rank < 0) continue;
       Owned& o = *m_owned[c.owned];
-      if (c.event >= o.data.events.size() || c.rank == o.data.rank->rank) continue;
-      o.data.events[c.event].cause_rank = c.rank;
+      if (c.event >= o.windows.events().size() || c.rank == o.data.rank->rank) continue;
       o.windows.set_cause(c.event, c.rank);
     }
   }
@@ -232,38 +228,12 @@ sync::Parcels ReplayDelays::answers(const sync::Parcels& queries) const {
   return out;
 }
 
-WaitRootCauses& ReplayDelays::causes_at(const model::TraceRecord& rec) {
-  const auto key = std::make_pair(static_cast<std::uint32_t>(rec.callsite), rec.function);
-  auto [it, added] = m_wait_index.try_emplace(key, m_waits.size());
-  if (added) {
-    WaitRootCauses w;
-    w.callsite = key.first;
-    w.function = key.second;
-    m_waits.push_back(std::move(w));
-  }
-  return m_waits[it->second];
-}
-
-std::uint32_t ReplayDelays::delay_index(DelayKind kind, std::uint32_t callsite,
-                                        std::uint32_t function) {
-  const auto key = std::make_tuple(static_cast<std::uint8_t>(kind), callsite, function);
-  auto [it, added] = m_delay_index.try_emplace(key, static_cast<std::uint32_t>(m_delays.size()));
-  if (added) {
-    DelayCosts d;
-    d.kind = kind;
-    d.callsite = callsite;
-    d.function = function;
-    m_delays.push_back(std::move(d));
-  }
-  return it->second;
-}
-
 void ReplayDelays::apply(const sync::Parcels& answers) {
   std::map<int, const std::vector<std::byte>*> from_process;
   for (const auto& [process, bytes] : answers) from_process[process] = &bytes;
-  std::vector<std::vector<bool>> answered(m_owned.size());
+  std::vector<std::vector<std::optional<DelayReply>>> replies(m_owned.size());
   for (std::size_t k = 0; k < m_owned.size(); ++k) {
-    answered[k].assign(m_owned[k]->data.events.size(), false);
+    replies[k].resize(m_owned[k]->windows.events().size());
   }
   for (const auto& [process, asked] : m_asked) {
     auto got = from_process.find(process);
@@ -275,83 +245,66 @@ void ReplayDelays::apply(const sync::Parcels& answers) {
     }
     for (std::size_t q = 0; q < asked.size(); ++q) {
       const auto& [owned, cause] = asked[q];
-      Owned& o = *m_owned[owned];
       if (entries[q].bytes.empty()) continue;
-      const auto replies = read_delay_answers(entries[q].bytes, true);
-      const auto& questions = o.windows.asked().at(cause);
-      if (replies.size() != questions.size()) {
+      auto told = read_delay_answers(entries[q].bytes, true);
+      const auto& questions = m_owned[owned]->windows.asked().at(cause);
+      if (told.size() != questions.size()) {
         throw model::TraceError("root-cause answers do not match the questions");
       }
-      for (std::size_t i = 0; i < replies.size(); ++i) {
-        DelayReply reply = replies[i];
-        reply.from = std::max(reply.from, questions[i].from);
-        split_event(o, questions[i].event, reply);
-        answered[owned][questions[i].event] = true;
+      for (std::size_t i = 0; i < told.size(); ++i) {
+        told[i].from = std::max(told[i].from, questions[i].from);
+        replies[owned][questions[i].event] = std::move(told[i]);
       }
     }
   }
-  // No partner, or none that answered: unexplained.
   for (std::size_t k = 0; k < m_owned.size(); ++k) {
-    Owned& o = *m_owned[k];
-    for (std::size_t i = 0; i < o.data.events.size(); ++i) {
-      if (answered[k][i]) continue;
-      const RankWaitEvent& e = o.data.events[i];
-      WaitRootCauses& causes = causes_at(o.data.rank->records[o.windows.call_of(e.record)]);
-      const double w = event_seconds(e.until - e.start);
-      causes.wait_s += w;
-      causes.unexplained_s += w;
-      ++causes.wait_states;
-      m_wait_s += w;
+    for (std::size_t i = 0; i < replies[k].size(); ++i) {
+      split_event(*m_owned[k], i, replies[k][i] ? &*replies[k][i] : nullptr);
     }
   }
 }
 
-void ReplayDelays::split_event(Owned& o, std::size_t event, const DelayReply& reply) {
-  const RankWaitEvent& e = o.data.events[event];
+void ReplayDelays::split_event(Owned& o, std::size_t event, const DelayReply* reply) {
+  const RankWaitEvent& e = o.windows.events()[event];
   const std::uint64_t call = o.windows.call_of(e.record);
-  WaitRootCauses& causes = causes_at(o.data.rank->records[call]);
+  const model::TraceRecord& waiter = o.data.rank->records[call];
   const double w = event_seconds(e.until - e.start);
-  causes.wait_s += w;
-  ++causes.wait_states;
-  m_wait_s += w;
-  const IntervalKinds& s = reply.kinds;
-  const IntervalKinds r = o.timeline.between(reply.from, o.data.rank->synced[2 * call]);
-  const double computation = std::max(0.0, s.computation - r.computation);
-  const double communication = std::max(0.0, s.communication() - r.communication());
-  const double waiting = std::max(0.0, s.waiting - r.waiting);
-  const double excess = computation + communication + waiting;
-  if (excess <= 0) {
+  WaitRootCauses& causes =
+      m_tally.wait_state_at(static_cast<std::uint32_t>(waiter.callsite), waiter.function, w);
+  const ExcessShares to =
+      reply
+          ? excess_of(reply->kinds, o.timeline.between(reply->from, o.data.rank->synced[2 * call]))
+          : ExcessShares{};
+  if (!to.explained()) {
     causes.unexplained_s += w;
     return;
   }
-  causes.computation_s += w * computation / excess;
+  const IntervalKinds& s = reply->kinds;
+  causes.computation_s += w * to.computation;
   if (s.communication() > 0) {
-    causes.latency_s += w * communication / excess * s.latency / s.communication();
-    causes.bandwidth_s += w * communication / excess * s.bandwidth / s.communication();
+    causes.latency_s += w * to.communication * s.latency / s.communication();
+    causes.bandwidth_s += w * to.communication * s.bandwidth / s.communication();
   }
-  causes.propagated_s += w * waiting / excess;
+  causes.propagated_s += w * to.waiting;
   Split& split = o.splits[event];
   split.cause_position =
       static_cast<std::uint32_t>(std::max<std::int64_t>(0, m_position_of(e.cause_rank)));
-  for (const PlaceTime& p : reply.detail.places) {
+  for (const PlaceTime& p : reply->detail.places) {
     const auto kind = static_cast<DelayKind>(p.kind);
     double part = 0;
     if (kind == DelayKind::computation) {
-      if (s.computation > 0) part = computation / excess * p.seconds / s.computation;
+      if (s.computation > 0) part = to.computation * p.seconds / s.computation;
     } else if (s.communication() > 0) {
-      part = communication / excess * p.seconds / s.communication();
+      part = to.communication * p.seconds / s.communication();
     }
     if (part <= 0) continue;
-    const std::uint32_t index = delay_index(kind, p.callsite, p.function);
-    split.shares.push_back({index, part});
-    causes.delay_places[{static_cast<std::uint8_t>(kind), p.callsite, p.function}] += part * w;
-    causes.delay_ranks[split.cause_position] += part * w;
-    m_delays[index].short_term_s += part * w;
-    m_short_term_s += part * w;
+    split.shares.push_back({m_tally.charge_short_term(causes, kind, p.callsite, p.function,
+                                                      split.cause_position, part * w),
+                            part});
   }
-  for (const WaitingTime& t : reply.detail.waits) {
+  for (const WaitingTime& t : reply->detail.waits) {
     if (s.waiting <= 0) break;
-    const double part = waiting / excess * t.seconds / s.waiting;
+    const double part = to.waiting * t.seconds / s.waiting;
     causes.propagated_from[{t.callsite, t.function}] += part * w;
     split.hops.push_back({e.cause_rank, t.record, part});
   }
@@ -361,10 +314,7 @@ void ReplayDelays::split_event(Owned& o, std::size_t event, const DelayReply& re
 void ReplayDelays::charge(Owned& o, std::size_t event, double seconds) {
   const Split& split = o.splits[event];
   for (const Share& s : split.shares) {
-    DelayCosts& d = m_delays[s.delay];
-    d.long_term_s += s.part * seconds;
-    d.long_term_by_rank[split.cause_position] += s.part * seconds;
-    m_long_term_s += s.part * seconds;
+    m_tally.charge_long_term(s.delay, split.cause_position, s.part * seconds);
   }
   for (const Hop& h : split.hops) {
     m_pending[m_process_of(h.rank)].push_back({h.rank, h.record, h.part * seconds});
@@ -401,73 +351,28 @@ void ReplayDelays::receive_hops(const sync::Parcels& hops) {
       auto at = o.events_at.find(h.record);
       if (at == o.events_at.end()) continue;  // waiting of no wait state (a probe's)
       // Shared by the call's wait states by their waiting, as the whole trace's.
+      const auto& events = o.windows.events();
+      auto waited = [&](std::size_t i) { return event_seconds(events[i].until - events[i].start); };
       double total = 0;
-      for (std::size_t i : at->second)
-        total += event_seconds(o.data.events[i].until - o.data.events[i].start);
+      for (std::size_t i : at->second) total += waited(i);
       if (total <= 0) continue;
-      for (std::size_t i : at->second) {
-        const double w = event_seconds(o.data.events[i].until - o.data.events[i].start);
-        charge(o, i, h.seconds * w / total);
-      }
+      for (std::size_t i : at->second) charge(o, i, h.seconds * waited(i) / total);
     }
   }
 }
 
-DelayAnalysis ReplayDelays::partial() const {
-  DelayAnalysis d;
-  d.waits = m_waits;
-  d.delays = m_delays;
-  d.wait_s = m_wait_s;
-  d.short_term_s = m_short_term_s;
-  d.long_term_s = m_long_term_s;
-  return d;
+DelayAnalysis ReplayDelays::partial() {
+  return m_tally.take();
 }
 
 void merge_delay_analysis(DelayAnalysis& into, DelayAnalysis&& from) {
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> waits;
-  for (std::size_t i = 0; i < into.waits.size(); ++i) {
-    waits[{into.waits[i].callsite, into.waits[i].function}] = i;
-  }
-  for (auto& w : from.waits) {
-    auto it = waits.find({w.callsite, w.function});
-    if (it == waits.end()) {
-      waits[{w.callsite, w.function}] = into.waits.size();
-      into.waits.push_back(std::move(w));
-      continue;
-    }
-    WaitRootCauses& t = into.waits[it->second];
-    t.wait_s += w.wait_s;
-    t.computation_s += w.computation_s;
-    t.latency_s += w.latency_s;
-    t.bandwidth_s += w.bandwidth_s;
-    t.propagated_s += w.propagated_s;
-    t.unexplained_s += w.unexplained_s;
-    t.wait_states += w.wait_states;
-    for (const auto& [k, v] : w.propagated_from) t.propagated_from[k] += v;
-    for (const auto& [k, v] : w.delay_places) t.delay_places[k] += v;
-    for (const auto& [k, v] : w.delay_ranks) t.delay_ranks[k] += v;
-  }
-  std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, std::size_t> delays;
-  for (std::size_t i = 0; i < into.delays.size(); ++i) {
-    const DelayCosts& c = into.delays[i];
-    delays[{static_cast<std::uint8_t>(c.kind), c.callsite, c.function}] = i;
-  }
-  for (auto& c : from.delays) {
-    const auto key = std::make_tuple(static_cast<std::uint8_t>(c.kind), c.callsite, c.function);
-    auto it = delays.find(key);
-    if (it == delays.end()) {
-      delays[key] = into.delays.size();
-      into.delays.push_back(std::move(c));
-      continue;
-    }
-    DelayCosts& t = into.delays[it->second];
-    t.short_term_s += c.short_term_s;
-    t.long_term_s += c.long_term_s;
-    for (const auto& [k, v] : c.long_term_by_rank) t.long_term_by_rank[k] += v;
-  }
-  into.wait_s += from.wait_s;
-  into.short_term_s += from.short_term_s;
-  into.long_term_s += from.long_term_s;
+  DelayTally sum(std::move(into));
+  for (const auto& w : from.waits) sum.causes_at(w.callsite, w.function) += w;
+  for (const auto& c : from.delays) sum.delay(sum.delay_at(c.kind, c.callsite, c.function)) += c;
+  sum.sums().wait_s += from.wait_s;
+  sum.sums().short_term_s += from.short_term_s;
+  sum.sums().long_term_s += from.long_term_s;
+  into = sum.take();
 }
 
 namespace {
@@ -569,12 +474,6 @@ std::optional<DelayAnalysis> decode_delay_analysis(std::span<const std::byte> by
     return std::nullopt;
   }
   return d;
-}
-
-void finish_delay_analysis(DelayAnalysis& d) {
-  std::stable_sort(d.delays.begin(), d.delays.end(), [](const DelayCosts& a, const DelayCosts& b) {
-    return a.long_term_s > b.long_term_s;
-  });
 }
 
 }  // namespace mpidle::analysis

@@ -41,7 +41,7 @@ struct ReplayRank {
   const model::RankTrace* rank = nullptr;        // synchronized records
   std::uint32_t position = 0;                    // its index in the trace's ranks
   CallWaits call_waits;                          // rank_wait_states' per record
-  std::vector<RankWaitEvent> events;             // its wait states
+  std::vector<RankWaitEvent> events;             // its wait states (its WindowDelays keeps them)
   const sync::RankPartners* partners = nullptr;  // what the replay learnt: its collectives
 };
 
@@ -75,12 +75,12 @@ class ReplayDelays {
   void receive_hops(const sync::Parcels& hops);
   // This process' part: its wait states' causes, and the delays charged here (a
   // delay's long-term cost is charged where the wait states it caused are).
-  DelayAnalysis partial() const;
+  DelayAnalysis partial();  // taken
 
  private:
   struct Share {
-    std::uint32_t delay = 0;  // index in m_delays
-    double part = 0;          // of the wait state's cost
+    std::size_t delay = 0;  // DelayTally's index
+    double part = 0;        // of the wait state's cost
   };
   struct Hop {
     std::int32_t rank = 0;  // world rank of the call that waited
@@ -99,10 +99,9 @@ class ReplayDelays {
     std::vector<Split> splits;  // per event
     std::unordered_map<std::uint64_t, std::vector<std::size_t>> events_at;  // call → events
   };
-  void split_event(Owned& o, std::size_t event, const DelayReply& reply);
+  // `reply`: none where nobody answered (no partner): unexplained.
+  void split_event(Owned& o, std::size_t event, const DelayReply* reply);
   void charge(Owned& o, std::size_t event, double seconds);
-  std::uint32_t delay_index(DelayKind kind, std::uint32_t callsite, std::uint32_t function);
-  WaitRootCauses& causes_at(const model::TraceRecord& rec);
 
   std::function<int(std::int32_t)> m_process_of;
   std::function<std::int64_t(std::int32_t)> m_position_of;
@@ -111,18 +110,12 @@ class ReplayDelays {
   std::map<int, std::vector<std::pair<std::size_t, std::int32_t>>>
       m_asked;                                // process → (owned, cause)
   std::map<int, std::vector<Hop>> m_pending;  // by process
-  std::vector<WaitRootCauses> m_waits;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> m_wait_index;
-  std::vector<DelayCosts> m_delays;
-  std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, std::uint32_t> m_delay_index;
-  double m_wait_s = 0, m_short_term_s = 0, m_long_term_s = 0;
+  DelayTally m_tally;
 };
 
-// Merges the parts of two processes (delay_analysis_codec for the bytes between).
+// Merges the parts of two processes; the bytes between them.
 void merge_delay_analysis(DelayAnalysis& into, DelayAnalysis&& from);
 std::vector<std::byte> encode_delay_analysis(const DelayAnalysis& d);
 std::optional<DelayAnalysis> decode_delay_analysis(std::span<const std::byte> bytes);
-// The merged whole: delays by long-term cost, largest first.
-void finish_delay_analysis(DelayAnalysis& d);
 
 }  // namespace mpidle::analysis

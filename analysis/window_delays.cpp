@@ -125,6 +125,11 @@ IntervalKinds RankTimeline::between(std::int64_t from, std::int64_t to) const {
   return k;
 }
 
+ExcessShares excess_of(const IntervalKinds& partner, const IntervalKinds& own) {
+  return excess_shares(partner.computation, partner.communication(), partner.waiting,
+                       own.computation, own.communication(), own.waiting);
+}
+
 IntervalDetail RankTimeline::detail(std::int64_t from, std::int64_t to) const {
   IntervalDetail out;
   if (to <= from || m_calls.empty()) return out;
@@ -334,20 +339,17 @@ void WindowDelays::apply(const sync::Parcels& answers, const RankTimeline& own) 
     }
     const IntervalKinds& s = *on_cause[i];
     const IntervalKinds r = own.between(from[i], m_rank.synced[2 * m_call_of[e.record]]);
-    const double computation = std::max(0.0, s.computation - r.computation);
-    const double communication = std::max(0.0, s.communication() - r.communication());
-    const double waiting = std::max(0.0, s.waiting - r.waiting);
-    const double excess = computation + communication + waiting;
-    if (excess <= 0) {
+    const ExcessShares to = excess_of(s, r);
+    if (!to.explained()) {
       c.unexplained_s += w;
       continue;
     }
-    c.computation_s += w * computation / excess;
+    c.computation_s += w * to.computation;
     if (s.communication() > 0) {
-      c.latency_s += w * communication / excess * s.latency / s.communication();
-      c.bandwidth_s += w * communication / excess * s.bandwidth / s.communication();
+      c.latency_s += w * to.communication * s.latency / s.communication();
+      c.bandwidth_s += w * to.communication * s.bandwidth / s.communication();
     }
-    c.propagated_s += w * waiting / excess;
+    c.propagated_s += w * to.waiting;
   }
 }
 

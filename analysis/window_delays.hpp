@@ -30,6 +30,7 @@
 #include <span>
 #include <vector>
 
+#include "analysis/delay_analysis.hpp"
 #include "analysis/rank_waits.hpp"
 #include "model/calibration.hpp"
 #include "model/window_schedule.hpp"
@@ -42,6 +43,10 @@ struct IntervalKinds {
   double computation = 0, latency = 0, bandwidth = 0, waiting = 0;
   double communication() const { return latency + bandwidth; }
 };
+
+// excess_shares (delay_analysis.hpp) of the partner's interval `partner` over the
+// waiter's `own`.
+ExcessShares excess_of(const IntervalKinds& partner, const IntervalKinds& own);
 
 // Where an interval's time was (the whole trace's replay asks for it): computation
 // before the MPI call at (callsite, function), or communication in it; and the

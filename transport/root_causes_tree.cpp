@@ -35,18 +35,23 @@ std::optional<analysis::DelayAnalysis> gather_root_causes(MPI_Comm comm, const m
   int processes = 1;
   PMPI_Comm_size(own, &processes);
   const Parcels requests = delays.cause_requests(processes);
-  const Parcels brokered = sparse_exchange(own, requests, kCauseTag);
-  Parcels told;
-  guarded([&] { told = delays.cause_replies(brokered); });
-  if (!readable) told = empty_answers(brokered);
-  const Parcels causes = answer_exchange(own, told, parcels_sent(requests), kToldTag);
+  // An answering step that failed on this process answers nothing: nobody waits.
+  auto answering = [&](auto step) {
+    return [&, step](const Parcels& asked) -> std::optional<Parcels> {
+      Parcels replies;
+      guarded([&] { replies = step(asked); });
+      if (!readable) return std::nullopt;
+      return replies;
+    };
+  };
+  const Parcels causes =
+      ask_and_answer(own, requests, kCauseTag, kToldTag,
+                     answering([&](const Parcels& asked) { return delays.cause_replies(asked); }));
   guarded([&] { delays.apply_causes(causes); });
   const Parcels queries = delays.queries();
-  const Parcels asked = sparse_exchange(own, queries, kQueryTag);
-  Parcels replies;
-  guarded([&] { replies = delays.answers(asked); });
-  if (!readable) replies = empty_answers(asked);
-  const Parcels answers = answer_exchange(own, replies, parcels_sent(queries), kAnswerTag);
+  const Parcels answers =
+      ask_and_answer(own, queries, kQueryTag, kAnswerTag,
+                     answering([&](const Parcels& asked) { return delays.answers(asked); }));
   guarded([&] { delays.apply(answers); });
   // Backward: each round passes propagated waiting one wait state further back.
   double left_out = 0;
@@ -78,7 +83,7 @@ std::optional<analysis::DelayAnalysis> gather_root_causes(MPI_Comm comm, const m
          " subtrees of processes sent unreadable parts");
   }
   if (merged) {
-    analysis::finish_delay_analysis(*merged);
+    analysis::sort_delays(*merged);
     if (left_out_all > 0) {
       warn("root causes: waiting propagated further back than " +
            std::to_string(kMaxPropagationRounds) + " wait states (" + std::to_string(left_out_all) +

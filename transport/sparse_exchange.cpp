@@ -78,4 +78,12 @@ Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expec
   return incoming;
 }
 
+Parcels ask_and_answer(MPI_Comm comm, const Parcels& questions, int question_tag, int answer_tag,
+                       const std::function<std::optional<Parcels>(const Parcels&)>& answer) {
+  const Parcels asked = sparse_exchange(comm, questions, question_tag);
+  std::optional<Parcels> replies = answer(asked);
+  return answer_exchange(comm, replies ? *replies : empty_answers(asked), parcels_sent(questions),
+                         answer_tag);
+}
+
 }  // namespace mpidle::transport

@@ -10,6 +10,8 @@
 
 #include <climits>
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,13 @@ inline bool fits_one_message(const std::vector<std::byte>& bytes) {
 // for each other. `replies` must hold one parcel for each rank that sent this one a
 // parcel; `expected` is how many this rank sent. Returns the answers, by sender.
 Parcels answer_exchange(MPI_Comm comm, const Parcels& replies, std::size_t expected, int tag);
+
+// One round of questions and answers, collective over `comm`: `questions` go out
+// (sparse_exchange), `answer` answers what reached this rank, one parcel to each
+// asker, and the answers come back (answer_exchange). Where `answer` returns nothing
+// (this rank cannot answer), each asker gets an empty answer, so that none waits.
+Parcels ask_and_answer(MPI_Comm comm, const Parcels& questions, int question_tag, int answer_tag,
+                       const std::function<std::optional<Parcels>(const Parcels&)>& answer);
 
 // How many of `outgoing` sparse_exchange sent: the answers answer_exchange awaits.
 inline std::size_t parcels_sent(const Parcels& outgoing) {

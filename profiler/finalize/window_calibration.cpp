@@ -152,7 +152,7 @@ class WindowCalibration {
   // nothing to say, and an empty answer to every rank that told it something).
   void pair(model::RankTrace& own, model::WindowOpenings openings) {
     const std::string test_fail = m_rank == m_size - 1 ? test_window_fault() : "";
-    transport::Parcels sends, answers;
+    transport::Parcels sends;
     attempt([&] {
       if (test_fail == "sends") throw model::TraceError("test failure before the sends");
       // A receive cannot end before its send began. Between nodes the offsets may err
@@ -168,14 +168,17 @@ class WindowCalibration {
       sends = m_pairing->sends_by_destination();
     });
     if (!m_failure.empty()) sends.clear();
-    const auto received = transport::sparse_exchange(m_comm, sends, kSendsTag);
-    attempt([&] {
-      if (test_fail == "pairs") throw model::TraceError("test failure before the answers");
-      answers = m_pairing->pair_receives(received);
-    });
-    if (!m_failure.empty()) answers = transport::empty_answers(received);
-    const auto answered =
-        transport::answer_exchange(m_comm, answers, transport::parcels_sent(sends), kPairsTag);
+    const auto answered = transport::ask_and_answer(
+        m_comm, sends, kSendsTag, kPairsTag,
+        [&](const sync::Parcels& received) -> std::optional<sync::Parcels> {
+          sync::Parcels answers;
+          attempt([&] {
+            if (test_fail == "pairs") throw model::TraceError("test failure before the answers");
+            answers = m_pairing->pair_receives(received);
+          });
+          if (!m_failure.empty()) return std::nullopt;
+          return answers;
+        });
     attempt([&] {
       m_pairing->apply_answers(answered);
       m_pairing->separate_windows();
@@ -257,7 +260,7 @@ class WindowCalibration {
   void root_causes(model::RankTrace& own, model::Calibration& into) {
     std::optional<analysis::RankTimeline> timeline;
     std::optional<analysis::WindowDelays> delays;
-    transport::Parcels queries, answers;
+    transport::Parcels queries;
     std::string failed;
     attempt(
         [&] {
@@ -268,11 +271,12 @@ class WindowCalibration {
         },
         failed);
     if (!failed.empty()) queries.clear();
-    const auto asked = transport::sparse_exchange(m_comm, queries, kDelayQueriesTag);
-    answers = timeline ? analysis::answer_delay_queries(*timeline, asked)
-                       : transport::empty_answers(asked);
-    const auto answered = transport::answer_exchange(
-        m_comm, answers, transport::parcels_sent(queries), kDelayAnswersTag);
+    const auto answered =
+        transport::ask_and_answer(m_comm, queries, kDelayQueriesTag, kDelayAnswersTag,
+                                  [&](const sync::Parcels& asked) -> std::optional<sync::Parcels> {
+                                    if (!timeline) return std::nullopt;
+                                    return analysis::answer_delay_queries(*timeline, asked);
+                                  });
     attempt(
         [&] {
           delays->apply(answered, *timeline);
