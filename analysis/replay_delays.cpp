@@ -401,36 +401,68 @@ bool get_map(Reader& r, Map& map, std::size_t key_bytes, GetKey get_key) {
 
 }  // namespace
 
+namespace {
+
+void put_causes(model::ByteWriter& w, const WaitRootCauses& c) {
+  w.put(c.callsite);
+  w.put(c.function);
+  for (double x :
+       {c.wait_s, c.computation_s, c.latency_s, c.bandwidth_s, c.propagated_s, c.unexplained_s})
+    w.put(x);
+  w.put(c.wait_states);
+  put_map(w, c.propagated_from, [&](const auto& k) {
+    w.put(k.first);
+    w.put(k.second);
+  });
+  put_map(w, c.delay_places, [&](const auto& k) {
+    w.put(std::get<0>(k));
+    w.put(std::get<1>(k));
+    w.put(std::get<2>(k));
+  });
+  put_map(w, c.delay_ranks, [&](const auto& k) { w.put(k); });
+}
+
+bool get_causes(model::ByteReader& r, WaitRootCauses& c) {
+  bool ok = r.get(c.callsite) && r.get(c.function);
+  for (double* x : {&c.wait_s, &c.computation_s, &c.latency_s, &c.bandwidth_s, &c.propagated_s,
+                    &c.unexplained_s})
+    ok = ok && r.get(*x);
+  return ok && r.get(c.wait_states) &&
+         get_map(r, c.propagated_from, 8,
+                 [&](auto& k) { return r.get(k.first) && r.get(k.second); }) &&
+         get_map(r, c.delay_places, 9,
+                 [&](auto& k) {
+                   return r.get(std::get<0>(k)) && r.get(std::get<1>(k)) && r.get(std::get<2>(k));
+                 }) &&
+         get_map(r, c.delay_ranks, 4, [&](auto& k) { return r.get(k); });
+}
+
+void put_costs(model::ByteWriter& w, const DelayCosts& c) {
+  w.put(static_cast<std::uint8_t>(c.kind));
+  w.put(c.callsite);
+  w.put(c.function);
+  w.put(c.short_term_s);
+  w.put(c.long_term_s);
+  put_map(w, c.long_term_by_rank, [&](const auto& k) { w.put(k); });
+}
+
+bool get_costs(model::ByteReader& r, DelayCosts& c) {
+  std::uint8_t kind = 0;
+  if (!r.get(kind) || kind > static_cast<std::uint8_t>(DelayKind::bandwidth) ||
+      !r.get(c.callsite) || !r.get(c.function) || !r.get(c.short_term_s) || !r.get(c.long_term_s) ||
+      !get_map(r, c.long_term_by_rank, 4, [&](auto& k) { return r.get(k); })) {
+    return false;
+  }
+  c.kind = static_cast<DelayKind>(kind);
+  return true;
+}
+
+}  // namespace
+
 std::vector<std::byte> encode_delay_analysis(const DelayAnalysis& d) {
   model::ByteWriter w;
-  w.put<std::uint64_t>(d.waits.size());
-  for (const WaitRootCauses& c : d.waits) {
-    w.put(c.callsite);
-    w.put(c.function);
-    for (double x :
-         {c.wait_s, c.computation_s, c.latency_s, c.bandwidth_s, c.propagated_s, c.unexplained_s})
-      w.put(x);
-    w.put(c.wait_states);
-    put_map(w, c.propagated_from, [&](const auto& k) {
-      w.put(k.first);
-      w.put(k.second);
-    });
-    put_map(w, c.delay_places, [&](const auto& k) {
-      w.put(std::get<0>(k));
-      w.put(std::get<1>(k));
-      w.put(std::get<2>(k));
-    });
-    put_map(w, c.delay_ranks, [&](const auto& k) { w.put(k); });
-  }
-  w.put<std::uint64_t>(d.delays.size());
-  for (const DelayCosts& c : d.delays) {
-    w.put(static_cast<std::uint8_t>(c.kind));
-    w.put(c.callsite);
-    w.put(c.function);
-    w.put(c.short_term_s);
-    w.put(c.long_term_s);
-    put_map(w, c.long_term_by_rank, [&](const auto& k) { w.put(k); });
-  }
+  model::put_vector(w, d.waits, put_causes);
+  model::put_vector(w, d.delays, put_costs);
   w.put(d.wait_s);
   w.put(d.short_term_s);
   w.put(d.long_term_s);
@@ -440,37 +472,9 @@ std::vector<std::byte> encode_delay_analysis(const DelayAnalysis& d) {
 std::optional<DelayAnalysis> decode_delay_analysis(std::span<const std::byte> bytes) {
   model::ByteReader r(bytes);
   DelayAnalysis d;
-  std::uint64_t n = 0;
-  if (!r.get(n) || !r.can_hold(n, 8 + 6 * 8 + 8 + 3 * 8)) return std::nullopt;
-  d.waits.resize(n);
-  for (WaitRootCauses& c : d.waits) {
-    bool ok = r.get(c.callsite) && r.get(c.function);
-    for (double* x : {&c.wait_s, &c.computation_s, &c.latency_s, &c.bandwidth_s, &c.propagated_s,
-                      &c.unexplained_s})
-      ok = ok && r.get(*x);
-    ok = ok && r.get(c.wait_states) &&
-         get_map(r, c.propagated_from, 8,
-                 [&](auto& k) { return r.get(k.first) && r.get(k.second); }) &&
-         get_map(r, c.delay_places, 9,
-                 [&](auto& k) {
-                   return r.get(std::get<0>(k)) && r.get(std::get<1>(k)) && r.get(std::get<2>(k));
-                 }) &&
-         get_map(r, c.delay_ranks, 4, [&](auto& k) { return r.get(k); });
-    if (!ok) return std::nullopt;
-  }
-  if (!r.get(n) || !r.can_hold(n, 1 + 8 + 16 + 8)) return std::nullopt;
-  d.delays.resize(n);
-  for (DelayCosts& c : d.delays) {
-    std::uint8_t kind = 0;
-    if (!r.get(kind) || kind > static_cast<std::uint8_t>(DelayKind::bandwidth) ||
-        !r.get(c.callsite) || !r.get(c.function) || !r.get(c.short_term_s) ||
-        !r.get(c.long_term_s) ||
-        !get_map(r, c.long_term_by_rank, 4, [&](auto& k) { return r.get(k); })) {
-      return std::nullopt;
-    }
-    c.kind = static_cast<DelayKind>(kind);
-  }
-  if (!r.get(d.wait_s) || !r.get(d.short_term_s) || !r.get(d.long_term_s) || !r.at_end()) {
+  if (!model::get_vector(r, d.waits, 8 + 6 * 8 + 8 + 3 * 8, get_causes) ||
+      !model::get_vector(r, d.delays, 1 + 8 + 16 + 8, get_costs) || !r.get(d.wait_s) ||
+      !r.get(d.short_term_s) || !r.get(d.long_term_s) || !r.at_end()) {
     return std::nullopt;
   }
   return d;
