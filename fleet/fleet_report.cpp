@@ -112,7 +112,7 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
                     r[13] ? std::optional<double>(as_number(r[13])) : std::nullopt});
   }
   Totals all;
-  std::map<std::string, Totals> by_app, by_user, by_account, by_day, by_week;
+  std::map<std::string, Totals> by_app, by_user, by_account, by_status, by_day, by_week;
   std::map<std::string, std::vector<const JobRow*>> app_jobs;
   std::vector<std::int64_t> histogram(10, 0), efficiency_histogram(10, 0);
   std::int64_t first = 0, last = 0;
@@ -121,6 +121,8 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
     by_app[j.application].add(j);
     by_user[j.user.empty() ? "(unknown)" : j.user].add(j);
     by_account[j.account.empty() ? "(none)" : j.account].add(j);
+    // whole, incomplete (killed or still running, from its checkpoints), partial
+    by_status[j.status].add(j);
     if (j.start > 0) {
       by_day[day_of(j.start)].add(j);
       by_week[week_of(j.start)].add(j);
@@ -150,6 +152,7 @@ nlohmann::json fleet_report(Database& db, const ReportFilter& filter) {
   report["by_application"] = top_groups(by_app, "application", 20);
   report["by_user"] = top_groups(by_user, "user", 20);
   report["by_account"] = top_groups(by_account, "account", 20);
+  report["by_status"] = top_groups(by_status, "status", 3);
 
   std::vector<const JobRow*> wasteful;
   for (const auto& j : jobs) wasteful.push_back(&j);
@@ -279,12 +282,16 @@ std::string fleet_report_text(const nlohmann::json& r) {
   table("By application", "application");
   table("By user", "user");
   table("By account", "account");
+  // whole; incomplete: killed (or still running), as of its ranks' last checkpoints
+  table("By how the job ended", "status");
   out += "\nJobs that waited most\n";
   for (const auto& j : r["top_jobs"]) {
-    std::snprintf(line, sizeof line, "  %8.2f wait core-h (%5.1f%%)  %-16.16s %-10.10s %s\n",
+    const std::string status = j.value("status", "whole");
+    std::snprintf(line, sizeof line, "  %8.2f wait core-h (%5.1f%%)  %-16.16s %-10.10s %s%s\n",
                   j["wait_core_hours"].get<double>(), 100 * j["wait_share"].get<double>(),
                   j["application"].get<std::string>().c_str(), j["user"].get<std::string>().c_str(),
-                  j["run"].get<std::string>().c_str());
+                  j["run"].get<std::string>().c_str(),
+                  status == "whole" ? "" : (" (" + status + ")").c_str());
     out += line;
   }
   out += "\nCallsites that waited most\n";

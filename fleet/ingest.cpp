@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fleet/records/job_record.hpp"
+#include "model/checkpoint_merge.hpp"
 #include "model/json_fields.hpp"
 #include "run_files.hpp"
 #include "schema.hpp"
@@ -41,6 +42,26 @@ double number(const nlohmann::json& j, const char* key) {
 
 // The record of a run, or why it cannot be read.
 nlohmann::json load_record(const RunFile& f) {
+  if (f.checkpoints) {
+    std::vector<model::Checkpoint> checkpoints;
+    std::vector<std::string> unreadable;
+    for (const auto& [name, bytes] : read_run_checkpoints(f)) {
+      try {
+        checkpoints.push_back(model::decode_checkpoint(bytes));
+        if (checkpoints.back().header.rank != model::checkpoint_rank(name)) {
+          checkpoints.pop_back();
+          unreadable.push_back(name + ": holds another rank's checkpoint");
+        }
+      } catch (const std::exception& e) {
+        unreadable.push_back(name + ": " + e.what());
+      }
+    }
+    if (checkpoints.empty()) {
+      throw std::runtime_error("no readable checkpoint" +
+                               (unreadable.empty() ? "" : " (" + unreadable.front() + ")"));
+    }
+    return fleet::job_record(model::merge_checkpoints(std::move(checkpoints), unreadable).profile);
+  }
   std::istringstream in(read_run_file(f));
   // The readers' own parse, with their nesting limit: a record is a few levels deep.
   const nlohmann::json doc = model::read_json(in);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,8 @@
 #include <stdexcept>
 
 #include "fleet/records/job_record.hpp"
+#include "fleet/records/log_tree.hpp"
+#include "model/checkpoint_file.hpp"
 
 namespace mpidle::fleet {
 namespace {
@@ -101,9 +104,42 @@ struct Walk {
     return false;
   }
 
+  // `dir`'s checkpoints directory as the record of `run`, if it holds a rank's:
+  // true if found (or refused as a link).
+  bool checkpoints_in(int dir, const fs::path& path, const fs::path& run, uid_t run_owner) {
+    bool refused = false;
+    const fs::path record = path / model::kCheckpointDirectory;
+    const auto st = entry(dir, model::kCheckpointDirectory, record, &refused);
+    if (refused) return true;
+    if (!st || !S_ISDIR(st->st_mode)) return false;
+    Fd checkpoints = open_directory(dir, model::kCheckpointDirectory);
+    DIR* d = checkpoints.ok() ? ::fdopendir(::dup(checkpoints.get())) : nullptr;
+    if (!d) return false;
+    bool any = false;
+    while (const dirent* e = ::readdir(d)) any = any || model::checkpoint_rank(e->d_name) >= 0;
+    ::closedir(d);
+    if (!any) return false;
+    RunFile f;
+    f.run = run;
+    f.record = record;
+    f.root = root;
+    f.checkpoints = true;
+    f.size = static_cast<std::int64_t>(st->st_size);
+    f.mtime_ns = mtime_ns(*st);
+    f.device = st->st_dev;
+    f.inode = st->st_ino;
+    f.record_owner = st->st_uid;
+    f.run_owner = run_owner;
+    found.push_back(std::move(f));
+    return true;
+  }
+
   // Whether `dir` is a run directory (its record found, or refused).
   bool run_record(int dir, const fs::path& path, uid_t owner) {
     if (record_in(dir, path, path, owner)) return true;
+    // A run that ended without MPI_Finalize: its ranks' checkpoints merged, else
+    // its lowest rank's partial record.
+    if (checkpoints_in(dir, path, path, owner)) return true;
     // A run that ended without MPI_Finalize: its lowest rank's partial record.
     bool refused = false;
     const auto partial_stat = entry(dir, "partial", path / "partial", &refused);
@@ -137,13 +173,26 @@ struct Walk {
     DIR* d = ::fdopendir(::dup(dir));
     if (!d) return;
     std::vector<std::string> names;
+    std::vector<std::string> staging;
     while (const dirent* e = ::readdir(d)) {
       const std::string name = e->d_name;
-      // Staging directories (runs still being written) and other hidden ones.
+      // Staging directories (runs still being written, or killed) are read for
+      // their checkpoints alone; other hidden ones not at all.
+      if (is_staging_name(name)) staging.push_back(name);
       if (name.empty() || name.front() == '.') continue;
       names.push_back(name);
     }
     ::closedir(d);
+    for (const auto& name : staging) {
+      const auto st = entry(dir, name.c_str(), path / name);
+      if (!st || !S_ISDIR(st->st_mode)) continue;
+      Fd sub = open_directory(dir, name.c_str());
+      if (!sub.ok()) continue;
+      // Keyed by the place it would have had: published later, it is the same job.
+      const std::string final_name =
+          name.substr(1, name.size() - 1 - std::string(kStagingSuffix).size());
+      checkpoints_in(sub.get(), path / name, path / final_name, st->st_uid);
+    }
     for (const auto& name : names) {
       const fs::path child = path / name;
       const auto st = entry(dir, name.c_str(), child);
@@ -177,7 +226,11 @@ std::vector<RunFile> find_run_files(const std::vector<std::string>& roots, std::
   return found;
 }
 
-std::string read_run_file(const RunFile& found) {
+namespace {
+
+// The directory holding `found`'s record, opened from its root one component at a
+// time without following links; the record's own name is left in `name`.
+Fd record_parent(const RunFile& found, std::string& name) {
   Fd dir(::open(found.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir.ok()) throw std::runtime_error("its log tree cannot be opened");
   const fs::path relative = found.record.lexically_relative(found.root);
@@ -192,8 +245,65 @@ std::string read_run_file(const RunFile& found) {
     if (!dir.ok())
       throw std::runtime_error("its directory was replaced (a link?) since it was found");
   }
-  Fd file(
-      ::openat(dir.get(), parts.back().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  name = parts.back();
+  return dir;
+}
+
+// A regular file's bytes, up to `limit`.
+std::string read_all(int fd, std::size_t limit) {
+  std::string bytes;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
+    if (n == 0) break;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+    if (bytes.size() > limit) throw std::runtime_error("too large to be a record");
+  }
+  return bytes;
+}
+
+// A checkpoint holds a rank's tables: megabytes at 10^4 callsites, never this much.
+constexpr std::size_t kMaxCheckpointBytes = std::size_t{1} << 30;
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> read_run_checkpoints(const RunFile& found) {
+  std::string name;
+  const Fd parent = record_parent(found, name);
+  Fd dir = open_directory(parent.get(), name.c_str());
+  struct stat st {};
+  if (!dir.ok() || ::fstat(dir.get(), &st) != 0 || st.st_dev != found.device ||
+      st.st_ino != found.inode) {
+    throw std::runtime_error("replaced (a link?) since it was found");
+  }
+  std::vector<std::string> names;
+  DIR* d = ::fdopendir(::dup(dir.get()));
+  if (!d) throw std::runtime_error("cannot be read");
+  while (const dirent* e = ::readdir(d)) {
+    if (model::checkpoint_rank(e->d_name) >= 0) names.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& n : names) {
+    Fd file(::openat(dir.get(), n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat fst {};
+    if (!file.ok() || ::fstat(file.get(), &fst) != 0 || !S_ISREG(fst.st_mode)) continue;
+    try {
+      files.emplace_back(n, read_all(file.get(), kMaxCheckpointBytes));
+    } catch (const std::exception&) {
+      // left out: the merge names the ranks it lacks
+    }
+  }
+  return files;
+}
+
+std::string read_run_file(const RunFile& found) {
+  std::string name;
+  const Fd dir = record_parent(found, name);
+  Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (!file.ok() || ::fstat(file.get(), &st) != 0) {
     throw std::runtime_error(errno == ELOOP ? "replaced by a symbolic link since it was found"
@@ -202,16 +312,7 @@ std::string read_run_file(const RunFile& found) {
   if (!S_ISREG(st.st_mode) || st.st_dev != found.device || st.st_ino != found.inode) {
     throw std::runtime_error("replaced by another file since it was found");
   }
-  std::string bytes;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(file.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error(std::string("cannot be read: ") + std::strerror(errno));
-    if (n == 0) break;
-    bytes.append(buffer, static_cast<std::size_t>(n));
-  }
-  return bytes;
+  return read_all(file.get(), SIZE_MAX);
 }
 
 std::string identity_of(const RunFile& found) {

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mpidle::fleet {
@@ -21,7 +22,11 @@ namespace mpidle::fleet {
 struct RunFile {
   std::filesystem::path run;     // the run directory: the job's key
   std::filesystem::path record;  // the file its record comes from
-  std::filesystem::path root;    // the root it was found under
+  // A run that never reached MPI_Finalize, whose record is its ranks' checkpoints
+  // merged: `record` is its checkpoints directory. A killed job of a log tree
+  // stays in its staging directory: `run` is then the place it would have had.
+  bool checkpoints = false;
+  std::filesystem::path root;  // the root it was found under
   std::int64_t size = 0, mtime_ns = 0;
   // The record file itself: what a run is, whatever names reach it.
   dev_t device = 0;
@@ -44,6 +49,11 @@ std::vector<RunFile> find_run_files(const std::vector<std::string>& roots, std::
 // device and inode); throws a one-line reason otherwise (a link or another file
 // put in its place since).
 std::string read_run_file(const RunFile& found);
+
+// The checkpoint files (rank-N) of a `checkpoints` run, by name, read as
+// read_run_file reads a record (no link followed, the directory the one found);
+// files that cannot be read are left out.
+std::vector<std::pair<std::string, std::string>> read_run_checkpoints(const RunFile& found);
 
 // "device:inode" of a run's record, the key a run counts once by.
 std::string identity_of(const RunFile& found);

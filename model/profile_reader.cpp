@@ -6,6 +6,7 @@
 #include <iterator>
 #include <set>
 
+#include "checkpoint_merge.hpp"
 #include "rank_matrix.hpp"
 #include "region_totals.hpp"
 #include "run_info.hpp"
@@ -67,9 +68,10 @@ RunSummary parse_run(const Fields& f) {
   // Never destroyed: libmpidle reads the profile it wrote at MPI_Finalize, which may
   // come from a static destructor that runs after this one would.
   static const auto& endings = *new const std::set<std::string>{
-      "MPI_Finalize", "MPI_Abort", "exit", "SIGTERM", "SIGINT", "SIGHUP", "SIGXCPU"};
+      "MPI_Finalize", "MPI_Abort", "exit", "SIGTERM", "SIGINT", "SIGHUP", "SIGXCPU", "checkpoint"};
   if (endings.count(r.ended) == 0) {
-    throw ProfileError("run.ended is not MPI_Finalize, MPI_Abort, exit or a signal's name");
+    throw ProfileError(
+        "run.ended is not MPI_Finalize, MPI_Abort, exit, checkpoint or a signal's name");
   }
   r.minimum = f.get<std::string>("minimum");
   if (r.minimum != "local" && r.minimum != "global") {
@@ -350,6 +352,27 @@ Profile parse_profile(const json& doc) {
   if (doc.contains("calibration"))
     p.calibration = parse_calibration_section(Fields(doc.at("calibration"), "calibration"));
   if (doc.contains("sync")) p.sync = parse_sync_section(Fields(doc.at("sync"), "sync"));
+  if (doc.contains("checkpoints")) {
+    const Fields f(doc.at("checkpoints"), "checkpoints");
+    CheckpointsSection c;
+    c.ranks_expected = f.get_or<std::int64_t>("ranks_expected", 0);
+    c.ranks_found = f.get_or<std::int64_t>("ranks_found", 0);
+    c.missing_ranks = f.get_or<std::string>("missing_ranks", "");
+    c.oldest = f.get_or<std::string>("oldest", "");
+    c.newest = f.get_or<std::string>("newest", "");
+    c.unreadable = f.get_or<std::vector<std::string>>("unreadable", {});
+    c.ranks = rows<CheckpointRank>(f, "ranks", [](const Fields& r) {
+      CheckpointRank row;
+      row.rank = r.get<std::int32_t>("rank");
+      row.written_unix_s = r.get<double>("written_unix_s");
+      row.wall_s = r.get<double>("wall_s");
+      row.interval_s = r.get_or<double>("interval_s", 0);
+      row.sequence = r.get<std::uint64_t>("sequence");
+      row.ended = r.get<std::string>("ended");
+      return row;
+    });
+    p.checkpoints = std::move(c);
+  }
   p.minima = rows<MinimumRow>(top, "minima",
                               [version](const Fields& f) { return parse_minimum_row(f, version); });
   if (version == 1) p.rank_minima = p.minima;
@@ -401,6 +424,11 @@ bool attach_rank_matrix(Profile& p, const std::filesystem::path& run_directory) 
     bytes.resize(raw.size());
     std::memcpy(bytes.data(), raw.data(), raw.size());
   }
+  return attach_rank_matrix(p, bytes);
+}
+
+bool attach_rank_matrix(Profile& p, std::span<const std::byte> bytes) {
+  if (p.schema_version < 2) return true;
   const auto matrix = decode_rank_matrix(bytes);
   if (!matrix || matrix->ranks != p.ranks.size() || matrix->callsites != p.callsites.size()) {
     p.rank_matrix_missing = true;
@@ -422,6 +450,17 @@ Profile read_profile(const std::filesystem::path& path) {
   std::filesystem::path file = path;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) file = path / "profile.json";
+  if (file != path && !std::filesystem::exists(file, ec) && has_checkpoints(path)) {
+    ProfileDocument merged;
+    try {
+      merged = profile_from_checkpoints(path);
+    } catch (const std::exception& e) {
+      throw ProfileError(e.what());
+    }
+    Profile p = parse_profile(merged.profile);
+    attach_rank_matrix(p, merged.rank_matrix);
+    return p;
+  }
   std::ifstream in(file);
   if (!in) throw ProfileError("cannot open " + file.string());
   json doc = read_json(in);

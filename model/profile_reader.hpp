@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -125,6 +126,22 @@ struct MinimumRow {
   DurationHistogram durations{};
 };
 
+// A run merged from its ranks' checkpoints (checkpoint_merge.hpp): it never
+// reached MPI_Finalize.
+struct CheckpointRank {
+  std::int32_t rank = 0;
+  double written_unix_s = 0, wall_s = 0, interval_s = 0;
+  std::uint64_t sequence = 0;
+  std::string ended;  // "checkpoint", or how the rank ended (a signal's name, ...)
+};
+struct CheckpointsSection {
+  std::int64_t ranks_expected = 0, ranks_found = 0;
+  std::vector<CheckpointRank> ranks;
+  std::string missing_ranks;   // "3,5-9"; empty when every rank left one
+  std::string oldest, newest;  // the ranks' checkpoint times, ISO 8601
+  std::vector<std::string> unreadable;
+};
+
 // Trace mode only.
 struct TraceSection {
   std::string file;
@@ -184,6 +201,7 @@ struct Profile {
   bool rank_matrix_missing = false;  // version 2 whose matrix file could not be read
   std::optional<TraceSection> trace;
   std::optional<SyncSection> sync;
+  std::optional<CheckpointsSection> checkpoints;
   RunSummary run;
   std::vector<RankRow> ranks;
   // POP's efficiencies (profiles written before them: computed from `ranks`).
@@ -198,13 +216,15 @@ struct Profile {
 };
 
 // `path` is profile.json or a run directory holding one; reads the rank matrix
-// file beside it (version 2).
+// file beside it (version 2). A run directory without profile.json whose ranks left
+// checkpoints (a killed job) reads as their merge (checkpoint_merge.hpp).
 Profile read_profile(const std::filesystem::path& path);
 // profile.json alone: a version-2 profile's by_rank stays empty.
 Profile parse_profile(const nlohmann::json& doc);
 // Fills every callsite's by_rank from a version-2 profile's matrix file; false (and
 // by_rank left empty) when the file is missing or does not fit the profile.
 bool attach_rank_matrix(Profile& profile, const std::filesystem::path& run_directory);
+bool attach_rank_matrix(Profile& profile, std::span<const std::byte> matrix_file);
 // Reads a version-2 profile's rank minima file into `rank_minima`; false when it is
 // missing or malformed.
 bool attach_rank_minima(Profile& profile, const std::filesystem::path& run_directory);

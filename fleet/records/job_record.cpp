@@ -74,6 +74,13 @@ std::string application_of(const std::string& executable, const nlohmann::json& 
   return name;
 }
 
+// "whole" (MPI_Finalize), "incomplete" (merged from the ranks' checkpoints: the
+// job was killed, or is still running) or "partial" (one rank's own profile).
+std::string status_of(const std::string& ended) {
+  if (ended == "MPI_Finalize") return "whole";
+  return ended == "checkpoint" ? "incomplete" : "partial";
+}
+
 }  // namespace
 
 nlohmann::json job_record(const nlohmann::json& profile) {
@@ -148,7 +155,7 @@ nlohmann::json job_record(const nlohmann::json& profile) {
   const std::string executable = job.value("executable", "");
   return {{"schema", kJobRecordSchema},
           {"producer", model::mpidle_producer()},
-          {"status", text(run, "ended") == "MPI_Finalize" ? "whole" : "partial"},
+          {"status", status_of(text(run, "ended"))},
           {"ended", text(run, "ended")},
           {"mode", text(run, "mode")},
           {"application",

@@ -10,10 +10,6 @@ TraceWindows& trace_windows() {
   return windows;
 }
 
-void cross_window_edge(Ticks now) {
-  trace_windows().cross(now);
-}
-
 void window_buffer_full() {
   trace_windows().buffer_full();
 }
@@ -45,8 +41,7 @@ void TraceWindows::start(const model::WindowSchedule& schedule, Ticks reference,
   m_full = false;
   m_counts = {};
   detail::g_trace_open.store(false, std::memory_order_relaxed);
-  detail::g_window_edge.store(schedule.enabled() ? opening(0) : ~Ticks{0},
-                              std::memory_order_release);
+  set_window_edge(schedule.enabled() ? opening(0) : ~Ticks{0});
 }
 
 void TraceWindows::place(const model::WindowSchedule& schedule, Ticks reference) {
@@ -84,9 +79,9 @@ void TraceWindows::cross(Ticks now) {
       m_open = true;
       detail::g_window_number.fetch_add(1, std::memory_order_relaxed);
       detail::g_trace_open.store(true, std::memory_order_relaxed);
-      detail::g_window_edge.store(closes, std::memory_order_release);
+      set_window_edge(closes);
     } else {
-      detail::g_window_edge.store(opens, std::memory_order_release);
+      set_window_edge(opens);
     }
     return;
   }
@@ -94,7 +89,7 @@ void TraceWindows::cross(Ticks now) {
 
 void TraceWindows::buffer_full() {
   std::lock_guard lock(m_mutex);
-  detail::g_window_edge.store(~Ticks{0}, std::memory_order_release);
+  set_window_edge(~Ticks{0});
   if (detail::g_trace_open.exchange(false, std::memory_order_relaxed) && !m_full) ++m_counts.cut;
   m_full = true;
 }

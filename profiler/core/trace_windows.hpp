@@ -3,7 +3,8 @@
 // records trace events for a short window, at the same instants on every rank, so
 // that the exact wait analysis of the windows can calibrate the whole run's wait
 // estimate. Between windows a call pays one comparison of its exit time with the
-// next edge; the edge is crossed by whichever call ends past it first.
+// next edge (call_edges.hpp); the edge is crossed by whichever call ends past it
+// first.
 
 #include <atomic>
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "model/window_schedule.hpp"
+#include "profiler/core/call_edges.hpp"
 #include "profiler/core/clock.hpp"
 
 namespace mpidle::profiler {
@@ -22,16 +24,11 @@ namespace detail {
 inline constinit std::atomic<bool> g_trace_open{false};
 // Each call reads that once, at its start, so that its hooks agree about it.
 [[gnu::tls_model("initial-exec")]] inline constinit thread_local bool tls_tracing = false;
-// The tick at which the next window opens, or the open one closes; never without
-// windows.
-inline constinit std::atomic<Ticks> g_window_edge{~Ticks{0}};
 // Counts the windows opened: a thread that sees it change starts counting its
 // records of the new window (MPIDLE_WINDOW_RECORDS).
 inline constinit std::atomic<std::uint32_t> g_window_number{0};
 }  // namespace detail
 
-// Out of line: a window opens or closes (or was missed while no call ended).
-[[gnu::noinline]] void cross_window_edge(Ticks now);
 // A thread's window buffer is full: the window closes now and no other opens.
 [[gnu::noinline]] void window_buffer_full();
 // A thread kept its MPIDLE_WINDOW_RECORDS records of this window: the window closes

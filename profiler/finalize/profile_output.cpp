@@ -110,6 +110,35 @@ fs::path run_directory(const Context& context, const std::string& executable) {
   return "mpidle-" + fs::path(executable).filename().string() + "-" + stamp;
 }
 
+// The "run" section's facts: the program, the MPI, the clock, the estimate shown.
+model::RunInfo describe_run(Context& context, const model::ProfileSummary& summary,
+                            const CallOverhead& per_call, const model::Calibration& calibration,
+                            bool trace, const char* ended) {
+  const auto args = command_line();
+  model::RunInfo run;
+  run.executable = executable_path();
+  run.args.assign(args.size() > 1 ? args.begin() + 1 : args.end(), args.end());
+  run.mpi_library = mpi_library();
+  run.start = context.start_iso();
+  run.wall_s = summary.ranks.empty() ? 0.0 : summary.ranks.front().wall_s;
+  run.timer = timer_name(selected_timer());
+  run.timer_resolution_s = context.tick_rate().resolution_s();
+  run.wait_estimate = context.config().global_min ? "global" : context.config().wait_estimate;
+  // Calibrated where windows (or the whole trace) calibrated a key; without any
+  // such key the profile is the robust estimate's, and says so.
+  if (run.wait_estimate == "calibrated" && !model::calibrated_keys(calibration)) {
+    run.wait_estimate = "robust";
+  }
+  run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
+  run.per_call_overhead_s = per_call.timed_s;
+  run.per_untimed_call_overhead_s = per_call.untimed_s;
+  run.setup_s = context.setup_s();
+  run.built_for_mpi = MPIDLE_BUILT_FOR_MPI;
+  if (trace) run.mode = "trace";
+  run.ended = ended;
+  return run;
+}
+
 // What the finalize tree cost, as rank 0 saw it (docs/profile-format.md, run.finalize).
 struct FinalizeCost {
   TreeTraffic minima, summary;
@@ -207,35 +236,13 @@ void write_run_directory(Context& context, model::ProfileSummary& summary, CallO
                          const FinalizeCost& cost, const model::Calibration& calibration,
                          const WindowsCost& windows, const char* ended = "MPI_Finalize",
                          bool announce = true) {
-  const auto args = command_line();
-  const std::string executable = executable_path();
-
   if (context.config().symbolize) {
     if (const std::string failed = symbolize(summary.callsites); !failed.empty()) warn(failed);
   }
   // One callsite per source line, however often the compiler duplicated the call.
   model::merge_alike_callsites(summary);
-  model::RunInfo run;
-  run.executable = executable;
-  run.args.assign(args.size() > 1 ? args.begin() + 1 : args.end(), args.end());
-  run.mpi_library = mpi_library();
-  run.start = context.start_iso();
-  run.wall_s = summary.ranks.empty() ? 0.0 : summary.ranks.front().wall_s;
-  run.timer = timer_name(selected_timer());
-  run.timer_resolution_s = context.tick_rate().resolution_s();
-  run.wait_estimate = context.config().global_min ? "global" : context.config().wait_estimate;
-  // Calibrated where windows (or the whole trace) calibrated a key; without any
-  // such key the profile is the robust estimate's, and says so.
-  if (run.wait_estimate == "calibrated" && !model::calibrated_keys(calibration)) {
-    run.wait_estimate = "robust";
-  }
-  run.callsite_depth = static_cast<std::int32_t>(context.config().callsite_depth);
-  run.per_call_overhead_s = per_call.timed_s;
-  run.per_untimed_call_overhead_s = per_call.untimed_s;
-  run.setup_s = context.setup_s();
-  run.built_for_mpi = MPIDLE_BUILT_FOR_MPI;
-  if (trace) run.mode = "trace";
-  run.ended = ended;
+  const model::RunInfo run = describe_run(context, summary, per_call, calibration, trace, ended);
+  const std::string& executable = run.executable;
   auto document = model::build_profile(summary, run);
   auto& json = document.profile;
   if (!calibration.source.empty()) {
@@ -477,8 +484,42 @@ void finalize_profile(Context& context) {
     // would take turns on the cores of an oversubscribed node.
     write_run_directory(context, *merged, per_call_overhead(context.tick_rate()), dir, dir_error,
                         context.config().trace ? &trace : nullptr, cost, calibration, windows_cost);
+    // The whole profile holds everything the checkpoints held (every rank stopped
+    // writing them before the trees).
+    std::error_code ignored;
+    if (fs::exists(dir / "profile.json", ignored)) {
+      fs::remove_all(dir / model::kCheckpointDirectory, ignored);
+    }
     if (const auto& log_run = context.log_location().run) publish_run(context, *log_run);
   }
+}
+
+model::Checkpoint rank_checkpoint(Context& context, const char* ended) {
+  const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
+  context.tick_rate().finish();
+  const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
+  const auto local = collect_local_tables(
+      context.threads(), context.tick_rate(),
+      RankIdentity{context.rank(), context.host(), wall_s, untracked, context.regions().paths()});
+  model::Checkpoint c;
+  // The rank's own minima stand for the global ones: no other rank can be asked.
+  c.minima = model::minima_of(local);
+  c.summary = model::summarize_rank(local, c.minima);
+  if (context.config().symbolize) symbolize(c.summary.callsites);  // said at the end, if at all
+  // Measured once per process: 40,000 table updates at every checkpoint would show.
+  static const CallOverhead per_call = per_call_overhead(context.tick_rate());
+  c.header.rank = context.rank();
+  c.header.size = context.size();
+  c.header.wall_s = wall_s;
+  c.header.ended = ended;
+  c.header.run = describe_run(context, c.summary, per_call, model::Calibration{},
+                              context.config().trace, ended);
+  c.header.job = job_section(context, c.summary, c.header.run.executable, c.header.run.mpi_library);
+  return c;
+}
+
+std::filesystem::path run_directory_of(const Context& context) {
+  return run_directory(context, executable_path());
 }
 
 std::string write_partial_profile(Context& context, const char* ended, bool announce) {

@@ -64,6 +64,11 @@ std::unique_ptr<Context> Context::uninstall() {
   return std::unique_ptr<Context>(s_current.exchange(nullptr, std::memory_order_acq_rel));
 }
 
+void Context::set_start_time(std::time_t start) {
+  m_start_time = start;
+  m_start_iso = iso_utc(start);
+}
+
 ThreadState* Context::create_thread_state() {
   try {
     std::lock_guard lock(m_threads_mutex);
@@ -88,6 +93,7 @@ ThreadState* Context::create_thread_state() {
         static_cast<std::size_t>(m_config.table_entries), static_cast<int>(m_config.callsite_depth),
         std::move(trace), std::move(papi), &m_mpi_code, m_python.get());
     state->limit_window_records(window_records);
+    state->set_in_mpi(&detail::tls_in_mpi);
     ThreadState* raw = state.get();
     m_threads.push_back(std::move(state));
     detail::tls_thread_state = raw;

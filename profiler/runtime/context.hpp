@@ -74,6 +74,9 @@ class Context {
   void mark_setup_done();
   double setup_s() const { return m_setup_s; }
   std::time_t start_time() const { return m_start_time; }
+  // Rank 0's start, agreed at MPI_Init where ranks write into a run directory
+  // named after it (checkpoints) and must name it alike.
+  void set_start_time(std::time_t start);
 
   // Trace mode and windows: the trace clock and this rank's offset to its parent
   // at MPI_Init.

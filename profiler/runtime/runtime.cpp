@@ -13,6 +13,7 @@
 #include "profiler/core/trace_windows.hpp"
 #include "profiler/finalize/offset_tree.hpp"
 #include "profiler/finalize/profile_output.hpp"
+#include "profiler/runtime/checkpoints.hpp"
 #include "profiler/runtime/context.hpp"
 #include "profiler/runtime/mpi_library_check.hpp"
 #include "profiler/runtime/papi_counters.hpp"
@@ -57,6 +58,12 @@ void start(settings::Settings config, OwnWorld own, int rank, int size) {
   }
   auto context = std::make_unique<Context>(std::move(config), own, rank, size);
   context->set_log_location(std::move(log_location));
+  if (context->config().checkpoint > 0) {
+    // Every rank writes its checkpoints into the run directory rank 0 names.
+    std::int64_t start = context->start_time();
+    PMPI_Bcast(&start, 1, MPI_INT64_T, 0, own.comm());
+    context->set_start_time(static_cast<std::time_t>(start));
+  }
   profiler::detail::g_world_rank = rank;
   bool papi_available = false;
   const bool windows = context->trace_windows_on();
@@ -111,6 +118,7 @@ void start(settings::Settings config, OwnWorld own, int rank, int size) {
   // MPI_Init rather than after the exit of its first call, where their page
   // faults would look like the application computing (2–4 ms on a VM).
   thread_state();
+  start_checkpoints(*installed);
   installed->mark_setup_done();
 }
 
@@ -123,6 +131,7 @@ void write_partial(Context& context, const char* ended, bool announce, bool publ
   if (!context.claim_partial()) return;
   std::string dir;
   try {
+    write_last_checkpoint(context, ended);
     dir = write_partial_profile(context, ended, announce && !context.log_location().run);
     if (publish && !dir.empty()) dir = publish_partial_profile(context, dir, ended, announce);
   } catch (const std::exception& e) {
@@ -277,6 +286,7 @@ void leave_together(MPI_Comm comm) {
 // nothing else holds MPI open.
 void end_if_last() {
   if (g_world_open || g_sessions_open > 0) return;
+  stop_checkpoints();
   std::unique_ptr<Context> context = Context::uninstall();
   if (!context) return;
   g_profile_written = true;

@@ -4,6 +4,7 @@
 // Reached through one thread_local pointer; owned by the Context, merged at finalize.
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -217,6 +218,11 @@ class ThreadState {
     return m_type_sizes[(handle ^ (handle >> 8)) % m_type_sizes.size()];
   }
 
+  // The thread's word that says which MPI call it is in (call_scope.hpp's
+  // tls_in_mpi), read by the stall watcher (checkpoints.hpp).
+  void set_in_mpi(const std::atomic<std::uint16_t>* word) { m_in_mpi = word; }
+  const std::atomic<std::uint16_t>* in_mpi() const { return m_in_mpi; }
+
  private:
   // The callsite (return address, stack or first frame outside the MPI library) and
   // the table slot of a key that is not the last call's, out of line.
@@ -284,6 +290,7 @@ class ThreadState {
     return static_cast<std::size_t>((returns_to * 0x9e3779b97f4a7c15ull) >> 60);
   }
   std::array<PollKey, kPolls> m_polls{};
+  const std::atomic<std::uint16_t>* m_in_mpi = nullptr;
   std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
   RegionStack m_regions;
   std::uint64_t m_dropped = 0;

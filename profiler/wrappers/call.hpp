@@ -42,7 +42,8 @@ inline constinit std::uint32_t g_poll_sample = 1;
 // loads, a thread-local test and a thread-local decrement.
 [[gnu::always_inline]] inline bool untimed_poll() {
   if (detail::g_trace_open.load(std::memory_order_relaxed) ||
-      !detail::g_recording.load(std::memory_order_relaxed) || detail::tls_in_mpi)
+      !detail::g_recording.load(std::memory_order_relaxed) ||
+      detail::tls_in_mpi.load(std::memory_order_relaxed) != 0)
     return false;
   if (__builtin_expect(--detail::tls_poll_countdown != 0, 1)) return true;
   detail::tls_poll_countdown = detail::g_poll_sample <= 1 ? 1 : detail::next_poll_gap();
@@ -52,10 +53,10 @@ inline constinit std::uint32_t g_poll_sample = 1;
 // The untimed path's MPI call: the re-entry guard set around it, as CallScope
 // would (untimed_poll() saw it clear).
 template <typename Real, typename... Args>
-[[gnu::always_inline]] inline int call_unrecorded(Real real, Args... args) {
-  detail::tls_in_mpi = true;
+[[gnu::always_inline]] inline int call_unrecorded(MpiFn fn, Real real, Args... args) {
+  detail::tls_in_mpi.store(detail::in_mpi_value(fn), std::memory_order_relaxed);
   const int rc = real(args...);
-  detail::tls_in_mpi = false;
+  detail::tls_in_mpi.store(0, std::memory_order_relaxed);
   return rc;
 }
 
@@ -94,9 +95,9 @@ class Call {
   [[gnu::always_inline]] void stop() {
     m_stop = now();
     if (__builtin_expect(detail::g_papi, 0)) papi_stop();
-    // Past the next window edge (profile mode with windows): one comparison.
-    if (__builtin_expect(m_stop >= detail::g_window_edge.load(std::memory_order_relaxed), 0)) {
-      cross_window_edge(m_stop);
+    // Past the next window edge or checkpoint (call_edges.hpp): one comparison.
+    if (__builtin_expect(m_stop >= detail::g_next_edge.load(std::memory_order_relaxed), 0)) {
+      cross_edge(m_stop);
     }
   }
   // Filled by hooks in trace mode (ignored otherwise).

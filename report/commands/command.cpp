@@ -48,6 +48,20 @@ const std::vector<Command>& commands() {
        "                      side, call duration histograms, a rank x callsite heatmap\n"
        "                      of wait, functions, and for trace runs the loop summary\n",
        "print the text report of a run", report_command},
+      {"status",
+       "mpidle status RUN_DIR|LOG_DIR [--top N] [--ranks N]\n\n"
+       "A job that has not finished (running, hung or killed), from the checkpoints\n"
+       "its ranks write (MPIDLE_CHECKPOINT, every 600 s by default, the first at\n"
+       "60 s): ranks, time so far, MPI and wait share, the top callsites, and what\n"
+       "each rank is doing. A rank that made no MPI call across a checkpoint's time\n"
+       "shows the call it is in and for how long no call has ended, e.g.\n"
+       "  rank 3      in MPI_Recv; no MPI call ended for 14 min 2 s\n"
+       "A rank silent for more than 2.5 intervals is gone (killed, or its node).\n"
+       "Given a log tree (or any directory above runs), one line per unfinished run.\n"
+       "Reads files only; never touches the job.\n\n"
+       "  --top N    callsites to list (default 5)\n"
+       "  --ranks N  rank lines to print, stalled and silent ranks first (default 16)\n",
+       "what a running, hung or killed job is doing, from its checkpoints", status_command},
       {"sync",
        "mpidle sync RUN_DIR [--gamma G] [--latency S] [--raw-clocks]\n\n"
        "Re-runs clock synchronization of a trace run (linear offset interpolation,\n"

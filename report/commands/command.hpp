@@ -38,6 +38,7 @@ int probe_command(Args args);
 int predict_command(Args args);
 int logdir_command(Args args);
 int fleet_command(Args args);
+int status_command(Args args);
 
 const std::vector<Command>& commands();
 

@@ -177,7 +177,11 @@ std::string fleet_report_html(const nlohmann::json& r) {
       "</section>\n";
   for (const auto& [id, key, title] :
        {std::tuple{"applications", "application", "By application"},
-        std::tuple{"users", "user", "By user"}, std::tuple{"accounts", "account", "By account"}}) {
+        std::tuple{"users", "user", "By user"}, std::tuple{"accounts", "account", "By account"},
+        // whole, incomplete (killed or still running: from checkpoints), partial
+        std::tuple{"statuses", "status", "By how the job ended"}}) {
+    // Reports of databases from before by_status have none.
+    if (!r.contains(std::string("by_") + key)) continue;
     out += std::string("<section id=\"") + id + "\"><h2>" + title + "</h2>\n" +
            hours_bars(r[std::string("by_") + key], key) + "</section>\n";
   }

@@ -24,6 +24,19 @@ Totals totals(const model::Profile& p, Estimate e) {
   return t;
 }
 
+// A run merged from its ranks' checkpoints: which ranks, as of when, which none.
+std::string checkpoints_lines(const model::CheckpointsSection& c) {
+  std::string out = format(
+      "  checkpoints: this run did not reach MPI_Finalize; merged from the latest checkpoint of\n"
+      "  %lld of %lld ranks, written %s to %s; each rank's calls up to then, with its own\n"
+      "  minima (no other rank could be asked)\n",
+      static_cast<long long>(c.ranks_found), static_cast<long long>(c.ranks_expected),
+      c.oldest.c_str(), c.newest.c_str());
+  if (!c.missing_ranks.empty()) out += "  no checkpoint from ranks " + c.missing_ranks + "\n";
+  for (const auto& u : c.unreadable) out += "  unreadable: " + u + "\n";
+  return out + "\n";
+}
+
 }  // namespace
 
 std::vector<const model::CallsiteRow*> callsites_by_wait(const model::Profile& p, Estimate e) {
@@ -139,7 +152,9 @@ std::string format_report(const model::Profile& p, const ReportOptions& o) {
       100 * p.run.overhead_fraction, seconds(p.run.setup_s).c_str());
   out += format("  wait (%s estimate) = %s\n", estimate_name(e), estimate_description(e).c_str());
   out += efficiency_line(p.efficiency) + "\n";
-  if (p.run.ended != "MPI_Finalize") {
+  if (p.checkpoints) {
+    out += checkpoints_lines(*p.checkpoints);
+  } else if (p.run.ended != "MPI_Finalize") {
     out += format(
         "  partial profile: rank %lld ended without MPI_Finalize (%s); it holds this rank's "
         "calls\n  up to then, with its own minima (no other rank could be asked)\n\n",

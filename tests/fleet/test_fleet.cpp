@@ -435,7 +435,8 @@ TEST_CASE("the HTML report reads as a centre reads it: axes, units, whole labels
       ++charts;
       CHECK(std::stod(page.substr(at + 12)) <= 960);
     }
-    CHECK(charts == (days <= 62 ? 9u : 7u));  // 3 bar charts, 2 histograms, days, weeks
+    // 4 bar charts (application, user, account, how the job ended), 2 histograms, days, weeks
+    CHECK(charts == (days <= 62 ? 10u : 8u));
     // Every column chart has a value axis: its unit and at least two ticks with values.
     std::size_t axes = 0;
     for (std::size_t at = 0; (at = page.find("<g class=\"axis\">", at)) != std::string::npos;
@@ -449,7 +450,7 @@ TEST_CASE("the HTML report reads as a centre reads it: axes, units, whole labels
       }
       CHECK(ticks >= 2);
     }
-    CHECK(axes == charts - 3);  // all but the three bar charts, whose bars carry their values
+    CHECK(axes == charts - 4);  // all but the four bar charts, whose bars carry their values
     // Units that fit: 3,000 jobs of hundreds of core-hours each read in thousands.
     CHECK(page.find("k core-hours, ") != std::string::npos);
     CHECK((page.find("Core time per day") != std::string::npos) == (days <= 62));

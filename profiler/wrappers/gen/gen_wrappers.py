@@ -269,7 +269,7 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
     out.append(f"{inline} int wrap_{name}({inner_params}) {{")
     out.append(f"  const auto real = real_{name}.get();")
     out.append(f"  if (real == nullptr) return mpidle::profiler::missing_function(\"P{name}\");")
-    out.append("  mpidle::profiler::CallScope scope;")
+    out.append(f"  mpidle::profiler::CallScope scope(mpidle::profiler::MpiFn::{name});")
     if kind in SPECIAL_KINDS and kind != "pcontrol":
         out.append("  (void)mpidle_callsite;")
     if kind in ("init", "session_init"):
@@ -315,7 +315,7 @@ def emit_wrapper(out, name, params, kind, roles, proto, where):
             f"    const auto real = real_{name}.get();",
             f"    mpidle::profiler::hooks::{camel(kind)}::Untimed poll;",
             f"    if (real != nullptr && poll.before({lean_args})) {{",
-            f"      const int rc = mpidle::profiler::call_unrecorded(real, {forward});",
+            f"      const int rc = mpidle::profiler::call_unrecorded(mpidle::profiler::MpiFn::{name}, real, {forward});",
             "      if (__builtin_expect(poll.nothing_completed(rc), 1)) {",
             f"        mpidle::profiler::record_untimed_poll(mpidle::profiler::MpiFn::{name}, "
             "__builtin_return_address(0), poll.peer());",
