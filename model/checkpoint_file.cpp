@@ -29,6 +29,8 @@ nlohmann::json header_json(const CheckpointHeader& h) {
           {"written_unix_s", h.written_unix_s},
           {"wall_s", h.wall_s},
           {"interval_s", h.interval_s},
+          {"build_s", h.build_s},
+          {"previous_s", h.previous_s},
           {"ended", h.ended},
           {"run", run_info_json(h.run)},
           {"job", h.job}};
@@ -42,6 +44,8 @@ CheckpointHeader header_of(const nlohmann::json& j) {
   h.written_unix_s = j.at("written_unix_s").get<double>();
   h.wall_s = j.at("wall_s").get<double>();
   h.interval_s = j.value("interval_s", 0.0);
+  h.build_s = j.value("build_s", 0.0);
+  h.previous_s = j.value("previous_s", 0.0);
   h.ended = j.at("ended").get<std::string>();
   h.run = run_info_of(j.at("run"));
   if (j.contains("job") && j["job"].is_object()) h.job = j["job"];

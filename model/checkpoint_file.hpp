@@ -33,6 +33,9 @@ struct CheckpointHeader {
   double written_unix_s = 0;   // when it was written (the rank's clock)
   double wall_s = 0;           // the rank's time since MPI_Init then
   double interval_s = 0;       // MPIDLE_CHECKPOINT: when the next one is due
+  // What checkpoints cost the rank: this one's making (tables to bytes), and the
+  // previous one's whole time, its write and rename included (0 for the first).
+  double build_s = 0, previous_s = 0;
   // "checkpoint" for one written during the run; the signal's or function's name
   // ("SIGTERM", "MPI_Abort", "exit") for the last one a rank wrote as it ended.
   std::string ended = "checkpoint";

@@ -83,6 +83,25 @@ std::string rank_ranges(const std::vector<int>& sorted_ranks) {
 ProfileDocument merge_checkpoints(std::vector<Checkpoint> checkpoints,
                                   const std::vector<std::string>& unreadable) {
   if (checkpoints.empty()) throw std::runtime_error("no readable checkpoint");
+  // A directory used again may hold an earlier run's files: the run of the newest
+  // checkpoint is the one merged, the others are named.
+  const auto newest_file = std::max_element(
+      checkpoints.begin(), checkpoints.end(), [](const Checkpoint& a, const Checkpoint& b) {
+        return a.header.written_unix_s < b.header.written_unix_s;
+      });
+  const RunInfo run_of_newest = newest_file->header.run;
+  const std::int32_t size_of_newest = newest_file->header.size;
+  std::vector<std::string> left_out = unreadable;
+  std::erase_if(checkpoints, [&](const Checkpoint& c) {
+    const bool other = c.header.size != size_of_newest ||
+                       c.header.run.start != run_of_newest.start ||
+                       c.header.run.executable != run_of_newest.executable;
+    if (other) {
+      left_out.push_back(checkpoint_name(c.header.rank) + ": of another run (started " +
+                         c.header.run.start + ")");
+    }
+    return other;
+  });
   std::sort(checkpoints.begin(), checkpoints.end(),
             [](const Checkpoint& a, const Checkpoint& b) { return a.header.rank < b.header.rank; });
   const CheckpointHeader& first = checkpoints.front().header;
@@ -94,12 +113,6 @@ ProfileDocument merge_checkpoints(std::vector<Checkpoint> checkpoints,
   for (std::size_t i = 0; i < checkpoints.size(); ++i) {
     const Checkpoint& c = checkpoints[i];
     const CheckpointHeader& h = c.header;
-    if (h.size != first.size || h.run.start != first.run.start ||
-        h.run.executable != first.run.executable) {
-      throw std::runtime_error("rank " + std::to_string(h.rank) +
-                               "'s checkpoint is of another run than rank " +
-                               std::to_string(first.rank) + "'s");
-    }
     if (i > 0 && h.rank == checkpoints[i - 1].header.rank) continue;
     merge_minima(minima, c.minima);
     merge_summaries(summary, c.summary);
@@ -137,7 +150,7 @@ ProfileDocument merge_checkpoints(std::vector<Checkpoint> checkpoints,
                                      {"missing_ranks", rank_ranges(missing)},
                                      {"oldest", iso_of(oldest)},
                                      {"newest", iso_of(newest)},
-                                     {"unreadable", unreadable},
+                                     {"unreadable", left_out},
                                      {"ranks", std::move(ranks)}};
   return document;
 }

@@ -27,8 +27,9 @@ bool has_checkpoints(const std::filesystem::path& run_directory);
 // stays short at any number of ranks.
 std::string rank_ranges(const std::vector<int>& sorted_ranks);
 
-// The merged profile; throws std::runtime_error when `checkpoints` is empty or its
-// ranks disagree about the run (another run's files).
+// The merged profile; throws std::runtime_error when `checkpoints` is empty. Files
+// of another run than the newest checkpoint's (a directory used again) are left
+// out and named with the unreadable ones.
 ProfileDocument merge_checkpoints(std::vector<Checkpoint> checkpoints,
                                   const std::vector<std::string>& unreadable = {});
 

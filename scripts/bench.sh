@@ -9,6 +9,8 @@ openmpi_build=${2:-build-openmpi}
 python3 "$(dirname "$0")/../bench/run_bench.py" --build "$build"
 # The profile finalize as the number of ranks grows (docs/scale.md).
 python3 "$(dirname "$0")/../bench/scale_bench.py" --build "$build"
+# What a profile checkpoint costs a rank, at 10^3 and 10^4 callsites.
+python3 "$(dirname "$0")/../bench/checkpoint_cost.py" --build "$build"
 # What preloading costs a process that never calls MPI: the shim against libmpidle.
 python3 "$(dirname "$0")/../bench/preload_cost.py" --build "$build"
 # The wait estimates against observed and exact wait, repeated (docs/profile-format.md).

@@ -26,9 +26,11 @@ namespace fs = std::filesystem;
 
 // The first checkpoint comes early enough for a two-minute job to have one.
 constexpr std::uint64_t kFirstCheckpointNs = 60'000'000'000;
-// A checkpoint may take at most this share of the time between two: a slower
-// filesystem stretches the interval (said once).
+// A checkpoint's write may take at most this share of the time between two: a
+// slower filesystem stretches the interval (said once). Writes shorter than
+// kSlowWriteNs never do: a loaded node's page cache, not a stalled filesystem.
 constexpr double kMaxCostShare = 0.01;
+constexpr std::uint64_t kSlowWriteNs = 100'000'000;
 // The slowest tick rate any timer here has (ticks per ns): an edge placed with it
 // before the rate is measured comes early, never late, and is placed again then.
 constexpr double kSlowestTicksPerNs = 0.5;
@@ -47,6 +49,11 @@ class Schedule {
     m_interval_ns = static_cast<std::uint64_t>(context.config().checkpoint) * 1'000'000'000;
     m_rank = context.rank();
     m_directory = run_directory_of(context) / model::kCheckpointDirectory;
+    // In a log tree a rank that ends without MPI_Finalize publishes the staging
+    // directory, checkpoints and all: the others' later ones follow it there.
+    if (const auto& run = context.log_location().run) {
+      m_published = run->final_path / model::kCheckpointDirectory;
+    }
     m_ticks0 = now();
     m_ns0 = monotonic_ns();
     m_due_ns = m_ns0 + std::min(m_interval_ns, kFirstCheckpointNs);
@@ -80,8 +87,9 @@ class Schedule {
     if (ns >= m_due_ns) {
       if (Context* context = Context::current()) write(*context, "checkpoint");
       const std::uint64_t finished = monotonic_ns();
-      m_due_ns += next_interval_ns(finished - ns);
-      if (m_due_ns <= finished) m_due_ns = finished + next_interval_ns(finished - ns);
+      const std::uint64_t interval = next_interval_ns(m_write_ns);
+      m_due_ns += interval;
+      if (m_due_ns <= finished) m_due_ns = finished + interval;
     }
     place_edge(ticks, ns);
   }
@@ -95,16 +103,24 @@ class Schedule {
  private:
   // With m_mutex held.
   void write(Context& context, const char* ended) {
+    const std::uint64_t began = monotonic_ns();
     try {
       model::Checkpoint checkpoint = rank_checkpoint(context, ended);
       checkpoint.header.sequence = ++m_sequence;
       checkpoint.header.written_unix_s = unix_now_s();
       checkpoint.header.interval_s = static_cast<double>(m_interval_ns) * 1e-9;
+      checkpoint.header.previous_s = m_previous_s;
+      checkpoint.header.build_s = static_cast<double>(monotonic_ns() - began) * 1e-9;
+      follow_run();
       std::error_code ec;
-      fs::create_directories(m_directory, ec);
+      fs::create_directory(m_directory, ec);  // never the run directory: it may be gone
       std::string error;
       const fs::path file = m_directory / model::checkpoint_name(m_rank);
-      if (!model::replace_file(file, model::encode_checkpoint(checkpoint), error)) {
+      const std::string bytes = model::encode_checkpoint(checkpoint);
+      const std::uint64_t write_began = monotonic_ns();
+      const bool written = model::replace_file(file, bytes, error);
+      m_write_ns = monotonic_ns() - write_began;
+      if (!written) {
         if (!m_said_failure) warn("cannot write the checkpoint " + file.string() + ": " + error);
         m_said_failure = true;
       } else {
@@ -116,15 +132,23 @@ class Schedule {
       if (!m_said_failure) warn(std::string("could not write a checkpoint: ") + e.what());
       m_said_failure = true;
     }
+    m_previous_s = static_cast<double>(monotonic_ns() - began) * 1e-9;
   }
 
-  // The interval after a checkpoint that took `cost_ns`: a slow filesystem
-  // stretches it so that checkpoints take at most kMaxCostShare of the run.
-  std::uint64_t next_interval_ns(std::uint64_t cost_ns) {
-    const auto bound = static_cast<std::uint64_t>(static_cast<double>(cost_ns) / kMaxCostShare);
-    if (bound <= m_interval_ns) return m_interval_ns;
+  // With m_mutex held: where the run directory went if another rank published it.
+  void follow_run() {
+    std::error_code ec;
+    if (m_published.empty() || fs::exists(m_directory.parent_path(), ec)) return;
+    if (fs::exists(m_published.parent_path(), ec)) m_directory = m_published;
+  }
+
+  // The interval after a checkpoint whose write took `write_ns`: a slow filesystem
+  // stretches it so that writing checkpoints takes at most kMaxCostShare of the run.
+  std::uint64_t next_interval_ns(std::uint64_t write_ns) {
+    const auto bound = static_cast<std::uint64_t>(static_cast<double>(write_ns) / kMaxCostShare);
+    if (write_ns < kSlowWriteNs || bound <= m_interval_ns) return m_interval_ns;
     if (!m_said_slow) {
-      warn("a checkpoint took " + std::to_string(static_cast<double>(cost_ns) * 1e-9) +
+      warn("writing a checkpoint took " + std::to_string(static_cast<double>(write_ns) * 1e-9) +
            " s; the next ones are spaced " + std::to_string(static_cast<double>(bound) * 1e-9) +
            " s apart (at most 1% of the run)");
     }
@@ -172,8 +196,10 @@ class Schedule {
   }
 
   void note_stall(std::uint64_t due_ns) {
+    // The schedule's directory and rank; a checkpoint being written is waited for.
+    std::lock_guard schedule_lock(m_mutex);
     Context* context = Context::current();
-    if (!context) return;
+    if (!m_on || !context) return;
     const double now_unix = unix_now_s();
     const double due_unix = now_unix - static_cast<double>(monotonic_ns() - due_ns) * 1e-9;
     double expected = 0;
@@ -199,7 +225,7 @@ class Schedule {
         {"threads", std::move(threads)}};
     std::string error;
     std::error_code ec;
-    fs::create_directories(m_directory, ec);
+    fs::create_directory(m_directory, ec);
     model::replace_file(stall_file(), note.dump() + '\n', error);
   }
 
@@ -207,9 +233,12 @@ class Schedule {
   bool m_on = false;
   int m_rank = 0;
   fs::path m_directory;
+  fs::path m_published;  // in a log tree: the run's final place's checkpoints
   std::uint64_t m_interval_ns = 0, m_due_ns = 0, m_ns0 = 0, m_sequence = 0;
   Ticks m_ticks0 = 0;
   bool m_said_failure = false, m_said_slow = false;
+  double m_previous_s = 0;       // the last checkpoint's whole time
+  std::uint64_t m_write_ns = 0;  // and its write's
   // Shared with the watcher.
   std::atomic<std::uint64_t> m_watch_due_ns{0}, m_sequence_written{0};
   std::atomic<double> m_stall_since_unix_s{0};
@@ -233,6 +262,11 @@ class Schedule {
 void start_checkpoints(Context& context) {
   if (context.config().checkpoint <= 0) return;
   Schedule::schedule().start(context);
+}
+
+void clear_checkpoints(const Context& context) {
+  std::error_code ignored;
+  fs::remove_all(run_directory_of(context) / model::kCheckpointDirectory, ignored);
 }
 
 void stop_checkpoints() {

@@ -13,6 +13,11 @@
 
 namespace mpidle::profiler {
 
+// Rank 0 at MPI_Init, before the ranks agree on the run directory's name: an
+// earlier run's checkpoints in a directory used again are removed (the other
+// ranks write none before that agreement).
+void clear_checkpoints(const Context& context);
+
 // At MPI_Init, with the Context installed: places the first checkpoint (at 60 s,
 // or the interval if shorter) and starts the watcher. Nothing with
 // MPIDLE_CHECKPOINT=0.

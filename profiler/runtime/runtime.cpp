@@ -60,6 +60,7 @@ void start(settings::Settings config, OwnWorld own, int rank, int size) {
   context->set_log_location(std::move(log_location));
   if (context->config().checkpoint > 0) {
     // Every rank writes its checkpoints into the run directory rank 0 names.
+    if (rank == 0) clear_checkpoints(*context);
     std::int64_t start = context->start_time();
     PMPI_Bcast(&start, 1, MPI_INT64_T, 0, own.comm());
     context->set_start_time(static_cast<std::time_t>(start));

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 
+#include "model/checkpoint_merge.hpp"
 #include "model/profile_reader.hpp"
 #include "report/commands/command.hpp"
 #include "report/launch/launcher.hpp"
@@ -136,6 +137,15 @@ std::string read_run_dir_file(const fs::path& file) {
 // Rank 0 makes the output directory at MPI_Init: without it, no rank started.
 std::string why_no_profile(const fs::path& output, const std::map<std::string, std::string>& set) {
   std::error_code ec;
+  // Killed (SIGKILL, the out-of-memory killer) or ended otherwise: the ranks'
+  // checkpoints hold the run up to their last one.
+  const std::string merged =
+      model::has_checkpoints(output)
+          ? "every rank's latest checkpoint, merged: mpidle report " + output.string()
+          : std::string();
+  if (!merged.empty() && !fs::is_directory(output / "partial", ec)) {
+    return "the program did not reach MPI_Finalize; " + merged;
+  }
   if (fs::is_directory(output / "partial", ec)) {
     std::size_t ranks = 0;
     for (const auto& entry : fs::directory_iterator(output / "partial", ec)) {
@@ -145,7 +155,7 @@ std::string why_no_profile(const fs::path& output, const std::map<std::string, s
            (ranks == 1 ? std::string("1 rank left a partial profile")
                        : std::to_string(ranks) + " ranks left partial profiles") +
            " in " + (output / "partial").string() + " (mpidle report " +
-           (output / "partial").string() + "/rank-N)";
+           (output / "partial").string() + "/rank-N)" + (merged.empty() ? "" : "; " + merged);
   }
   if (fs::is_directory(output, ec)) {
     return "the program did not reach MPI_Finalize, or the profile could not be written "
@@ -227,6 +237,7 @@ int run_command(Args args) {
   // must not be taken for this run's.
   std::error_code ec;
   fs::remove_all(output / "partial", ec);
+  fs::remove_all(output / model::kCheckpointDirectory, ec);
   const auto launched = fs::file_time_type::clock::now();
   const int status = run_and_wait(command, set);
   const fs::path profile = output / "profile.json";

@@ -27,9 +27,9 @@ Totals totals(const model::Profile& p, Estimate e) {
 // A run merged from its ranks' checkpoints: which ranks, as of when, which none.
 std::string checkpoints_lines(const model::CheckpointsSection& c) {
   std::string out = format(
-      "  checkpoints: this run did not reach MPI_Finalize; merged from the latest checkpoint of\n"
-      "  %lld of %lld ranks, written %s to %s; each rank's calls up to then, with its own\n"
-      "  minima (no other rank could be asked)\n",
+      "  checkpoints: this run did not reach MPI_Finalize; merged from the latest\n"
+      "  checkpoint of %lld of %lld ranks, written %s to %s;\n"
+      "  each rank's calls up to then, with its own minima (no other rank could be asked)\n",
       static_cast<long long>(c.ranks_found), static_cast<long long>(c.ranks_expected),
       c.oldest.c_str(), c.newest.c_str());
   if (!c.missing_ranks.empty()) out += "  no checkpoint from ranks " + c.missing_ranks + "\n";

@@ -14,7 +14,9 @@
 #include "build_paths.hpp"
 #include "fleet/records/job_record.hpp"
 #include "fleet/records/log_tree.hpp"
+#include "model/checkpoint_merge.hpp"
 #include "process.hpp"
+#include "steps_record.hpp"
 
 using namespace mpidle::test;
 namespace fs = std::filesystem;
@@ -117,13 +119,14 @@ const std::map<std::string, std::string>& job_with(
 // `tree`, libmpidle preloaded and the runs going there (else it leaves mpidle to the
 // site: the SPANK plugin or the TaskProlog).
 std::string srun_script(const std::string& name, const std::vector<std::string>& argv,
-                        const std::string& tree = "", const std::string& ranks = "") {
+                        const std::string& tree = "", const std::string& ranks = "",
+                        const std::string& exports = "") {
   const auto script = scratch_dir(name);
   std::ofstream out(script);
   out << "#!/bin/sh\n";
   if (!tree.empty()) {
     out << "export LD_PRELOAD=" << quoted({build_tree::mpidle_lib})
-        << " MPIDLE_LOG_DIR=" << quoted({tree}) << "\n";
+        << " MPIDLE_LOG_DIR=" << quoted({tree}) << (exports.empty() ? "" : " " + exports) << "\n";
   }
   out << "srun " << ranks << srun_mpi() << " " << quoted(argv) << "\n";
   return script;
@@ -340,6 +343,115 @@ TEST_CASE("Slurm: a job cancelled mid-run leaves its partial profiles, no stagin
     check_job(record["job"], jobs[0]);
   }
   CHECK(partial >= 1);
+}
+
+// `dies MODE 600 STEPS` as a 2-rank batch job (`options` to sbatch) with a
+// checkpoint every second into `tree`; `after` (sh, the job's id in $id) runs once
+// both ranks loop, then the job is waited for. Slurm's account of it is left in
+// the jobs file.
+struct KilledJob {
+  std::string tree, steps, jobs_file;
+};
+KilledJob run_killed_job(const std::string& name, const std::string& options,
+                         const std::string& mode, const std::string& after, int timeout_s) {
+  KilledJob job{scratch_dir(name), scratch_dir(name + "_steps") + "/steps",
+                scratch_dir(name + ".jobs")};
+  fs::create_directories(job.tree);
+  fs::create_directories(fs::path(job.steps).parent_path());
+  const auto script = srun_script(name + ".sh", {program("fault_dies"), mode, "600", job.steps},
+                                  job.tree, "", "MPIDLE_CHECKPOINT=1");
+  const auto r = in_slurm(
+      "id=$(sbatch --parsable -n 2 -J " + name + " -o /dev/null " + options + " " +
+          quoted({script}) + ")\n" + "i=0; until [ -s " + quoted({job.steps + ".1"}) +
+          " ] || [ $i -ge 300 ]; do i=$((i+1)); sleep 0.1; done\n" + after + "\nwait_for $id",
+      job.jobs_file, "", "", timeout_s);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  return job;
+}
+
+// The killed job's run, with every rank's checkpoint holding the rank's calls as
+// of its time, the latest within an interval of the rank's last step; `mpidle
+// report` merges them, and the fleet ingests the job as incomplete, Slurm's, with
+// its wait. A run whose ranks were all killed stays in its staging directory; one
+// where a rank was sent SIGTERM too (srun passes it on when its step is ended)
+// was published by that rank's partial profile, the later checkpoints with it.
+void check_killed_run(const KilledJob& job, const std::map<std::string, std::string>& slurm) {
+  const auto t = log_tree_runs(job.tree);
+  REQUIRE(t.runs.size() + t.staging == 1);
+  fs::path staging;
+  for (const auto& e : fs::recursive_directory_iterator(job.tree)) {
+    if (e.path().filename().string().front() == '.' && fs::is_directory(e.path())) {
+      staging = e.path();
+    }
+  }
+  const fs::path run_dir = t.runs.empty() ? staging : t.runs.front();
+  std::string key = run_dir.filename().string();
+  if (t.runs.empty()) {
+    key = key.substr(1, key.size() - 1 - std::string(mpidle::fleet::kStagingSuffix).size());
+  }
+  REQUIRE(!run_dir.empty());
+  std::vector<std::string> unreadable;
+  const auto checkpoints = mpidle::model::read_checkpoints(run_dir, unreadable);
+  CHECK(unreadable.empty());
+  REQUIRE(checkpoints.size() == 2);
+  for (const auto& c : checkpoints) {
+    const auto record = steps_of(job.steps, c.header.rank);
+    REQUIRE(record);
+    check_checkpoint_counts(c, *record);
+    INFO("written " << last_step_unix_s(*record) - c.header.written_unix_s
+                    << " s before the rank's last step");
+    CHECK(c.header.written_unix_s >= last_step_unix_s(*record) - 1.5);
+  }
+  const auto report = run({build_tree::mpidle_bin, "report", run_dir.string()});
+  INFO(report.out << report.err);
+  CHECK(report.status == 0);
+  CHECK_THAT(report.out, Catch::Contains("2 of 2 ranks"));
+  const std::string db = job.tree + "/../" + fs::path(job.tree).filename().string() + ".db";
+  fs::remove(db);
+  const auto ingest = run({build_tree::mpidle_bin, "fleet", "ingest", job.tree, "--db", db});
+  INFO(ingest.out << ingest.err);
+  CHECK(ingest.status == 0);
+  const auto fleet = run({build_tree::mpidle_bin, "fleet", "report", "--db", db, "--json"});
+  REQUIRE(fleet.status == 0);
+  const auto j = json::parse(fleet.out);
+  REQUIRE(j["top_jobs"].size() == 1);
+  const auto& row = j["top_jobs"][0];
+  CHECK(row["status"] == "incomplete");
+  CHECK(row["ranks"] == 2);
+  CHECK(row["job_id"] == slurm.at("JobId"));
+  // Keyed by the place it has, or was to be published at.
+  const fs::path ingested = row["run"].get<std::string>();
+  CHECK(ingested.filename().string() == key);
+  CHECK(j["totals"]["wait_core_hours"].get<double>() > 0);
+}
+
+TEST_CASE(
+    "Slurm: scancel --signal=KILL mid-run: the job keeps its profile up to its last "
+    "checkpoints, and the fleet counts it",
+    "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) skip_test(why);
+  const auto job =
+      run_killed_job("slurm_kill", "", "linger", "sleep 3; scancel --signal=KILL $id", 120);
+  const auto jobs = slurm_jobs(job.jobs_file);
+  REQUIRE(jobs.size() == 1);
+  INFO("JobState " << jobs[0].at("JobState"));
+  CHECK(jobs[0].at("JobState") != "COMPLETED");
+  check_killed_run(job, jobs[0]);
+}
+
+TEST_CASE(
+    "Slurm: a job past its time limit, ended by SIGKILL once KillWait expired, keeps its "
+    "profile up to its last checkpoints",
+    "[mpi][slurm]") {
+  if (const auto why = why_no_slurm(); !why.empty()) skip_test(why);
+  // The program ignores SIGTERM: Slurm's KillWait (5 s here) expires and SIGKILL
+  // ends it. A one-minute limit, enforced within slurmctld's 30 s sweeps.
+  const auto job = run_killed_job("slurm_time_limit", "-t 1", "deaf", "", 170);
+  const auto jobs = slurm_jobs(job.jobs_file);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].at("JobState") == "TIMEOUT");
+  check_killed_run(job, jobs[0]);
 }
 
 TEST_CASE(

@@ -8,8 +8,8 @@
  *   linger S [FILE]  calls MPI for S seconds (a job to signal); with FILE, rank r
  *             keeps the number of loop steps it finished in FILE.r (a shared mapping,
  *             which outlives the process), so a test knows its calls when it is killed:
- *             the count, the start (CLOCK_REALTIME, ns) and the count at the end of
- *             each 10 ms since then (struct steps_record)
+ *             the count, the start (CLOCK_REALTIME, ns), the process id and the
+ *             count at the end of each 10 ms since the start (struct steps_record)
  *   deaf S [FILE]    linger, with SIGTERM ignored from before MPI_Init (a job only
  *             SIGKILL ends: a batch system's KillWait expires)
  *   hang S [FILE]    linger, then every rank receives from the next one: a deadlock
@@ -34,6 +34,7 @@ enum { kSlotNs = 10 * 1000 * 1000, kSlots = 30000 };
 struct steps_record {
   long steps;
   long start_ns;
+  long pid; /* the rank's process, for a test that kills one rank */
   long at_slot[kSlots];
 };
 
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
     const double limit = argc > 2 ? atof(argv[2]) : 10;
     volatile struct steps_record* steps = steps_file(argc > 3 ? argv[3] : NULL, rank);
     steps->start_ns = realtime_ns();
+    steps->pid = getpid();
     const double start = MPI_Wtime();
     int done = 0;
     while (!done) {
