@@ -11,7 +11,7 @@
 namespace mpidle::model {
 namespace {
 
-constexpr char kMagic[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'C', 'P'};
+constexpr char kCheckpointMagic[8] = {'M', 'P', 'I', 'D', 'L', 'E', 'C', 'P'};
 
 std::uint64_t fnv1a(std::string_view bytes) {
   std::uint64_t h = 0xcbf29ce484222325ull;
@@ -136,7 +136,7 @@ RunInfo run_info_of(const nlohmann::json& j) {
 
 std::string encode_checkpoint(const Checkpoint& checkpoint) {
   ByteWriter w;
-  for (const char c : kMagic) w.put(c);
+  for (const char c : kCheckpointMagic) w.put(c);
   w.put<std::uint32_t>(kCheckpointVersion);
   // Arguments need not be UTF-8: replaced, never thrown on.
   w.put_string(header_json(checkpoint.header)
@@ -153,8 +153,8 @@ std::string encode_checkpoint(const Checkpoint& checkpoint) {
 }
 
 Checkpoint decode_checkpoint(std::string_view bytes) {
-  if (bytes.size() < sizeof kMagic + sizeof(std::uint32_t) + sizeof(std::uint64_t) ||
-      std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+  if (bytes.size() < sizeof kCheckpointMagic + sizeof(std::uint32_t) + sizeof(std::uint64_t) ||
+      std::memcmp(bytes.data(), kCheckpointMagic, sizeof kCheckpointMagic) != 0) {
     throw std::runtime_error("not an mpidle checkpoint");
   }
   const std::string_view body = bytes.substr(0, bytes.size() - sizeof(std::uint64_t));
@@ -162,7 +162,7 @@ Checkpoint decode_checkpoint(std::string_view bytes) {
   std::memcpy(&sum, bytes.data() + body.size(), sizeof sum);
   if (sum != fnv1a(body)) throw std::runtime_error("cut short or corrupt (its checksum differs)");
   ByteReader r(std::span(reinterpret_cast<const std::byte*>(body.data()), body.size()));
-  char magic[sizeof kMagic];
+  char magic[sizeof kCheckpointMagic];
   for (char& c : magic) r.get(c);
   std::uint32_t version = 0;
   if (!r.get(version) || version != kCheckpointVersion) {

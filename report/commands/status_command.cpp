@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A log tree is LOG_DIR/YYYY/MM/DD/run; deeper than this is not searched.
-constexpr int kMaxDepth = 6;
+constexpr int kMaxSearchDepth = 6;
 
 double unix_now_s() {
   timespec ts{};
@@ -48,7 +48,7 @@ std::map<int, model::StallNote> stall_notes(const fs::path& run) {
   return notes;
 }
 
-bool finished(const fs::path& run) {
+bool has_whole_profile(const fs::path& run) {
   std::error_code ec;
   return fs::exists(run / "profile.json", ec);
 }
@@ -57,10 +57,10 @@ bool finished(const fs::path& run) {
 // (a killed job's stays there), never through a link.
 void unfinished_runs(const fs::path& dir, int depth, std::vector<fs::path>& out) {
   if (model::has_checkpoints(dir)) {
-    if (!finished(dir)) out.push_back(dir);
+    if (!has_whole_profile(dir)) out.push_back(dir);
     return;
   }
-  if (depth >= kMaxDepth) return;
+  if (depth >= kMaxSearchDepth) return;
   std::error_code ec;
   std::vector<fs::path> children;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -137,7 +137,7 @@ int status_command(Args args) {
   const fs::path path = where;
   if (!fs::is_directory(path, ec)) throw UsageError(where + " is not a directory");
   const double now = unix_now_s();
-  if (finished(path)) {
+  if (has_whole_profile(path)) {
     std::printf("%s finished (MPI_Finalize): mpidle report %s\n", where.c_str(), where.c_str());
     return 0;
   }
