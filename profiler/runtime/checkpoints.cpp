@@ -206,12 +206,13 @@ class Schedule {
     m_stall_since_unix_s.compare_exchange_strong(expected, due_unix, std::memory_order_relaxed);
     nlohmann::json threads = nlohmann::json::array();
     for (const ThreadState* t : context->threads()) {
-      const auto* word = t->in_mpi();
-      const std::uint16_t in = word ? word->load(std::memory_order_relaxed) : 0;
+      const std::uint8_t in = t->in_mpi_now();
       if (in == 0) {
         threads.push_back({{"in", nullptr}});
-      } else if (in == detail::kOwnWork || in > kMpiFnCount) {
+      } else if (in == detail::kOwnWork) {
         threads.push_back({{"in", "mpidle"}});
+      } else if (in == detail::kLaterFunction || in > kMpiFnCount) {
+        threads.push_back({{"in", "an MPI call"}});
       } else {
         threads.push_back({{"in", kMpiFnNames[in - 1]}});
       }

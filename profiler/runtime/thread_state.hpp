@@ -220,8 +220,11 @@ class ThreadState {
 
   // The thread's word that says which MPI call it is in (call_scope.hpp's
   // tls_in_mpi), read by the stall watcher (checkpoints.hpp).
-  void set_in_mpi(const std::atomic<std::uint16_t>* word) { m_in_mpi = word; }
-  const std::atomic<std::uint16_t>* in_mpi() const { return m_in_mpi; }
+  void set_in_mpi(const std::uint8_t* word) { m_in_mpi = word; }
+  // Which MPI call the thread is in now (0: none), from another thread.
+  std::uint8_t in_mpi_now() const {
+    return m_in_mpi ? __atomic_load_n(m_in_mpi, __ATOMIC_RELAXED) : 0;
+  }
 
  private:
   // The callsite (return address, stack or first frame outside the MPI library) and
@@ -290,7 +293,7 @@ class ThreadState {
     return static_cast<std::size_t>((returns_to * 0x9e3779b97f4a7c15ull) >> 60);
   }
   std::array<PollKey, kPolls> m_polls{};
-  const std::atomic<std::uint16_t>* m_in_mpi = nullptr;
+  const std::uint8_t* m_in_mpi = nullptr;
   std::array<FirstCallRecord, kMpiFnCount> m_first_calls{};
   RegionStack m_regions;
   std::uint64_t m_dropped = 0;

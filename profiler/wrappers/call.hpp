@@ -43,7 +43,7 @@ inline constinit std::uint32_t g_poll_sample = 1;
 [[gnu::always_inline]] inline bool untimed_poll() {
   if (detail::g_trace_open.load(std::memory_order_relaxed) ||
       !detail::g_recording.load(std::memory_order_relaxed) ||
-      detail::tls_in_mpi.load(std::memory_order_relaxed) != 0)
+      detail::tls_in_mpi != 0)
     return false;
   if (__builtin_expect(--detail::tls_poll_countdown != 0, 1)) return true;
   detail::tls_poll_countdown = detail::g_poll_sample <= 1 ? 1 : detail::next_poll_gap();
@@ -54,9 +54,9 @@ inline constinit std::uint32_t g_poll_sample = 1;
 // would (untimed_poll() saw it clear).
 template <typename Real, typename... Args>
 [[gnu::always_inline]] inline int call_unrecorded(MpiFn fn, Real real, Args... args) {
-  detail::tls_in_mpi.store(detail::in_mpi_value(fn), std::memory_order_relaxed);
+  detail::tls_in_mpi = detail::in_mpi_value(fn);
   const int rc = real(args...);
-  detail::tls_in_mpi.store(0, std::memory_order_relaxed);
+  detail::tls_in_mpi = 0;
   return rc;
 }
 
