@@ -5,7 +5,7 @@ Runs bench/checkpoint_cost_N (N = 10^3 and 10^4 distinct callsites, 2 ranks) wit
 MPIDLE_CHECKPOINT=1 until it kills itself, alternating N, R times each, then reads
 each rank's latest checkpoint header: `previous_s` is the whole time of the
 checkpoint before it (tables to bytes, symbolization, write and rename), `build_s`
-its own making. A run of 2.5 s leaves checkpoint 2, whose previous_s is the first
+its own making (tables to a summary, naming callsites within 0.1 s). A run of 2.5 s leaves checkpoint 2, whose previous_s is the first
 checkpoint's (symbolizing every callsite: cold); a run of 4.5 s leaves checkpoint
 4, whose previous_s is a later one's (symbols cached: steady). Medians over runs
 and ranks, with their range; then the average share of a rank's time at the
@@ -74,7 +74,7 @@ def main():
         if not r["whole"]:
             print("  %5d callsites, %s: no checkpoint read" % (callsites, kind))
             continue
-        print("  %5d callsites, %-6s whole %s, making %s, %d KiB" %
+        print("  %5d callsites, %-6s whole %s; the next one's making %s; %d KiB" %
               (callsites, kind, spread(r["whole"]), spread(r["build"]),
                statistics.median(r["bytes"]) // 1024))
         figures["%d_%s_s" % (callsites, kind)] = statistics.median(r["whole"])

@@ -230,6 +230,25 @@ std::optional<WholeTraceAnalysis> whole_trace_analysis(const fs::path& dir,
                             analysis::analyze_delays(trace, matching)};
 }
 
+// A checkpoint names its callsites within this much time (the MPI call that writes
+// it waits meanwhile): a frame costs 0.1 to 0.6 ms the first time (libdw), nothing
+// once named, so each checkpoint names more; the rest keep their module and offset
+// until then, and the finalize names all.
+constexpr std::uint64_t kCheckpointSymbolsNs = 100'000'000;
+constexpr std::size_t kSymbolsChunk = 64;
+
+void symbolize_within(std::vector<model::Callsite>& callsites, std::uint64_t budget_ns) {
+  const std::uint64_t start = monotonic_ns();
+  for (std::size_t first = 0; first < callsites.size(); first += kSymbolsChunk) {
+    if (monotonic_ns() - start > budget_ns) return;
+    const std::size_t last = std::min(callsites.size(), first + kSymbolsChunk);
+    std::vector<model::Callsite> chunk(std::make_move_iterator(callsites.begin() + first),
+                                       std::make_move_iterator(callsites.begin() + last));
+    symbolize(chunk);  // a module it cannot read is said at the finalize, if at all
+    std::move(chunk.begin(), chunk.end(), callsites.begin() + first);
+  }
+}
+
 // `dir` was created already; `ec` says why not, if it could not be.
 void write_run_directory(Context& context, model::ProfileSummary& summary, CallOverhead per_call,
                          const fs::path& dir, std::error_code ec, const TraceSections* trace,
@@ -505,7 +524,7 @@ model::Checkpoint rank_checkpoint(Context& context, const char* ended) {
   // The rank's own minima stand for the global ones: no other rank can be asked.
   c.minima = model::minima_of(local);
   c.summary = model::summarize_rank(local, c.minima);
-  if (context.config().symbolize) symbolize(c.summary.callsites);  // said at the end, if at all
+  if (context.config().symbolize) symbolize_within(c.summary.callsites, kCheckpointSymbolsNs);
   // Measured once per process: 40,000 table updates at every checkpoint would show.
   static const CallOverhead per_call = per_call_overhead(context.tick_rate());
   c.header.rank = context.rank();
