@@ -42,8 +42,7 @@ inline constinit std::uint32_t g_poll_sample = 1;
 // loads, a thread-local test and a thread-local decrement.
 [[gnu::always_inline]] inline bool untimed_poll() {
   if (detail::g_trace_open.load(std::memory_order_relaxed) ||
-      !detail::g_recording.load(std::memory_order_relaxed) ||
-      detail::tls_in_mpi != 0)
+      !detail::g_recording.load(std::memory_order_relaxed) || detail::tls_in_mpi != 0)
     return false;
   if (__builtin_expect(--detail::tls_poll_countdown != 0, 1)) return true;
   detail::tls_poll_countdown = detail::g_poll_sample <= 1 ? 1 : detail::next_poll_gap();
