@@ -80,6 +80,23 @@ struct Walk {
     return st;
   }
 
+  // A run found, its record `st` as the walk saw it.
+  void add(const fs::path& run, const fs::path& record, const struct stat& st, uid_t run_owner,
+           bool checkpoints) {
+    RunFile f;
+    f.run = run;
+    f.record = record;
+    f.root = root;
+    f.checkpoints = checkpoints;
+    f.size = static_cast<std::int64_t>(st.st_size);
+    f.mtime_ns = mtime_ns(st);
+    f.device = st.st_dev;
+    f.inode = st.st_ino;
+    f.record_owner = st.st_uid;
+    f.run_owner = run_owner;
+    found.push_back(std::move(f));
+  }
+
   // `dir`'s job.json, else its profile.json, as the record of `run`: true if found
   // (or refused as a link, which also ends the search in this directory).
   bool record_in(int dir, const fs::path& path, const fs::path& run, uid_t run_owner) {
@@ -88,17 +105,7 @@ struct Walk {
       const auto st = entry(dir, name, path / name, &refused);
       if (refused) return true;
       if (!st || !S_ISREG(st->st_mode)) continue;
-      RunFile f;
-      f.run = run;
-      f.record = path / name;
-      f.root = root;
-      f.size = static_cast<std::int64_t>(st->st_size);
-      f.mtime_ns = mtime_ns(*st);
-      f.device = st->st_dev;
-      f.inode = st->st_ino;
-      f.record_owner = st->st_uid;
-      f.run_owner = run_owner;
-      found.push_back(std::move(f));
+      add(run, path / name, *st, run_owner, false);
       return true;
     }
     return false;
@@ -119,18 +126,7 @@ struct Walk {
     while (const dirent* e = ::readdir(d)) any = any || model::checkpoint_rank(e->d_name) >= 0;
     ::closedir(d);
     if (!any) return false;
-    RunFile f;
-    f.run = run;
-    f.record = record;
-    f.root = root;
-    f.checkpoints = true;
-    f.size = static_cast<std::int64_t>(st->st_size);
-    f.mtime_ns = mtime_ns(*st);
-    f.device = st->st_dev;
-    f.inode = st->st_ino;
-    f.record_owner = st->st_uid;
-    f.run_owner = run_owner;
-    found.push_back(std::move(f));
+    add(run, record, *st, run_owner, true);
     return true;
   }
 

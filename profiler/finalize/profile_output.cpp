@@ -513,17 +513,32 @@ void finalize_profile(Context& context) {
   }
 }
 
-model::Checkpoint rank_checkpoint(Context& context, const char* ended) {
-  const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
+// This rank's tables so far, summarized against its own minima, which stand for the
+// global ones: no other rank can be asked (a checkpoint, a partial profile).
+struct OwnSummary {
+  double wall_s = 0;
+  model::GlobalMinima minima;
+  model::ProfileSummary summary;
+};
+OwnSummary own_summary(Context& context) {
+  OwnSummary own;
+  own.wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
   context.tick_rate().finish();
   const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
-  const auto local = collect_local_tables(
-      context.threads(), context.tick_rate(),
-      RankIdentity{context.rank(), context.host(), wall_s, untracked, context.regions().paths()});
+  const auto local = collect_local_tables(context.threads(), context.tick_rate(),
+                                          RankIdentity{context.rank(), context.host(), own.wall_s,
+                                                       untracked, context.regions().paths()});
+  own.minima = model::minima_of(local);
+  own.summary = model::summarize_rank(local, own.minima);
+  return own;
+}
+
+model::Checkpoint rank_checkpoint(Context& context, const char* ended) {
+  OwnSummary own = own_summary(context);
+  const double wall_s = own.wall_s;
   model::Checkpoint c;
-  // The rank's own minima stand for the global ones: no other rank can be asked.
-  c.minima = model::minima_of(local);
-  c.summary = model::summarize_rank(local, c.minima);
+  c.minima = std::move(own.minima);
+  c.summary = std::move(own.summary);
   if (context.config().symbolize) symbolize_within(c.summary.callsites, kCheckpointSymbolsNs);
   // Measured once per process: 40,000 table updates at every checkpoint would show.
   static const CallOverhead per_call = per_call_overhead(context.tick_rate());
@@ -543,16 +558,9 @@ std::filesystem::path run_directory_of(const Context& context) {
 
 std::string write_partial_profile(Context& context, const char* ended, bool announce) {
   if (context.log_location().unusable) return {};
-  const double wall_s = static_cast<double>(monotonic_ns() - context.start_ns()) * 1e-9;
-  context.tick_rate().finish();
-  const std::uint64_t untracked = context.requests().dropped() + context.messages().dropped();
-  const auto local = collect_local_tables(
-      context.threads(), context.tick_rate(),
-      RankIdentity{context.rank(), context.host(), wall_s, untracked, context.regions().paths()});
-  // The rank's own minima stand for the global ones: no other rank can be asked.
-  const model::GlobalMinima minima = model::minima_of(local);
-  model::ProfileSummary summary = model::summarize_rank(local, minima);
-  summary.minima = minima;
+  OwnSummary own = own_summary(context);
+  model::ProfileSummary& summary = own.summary;
+  summary.minima = std::move(own.minima);
   const fs::path dir = run_directory(context, executable_path()) / "partial" /
                        ("rank-" + std::to_string(context.rank()));
   std::error_code ec;
